@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# install-test.sh BUILD_DIR CONSUMER_C: the install test (CTest, label
+# "install").  Run from a scratch directory (cmake/run-test.sh).
+#  1. `cmake --install BUILD_DIR` into ./prefix;
+#  2. check the shared library exports only sht_ names;
+#  3. build CONSUMER_C with `pkg-config --cflags --libs sht`, run it;
+#  4. same against a copy of the prefix without libsht.so, with
+#     `pkg-config --static` (libsht.a plus Libs.private).
+# Environment: CC (compiler), SHT_CONSUMER_CFLAGS (e.g. sanitizer flags).
+set -euo pipefail
+
+build=$1
+consumer=$2
+cc=${CC:-cc}
+read -r -a extra <<<"${SHT_CONSUMER_CFLAGS:-}"
+strict=(-std=c11 -Wall -Wextra -Wpedantic -Werror)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if ! command -v pkg-config >/dev/null; then
+	echo "SKIP: pkg-config not found"
+	exit 77
+fi
+
+prefix=$PWD/prefix
+cmake --install "$build" --prefix "$prefix" >install.log ||
+	{ cat install.log; fail "cmake --install"; }
+
+pc=$(find "$prefix" -name sht.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc" ] || fail "sht.pc not installed"
+[ -f "$prefix/include/sht/sht.h" ] || fail "headers not installed"
+if [ -e "$build/sht" ]; then
+	[ -x "$prefix/bin/sht" ] || fail "sht tool not installed"
+fi
+
+export PKG_CONFIG_PATH=${pc%/*}
+libdir=$(realpath "$(pkg-config --variable=libdir sht)")
+[ -e "$libdir/libsht.so" ] && [ -e "$libdir/libsht.a" ] ||
+	fail "libsht.so or libsht.a missing in $libdir"
+[ -n "$(find "$libdir" -maxdepth 1 -name 'libsht.so.0' -type l)" ] ||
+	fail "soname link libsht.so.0 missing in $libdir"
+
+# Exported symbols: the public sht_ API only (plus the sanitizers' own).
+bad=$(nm -D --defined-only "$libdir/libsht.so" | awk '{ print $NF }' |
+	grep -Ev '^(sht_[a-z0-9]|_init$|_fini$|_edata$|_end$|__bss_start$|__(a|ub|l)san|___?odr_asan|__sanitizer)' || true)
+[ -z "$bad" ] || fail "libsht.so exports non-API symbols: $(echo $bad)"
+
+expect=$(sed -n 's/^#define SHT_VERSION_STRING "\(.*\)"$/\1/p' \
+	"$prefix/include/sht/version.h")
+run_consumer() {  # run_consumer NAME [ENV]...
+	local name=$1 out
+	shift
+	out=$(env "$@" "./$name") || fail "$name exited with $?"
+	[ "$out" = "$expect" ] || fail "$name printed '$out', expected '$expect'"
+	echo "ok: $name printed $out"
+}
+
+# shellcheck disable=SC2046  # pkg-config output is meant to be split
+"$cc" "${strict[@]}" "${extra[@]}" $(pkg-config --cflags sht) \
+	-o consumer-shared "$consumer" $(pkg-config --libs sht)
+run_consumer consumer-shared "LD_LIBRARY_PATH=$libdir"
+LD_LIBRARY_PATH=$libdir ldd ./consumer-shared | grep -q "=> $libdir/libsht.so.0 " ||
+	fail "consumer-shared does not load libsht.so.0 from $libdir"
+
+# Static: the same .pc file, with only the archive to be found.
+cp -a "$prefix" static-prefix
+export PKG_CONFIG_PATH=${PKG_CONFIG_PATH/#$prefix/$PWD/static-prefix}
+rm -f "$(pkg-config --variable=libdir sht)"/libsht.so*
+# shellcheck disable=SC2046
+"$cc" "${strict[@]}" "${extra[@]}" $(pkg-config --cflags sht) \
+	-o consumer-static "$consumer" $(pkg-config --static --libs sht)
+run_consumer consumer-static

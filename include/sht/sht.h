@@ -1,0 +1,14 @@
+/*
+ * sht.h: umbrella header of libsht, the state history tree library.
+ * Include only this one.
+ */
+#ifndef SHT_SHT_H
+#define SHT_SHT_H
+
+#include "sht/export.h"
+#include "sht/version.h"
+#include "sht/error.h"
+#include "sht/value.h"
+#include "sht/tree.h"
+
+#endif /* SHT_SHT_H */

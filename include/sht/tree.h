@@ -1,0 +1,220 @@
+/*
+ * tree.h: the state history tree, an on-disk interval store.
+ *
+ * A history file holds intervals (quark, start, end, value) in fixed-size
+ * blocks organised as a tree (docs/FORMAT.md).  It is written once, in one
+ * pass, by a builder that receives intervals in non-decreasing end time, and
+ * then read by any number of readers.  Two variants exist, chosen per file:
+ * the classic State History Tree of the 2011 thesis (SHT) and the enhanced
+ * tree of the 2017 paper (eSHT, the default), whose overlapping siblings
+ * keep nodes full and the tree shallow when many attributes live long.
+ *
+ * This layer knows nothing of attribute names, traces or providers.
+ */
+#ifndef SHT_TREE_H
+#define SHT_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sht/error.h"
+#include "sht/export.h"
+#include "sht/value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sht_variant {
+	SHT_VARIANT_SHT = 0,   /* classic: siblings disjoint in time */
+	SHT_VARIANT_ESHT = 1,  /* enhanced: siblings overlap, quark ranges */
+} sht_variant;
+
+#define SHT_BLOCK_SIZE_MIN 1024u
+#define SHT_BLOCK_SIZE_MAX (16u * 1024u * 1024u)
+#define SHT_DEFAULT_BLOCK_SIZE (64u * 1024u)
+#define SHT_DEFAULT_MAX_CHILDREN 50u
+
+/* ---- building ---------------------------------------------------------- */
+
+typedef struct sht_build_opts {
+	sht_variant variant;    /* default SHT_VARIANT_ESHT */
+	uint32_t block_size;    /* power of two, 1 KiB .. 16 MiB; 0: 64 KiB */
+	uint32_t max_children;  /* >= 2; 0: 50; must fit half a block */
+	int no_sync;            /* 1: skip fsync at close (tests, benches) */
+} sht_build_opts;
+
+/* Fill opts with the defaults. */
+SHT_API void sht_build_opts_init(sht_build_opts *opts);
+
+typedef struct sht_builder sht_builder;
+
+/*
+ * Create (truncate) the file at path and start a history at start_time.
+ * opts may be NULL for the defaults.  The file is marked incomplete until
+ * sht_builder_finish succeeds: a crash leaves a file readers refuse.
+ * @return SHT_OK (*out set), SHT_ERR_INVALID, SHT_ERR_IO, SHT_ERR_NOMEM.
+ */
+SHT_API sht_err sht_builder_create(const char *path, sht_time start_time,
+				   const sht_build_opts *opts,
+				   sht_builder **out);
+
+/*
+ * Insert one interval.  Intervals arrive in non-decreasing end time, with
+ * start_time <= start <= end.  The value (and its string) is copied.
+ * @return SHT_OK; SHT_ERR_ORDER, SHT_ERR_INVALID or SHT_ERR_TOOBIG for a
+ *         refused interval (the builder stays usable); SHT_ERR_IO or
+ *         SHT_ERR_NOMEM (the builder becomes failed); SHT_ERR_STATE if the
+ *         builder failed earlier or is finished.
+ */
+SHT_API sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv);
+
+/*
+ * Close every open node at end_time (>= every inserted end), write them,
+ * sync, and mark the file complete.  After this only queries and
+ * sht_builder_destroy are valid.
+ */
+SHT_API sht_err sht_builder_finish(sht_builder *b, sht_time end_time);
+
+/* Free the builder.  If it was not finished, the file stays incomplete
+ * (readers refuse it).  NULL is a no-op. */
+SHT_API void sht_builder_destroy(sht_builder *b);
+
+/* Largest end time inserted so far (start_time if none). */
+SHT_API sht_time sht_builder_current_end(const sht_builder *b);
+
+/* ---- reading ----------------------------------------------------------- */
+
+typedef struct sht_open_opts {
+	size_t cache_bytes;     /* node cache bound; 0: 64 MiB */
+} sht_open_opts;
+
+typedef struct sht_reader sht_reader;
+
+/*
+ * Open a complete history file.  opts may be NULL.
+ * @return SHT_OK (*out set); SHT_ERR_IO (cannot open or read);
+ *         SHT_ERR_CORRUPT (not a history file, bad checksum, bad header);
+ *         SHT_ERR_VERSION (newer format); SHT_ERR_INCOMPLETE (never
+ *         finished); SHT_ERR_NOMEM.  sht_errmsg() says why.
+ */
+SHT_API sht_err sht_reader_open(const char *path, const sht_open_opts *opts,
+				sht_reader **out);
+SHT_API void sht_reader_close(sht_reader *r);       /* NULL is a no-op */
+
+/* ---- header and statistics -------------------------------------------- */
+
+typedef struct sht_info {
+	sht_variant variant;
+	uint32_t format_version;
+	uint32_t block_size;
+	uint32_t max_children;
+	uint32_t depth;           /* levels; 1 = the root is a leaf */
+	uint64_t nodes;           /* node blocks (leaves + core) */
+	uint64_t blocks;          /* all blocks: nodes, string blobs, sections */
+	uint64_t intervals;
+	uint64_t quark_count;     /* 1 + largest quark stored (0 if none) */
+	sht_time start;
+	sht_time end;
+	uint64_t file_bytes;
+} sht_info;
+
+SHT_API void sht_reader_info(const sht_reader *r, sht_info *out);
+
+#define SHT_STATS_MAX_LEVELS 64
+
+typedef struct sht_level_stats {
+	uint64_t nodes;
+	uint64_t intervals;
+	uint64_t used_bytes;      /* bytes of the blocks in use (not padding) */
+} sht_level_stats;
+
+typedef struct sht_stats {
+	uint64_t leaf_nodes, core_nodes, blob_blocks;
+	uint64_t leaf_used_bytes, core_used_bytes;
+	double fill_leaf;         /* used bytes / block bytes over leaves */
+	double fill_core;         /* same over core nodes (0 if none) */
+	double bytes_per_interval;/* file bytes / intervals */
+	uint32_t levels;          /* entries used in level[], 0 = leaves */
+	sht_level_stats level[SHT_STATS_MAX_LEVELS];
+} sht_stats;
+
+/* Walk every node's header (reads the whole tree once). */
+SHT_API sht_err sht_reader_stats(sht_reader *r, sht_stats *out);
+
+/*
+ * Integrity walk: every block's checksum and structure, every interval
+ * inside its node, every node inside its parent, child summaries equal to
+ * the children, records sorted, every block reachable exactly once, padding
+ * zero, counts equal to the header.  Problems are reported through report
+ * (may be NULL), one line each, at most max_reports of them.
+ * @return SHT_OK if sound, SHT_ERR_CORRUPT if not, or an I/O error.
+ */
+typedef void (*sht_report_fn)(void *ctx, const char *msg);
+SHT_API sht_err sht_reader_check(sht_reader *r, sht_report_fn report,
+				 void *ctx, unsigned max_reports);
+
+/* ---- queries ----------------------------------------------------------- */
+/*
+ * Queries are safe from many threads at once on one reader (each with its
+ * own sht_result).  They also run on a builder, over everything inserted so
+ * far, from another thread while it builds: the state at t is exact for
+ * every t <= sht_builder_current_end().
+ *
+ * Every query clears res first, then fills it.
+ */
+
+/* The interval of quark q containing t: one item, or SHT_NOT_FOUND. */
+SHT_API sht_err sht_reader_query(sht_reader *r, sht_quark q, sht_time t,
+				 sht_result *res);
+SHT_API sht_err sht_builder_query(sht_builder *b, sht_quark q, sht_time t,
+				  sht_result *res);
+
+/* For every quark, the interval containing t, in quark order; quarks with
+ * no interval at t are absent. */
+SHT_API sht_err sht_reader_query_full(sht_reader *r, sht_time t,
+				      sht_result *res);
+SHT_API sht_err sht_builder_query_full(sht_builder *b, sht_time t,
+				       sht_result *res);
+
+/*
+ * 2D query: the intervals of the selected quarks that intersect [t1, t2],
+ * ordered by (start, quark).  Quarks are either the n values in quarks[]
+ * (any order, duplicates ignored) or, if quarks is NULL, the range
+ * [qmin, qmax].  With resolution r > 0 only the intervals that contain one
+ * of the sample times t1, t1 + r, t1 + 2r, ... <= t2, or t2 itself, are
+ * kept: what a timeline view of that many pixels needs.
+ */
+typedef struct sht_query2d {
+	const sht_quark *quarks;
+	size_t n_quarks;
+	sht_quark qmin, qmax;
+	sht_time t1, t2;
+	sht_time resolution;      /* 0: every interval */
+} sht_query2d;
+
+SHT_API sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q,
+				    sht_result *res);
+SHT_API sht_err sht_builder_query_2d(sht_builder *b, const sht_query2d *q,
+				     sht_result *res);
+
+/* Counters of the calling reader, for benchmarks: node visits (cache hits
+ * plus misses), cache misses (block reads), since open. */
+typedef struct sht_reader_counters {
+	uint64_t node_visits;
+	uint64_t cache_misses;
+	uint64_t bytes_read;
+} sht_reader_counters;
+
+SHT_API void sht_reader_counters_get(const sht_reader *r,
+				     sht_reader_counters *out);
+
+/* Drop every unpinned node from the cache and ask the kernel to drop the
+ * file's cached pages (posix_fadvise DONTNEED): the next queries are cold. */
+SHT_API void sht_reader_drop_caches(sht_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHT_TREE_H */

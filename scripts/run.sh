@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# run.sh [ARG]...: install what is needed, build the release tree, and run
+# the main job, `sht demo` (generates the default staircase workload,
+# builds its history, prints statistics and answers queries).  Arguments
+# are passed to `sht demo`.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install-deps.sh >&2
+bash scripts/build.sh release >&2
+exec "${SHT_BUILD_ROOT:-build}/release/sht" demo "$@"

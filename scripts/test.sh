@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# test.sh [asan|release]...: install what is needed, build each tree
+# (default: asan and release) and run its whole CTest suite.  Exits
+# non-zero if a build or a test fails.  Environment as for build.sh
+# (CC, SHT_BUILD_ROOT); CTEST_PARALLEL_LEVEL overrides -j2.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=(asan release)
+
+bash scripts/install-deps.sh || { echo "test.sh: install-deps failed" >&2; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+summary=()
+total_pass=0
+total_fail=0
+total_skip=0
+status=0
+for mode in "${modes[@]}"; do
+	dir=${SHT_BUILD_ROOT:-build}/$mode
+	if ! bash scripts/build.sh "$mode"; then
+		summary+=("$mode: BUILD FAILED")
+		total_fail=$((total_fail + 1))
+		status=1
+		continue
+	fi
+	echo "== test.sh: ctest in $dir"
+	log=$dir/ctest.log
+	ctest --test-dir "$dir" --output-on-failure --no-tests=error \
+		-j "${CTEST_PARALLEL_LEVEL:-2}" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	# ctest closes with "100% tests passed, 0 tests failed out of 12".
+	counts=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' \
+		"$log" | tail -n 1)
+	read -r n_fail n_all <<<"${counts:-1 1}"
+	n_skip=$(grep -c '\*\*\*Skipped' "$log")
+	total_pass=$((total_pass + n_all - n_fail - n_skip))
+	total_fail=$((total_fail + n_fail))
+	total_skip=$((total_skip + n_skip))
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		summary+=("$mode: FAILED ($n_fail of $n_all tests failed, $n_skip skipped)")
+	else
+		summary+=("$mode: ok ($n_all tests, $n_skip skipped)")
+	fi
+done
+
+echo
+echo "== test.sh summary"
+for s in "${summary[@]}"; do
+	echo "  $s"
+done
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+exit "$status"

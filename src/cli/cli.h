@@ -1,0 +1,167 @@
+/*
+ * cli.h: shared pieces of the `sht` command-line tool: exit statuses,
+ * error reporting, the option parser, strict number parsing, and the
+ * printers that several commands share.  Private to src/cli/.
+ *
+ * Conventions: errors go to stderr as "sht: cannot ...: <why>", exit
+ * status 1 (CLI_FAIL); usage errors as "sht: <what>" plus a hint, exit
+ * status 2 (CLI_USAGE).  Every command is `int cmd_X(int argc, char **argv)`
+ * with argv[0] the command name, and returns its exit status.
+ */
+#ifndef SHT_CLI_H
+#define SHT_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sht/sht.h"
+#include "workload/workload.h"
+#include "json.h"
+
+enum {
+	CLI_OK = 0,       /* success */
+	CLI_FAIL = 1,     /* an operation failed (bad file, I/O, mismatch) */
+	CLI_USAGE = 2,    /* bad command line */
+};
+
+/* ---- commands (cmd-*.c) ------------------------------------------------ */
+
+int cmd_gen(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* ---- errors (args.c) --------------------------------------------------- */
+
+/* Print "sht: <msg>" and "Try 'sht <cmd> --help'." to stderr; return
+ * CLI_USAGE.  cmd may be NULL (top level). */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print "sht: cannot <what>: <sht_errmsg() or sht_strerror(err)>" to
+ * stderr; return CLI_FAIL. */
+int cli_fail(sht_err err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print "sht: <msg>" to stderr (no library cause); return CLI_FAIL. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Flush stdout and report a write error; return status, or CLI_FAIL if
+ * the output could not be written. */
+int cli_finish_output(int status);
+
+/* Open a history file; on failure report "cannot open PATH" and return
+ * CLI_FAIL. */
+int cli_open_reader(const char *path, sht_reader **out);
+
+/* ---- option parser (args.c) -------------------------------------------- */
+
+/*
+ * Options are "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE", or
+ * flags "--name", "-x", anywhere among the positional arguments; "--"
+ * ends the options.
+ */
+typedef struct cli_opt {
+	const char *name;   /* long name without "--" */
+	char short_name;    /* 0 if none */
+	int has_arg;        /* 1: takes a value */
+	int id;             /* returned by cli_next (> 0) */
+} cli_opt;
+
+enum {
+	CLI_ARG_END = 0,    /* no more arguments */
+	CLI_ARG_POS = -1,   /* a positional argument, in *val */
+	CLI_ARG_BAD = -2,   /* usage error, already reported */
+	CLI_OPT_HELP = 1000 /* id of the --help/-h option every table has */
+};
+
+typedef struct cli_args {
+	int argc;
+	char **argv;
+	int next;           /* index of the next argument */
+	int no_more_opts;   /* "--" seen */
+	const char *cmd;    /* command name, for messages */
+	const cli_opt *opts;/* table, ended by a {NULL} entry */
+} cli_args;
+
+void cli_args_init(cli_args *a, int argc, char **argv, int first,
+		   const char *cmd, const cli_opt *opts);
+
+/* Next option id, CLI_ARG_POS, CLI_ARG_END or CLI_ARG_BAD; *val gets
+ * the option's value or the positional argument. */
+int cli_next(cli_args *a, const char **val);
+
+/* ---- strict number parsing (args.c) ------------------------------------ */
+/*
+ * Each returns 0 and sets *out, or reports a usage error naming opt and
+ * returns -1: empty text, trailing junk, sign where not allowed, overflow,
+ * or a value outside [min, max].
+ */
+int cli_parse_i64(const char *cmd, const char *opt, const char *s,
+		  int64_t min, int64_t max, int64_t *out);
+int cli_parse_u64(const char *cmd, const char *opt, const char *s,
+		  uint64_t min, uint64_t max, uint64_t *out);
+/* A byte count with an optional suffix k/K (KiB) or m/M (MiB). */
+int cli_parse_size(const char *cmd, const char *opt, const char *s,
+		   uint64_t min, uint64_t max, uint64_t *out);
+
+/* Parse "esht" or "sht". */
+int cli_parse_variant(const char *cmd, const char *opt, const char *s,
+		      sht_variant *out);
+const char *cli_variant_name(sht_variant v);
+
+/* ---- shared printers (print.c) ----------------------------------------- */
+
+/* One interval as "quark  [start, end]  type  value". */
+void cli_print_interval(FILE *f, const sht_interval *iv);
+/* One value as in the human form: null, a number, or a quoted string. */
+void cli_print_value(FILE *f, const sht_value *v);
+/* One interval as {"quark", "start", "end", "type", "value"}. */
+void cli_json_interval(json_writer *w, const sht_interval *iv);
+/* The value alone as JSON. */
+void cli_json_value(json_writer *w, const sht_value *v);
+
+/* Header and statistics of an open file (sht info). */
+int cli_print_info(const char *path, sht_reader *r, int json);
+
+/* What a build did (sht gen, sht demo). */
+typedef struct cli_build_summary {
+	const char *workload;     /* "staircase" or "churn" */
+	const char *path;
+	sht_variant variant;
+	uint64_t intervals;
+	double seconds;
+	uint64_t file_bytes;
+} cli_build_summary;
+
+void cli_print_build_summary(const cli_build_summary *s, int json);
+
+/* Run the integrity check on an open file (sht check): problems to
+ * stderr, "FILE: ok (N nodes, M intervals)" to stdout if sound.
+ * @return CLI_OK if sound, else CLI_FAIL. */
+int cli_check_reader(const char *file, sht_reader *r);
+
+/* ---- building a workload (cmd-gen.c, used by demo) --------------------- */
+
+typedef enum cli_workload_kind {
+	CLI_WORKLOAD_STAIRCASE,
+	CLI_WORKLOAD_CHURN,
+} cli_workload_kind;
+
+typedef struct cli_workload {
+	cli_workload_kind kind;
+	sht__staircase staircase;
+	sht__churn churn;
+} cli_workload;
+
+/* Build the workload into path; on failure the error is reported, the
+ * partial file removed, and CLI_FAIL returned. */
+int cli_build_workload(const cli_workload *w, const char *path,
+		       const sht_build_opts *opts, cli_build_summary *out);
+
+/* Monotonic clock, in seconds. */
+double cli_now(void);
+
+#endif /* SHT_CLI_H */

@@ -1,0 +1,273 @@
+/*
+ * cmd-demo.c: `sht demo [--attributes A] [-o FILE]`: the whole job on an
+ * embedded workload, in one command: build the staircase of BENCHMARKS.md
+ * with the eSHT, show the file's statistics, answer a few queries and
+ * compare each answer with the workload's formula, check the file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char demo_usage[] =
+"Usage: sht demo [--attributes A] [-o FILE]\n"
+"\n"
+"Build the staircase workload of A attributes (default 100000; 20 changes\n"
+"each, 1000 ns apart) into an eSHT history file, print the build summary\n"
+"and the file's statistics, answer three single queries and one full\n"
+"query, comparing every answer with the workload's formula (\"ok\" or\n"
+"\"MISMATCH\"), and check the file.  Exits with status 1 on any mismatch.\n"
+"\n"
+"Options:\n"
+"  --attributes A     number of attributes (default 100000)\n"
+"  -o, --output FILE  keep the history file as FILE (default: a temporary\n"
+"                     file in $TMPDIR, removed at the end)\n"
+"  -h, --help         show this help\n";
+
+#define DEMO_DEFAULT_ATTRIBUTES 100000u
+#define DEMO_SHOW 3               /* intervals shown of the full query */
+
+enum { OPT_ATTRIBUTES = 1, OPT_OUTPUT };
+
+static const cli_opt demo_opts[] = {
+	{ "attributes", 0, 1, OPT_ATTRIBUTES },
+	{ "output", 'o', 1, OPT_OUTPUT },
+	{ NULL, 0, 0, 0 }
+};
+
+/* The command line and the workload. */
+struct demo {
+	sht__staircase w;
+	const char *path;         /* the history file */
+	int temporary;            /* 1: path is ours, remove it at the end */
+	char tmp[4096];           /* temporary path */
+};
+
+/* ---- queries ----------------------------------------------------------- */
+
+/* Whether iv is the right answer at (t, q); prints the expectation. */
+static int demo_expect(const struct demo *d, sht_quark q, sht_time t,
+		       const sht_interval *iv)
+{
+	sht_value ex = sht__staircase_expect(&d->w, q, t);
+	int ok = iv && iv->quark == q && iv->start <= t && t <= iv->end &&
+		 sht_value_equal(&iv->value, &ex);
+
+	printf("  expected: ");
+	cli_print_value(stdout, &ex);
+	printf("  -> %s\n", ok ? "ok" : "MISMATCH");
+	return ok;
+}
+
+/* One single query; returns 1 if the answer is right. */
+static int demo_single(const struct demo *d, sht_reader *r, sht_result *res,
+		       sht_quark q, sht_time t)
+{
+	sht_err err = sht_reader_query(r, q, t, res);
+	const sht_interval *iv = NULL;
+
+	printf("single query: quark %lu at t=%lld\n", (unsigned long)q,
+	       (long long)t);
+	printf("  answer:   ");
+	if (err == SHT_OK && sht_result_count(res) == 1) {
+		iv = sht_result_at(res, 0);
+		cli_print_interval(stdout, iv);
+	} else {
+		printf("none (%s)\n", err < 0 ? sht_errmsg() :
+		       sht_strerror(err));
+	}
+	return demo_expect(d, q, t, iv);
+}
+
+/* Number of wrong intervals in a full answer at t. */
+static uint64_t full_wrong(const struct demo *d, const sht_result *res,
+			   sht_time t)
+{
+	size_t n = sht_result_count(res);
+	uint64_t wrong = 0;
+
+	if (n != d->w.attributes)
+		wrong++;
+	for (size_t i = 0; i < n; i++) {
+		const sht_interval *iv = sht_result_at(res, i);
+		sht_value ex = sht__staircase_expect(&d->w, iv->quark, t);
+
+		if (iv->quark != i || iv->start > t || iv->end < t ||
+		    !sht_value_equal(&iv->value, &ex))
+			wrong++;
+	}
+	return wrong;
+}
+
+static int demo_full(const struct demo *d, sht_reader *r, sht_result *res,
+		     sht_time t)
+{
+	sht_err err = sht_reader_query_full(r, t, res);
+	size_t n = sht_result_count(res);
+	uint64_t wrong;
+
+	printf("full query at t=%lld\n", (long long)t);
+	if (err < 0) {
+		printf("  answer:   none (%s)\n  -> MISMATCH\n", sht_errmsg());
+		return 0;
+	}
+	printf("  answer:   %zu intervals, the first ones:\n", n);
+	for (size_t i = 0; i < n && i < DEMO_SHOW; i++) {
+		printf("            ");
+		cli_print_interval(stdout, sht_result_at(res, i));
+	}
+	wrong = full_wrong(d, res, t);
+	printf("  expected: %llu intervals, one per quark, values from the "
+	       "formula  -> ", (unsigned long long)d->w.attributes);
+	if (wrong == 0)
+		printf("ok\n");
+	else
+		printf("MISMATCH (%llu wrong)\n", (unsigned long long)wrong);
+	return wrong == 0;
+}
+
+/* Three single queries (the middle of the staircase, the last instant of
+ * an initial null, the end of the history) and one full query. */
+static int demo_queries(const struct demo *d, sht_reader *r)
+{
+	uint64_t a = d->w.attributes;
+	sht_time t_end = sht__staircase_end(&d->w);
+	sht_time null_end = (sht_time)(a - 1u) * d->w.step - 1;
+	sht_result *res = sht_result_create();
+	int ok = 1;
+
+	if (!res)
+		return cli_fail(SHT_ERR_NOMEM, "allocate a result set");
+	ok &= demo_single(d, r, res, (sht_quark)(a / 2u), t_end / 2);
+	ok &= demo_single(d, r, res, (sht_quark)(a - 1u),
+			  null_end < 0 ? 0 : null_end);
+	ok &= demo_single(d, r, res, 0, t_end);
+	ok &= demo_full(d, r, res, t_end / 3);
+	sht_result_destroy(res);
+	if (!ok)
+		return cli_error("some answers do not match the workload");
+	return CLI_OK;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static int demo_build(const struct demo *d)
+{
+	cli_workload w;
+	sht_build_opts opts;
+	cli_build_summary sum;
+	int status;
+
+	memset(&w, 0, sizeof(w));
+	w.kind = CLI_WORKLOAD_STAIRCASE;
+	w.staircase = d->w;
+	sht_build_opts_init(&opts);
+	opts.variant = SHT_VARIANT_ESHT;
+	opts.no_sync = d->temporary;
+	printf("== build: staircase, %llu attributes, %llu intervals, eSHT "
+	       "==\n", (unsigned long long)d->w.attributes,
+	       (unsigned long long)sht__staircase_count(&d->w));
+	fflush(stdout);
+	status = cli_build_workload(&w, d->path, &opts, &sum);
+	if (status == CLI_OK)
+		cli_print_build_summary(&sum, 0);
+	return status;
+}
+
+static int demo_run(const struct demo *d)
+{
+	sht_reader *r;
+	int status, checked;
+
+	status = demo_build(d);
+	if (status != CLI_OK)
+		return status;
+	if (cli_open_reader(d->path, &r) != CLI_OK)
+		return CLI_FAIL;
+	printf("\n== info ==\n");
+	status = cli_print_info(d->path, r, 0);
+	printf("\n== queries ==\n");
+	if (status == CLI_OK)
+		status = demo_queries(d, r);
+	printf("\n== check ==\n");
+	fflush(stdout);
+	checked = cli_check_reader(d->path, r);
+	sht_reader_close(r);
+	return status != CLI_OK ? status : checked;
+}
+
+static int demo_temp_path(struct demo *d)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(d->tmp, sizeof(d->tmp), "%s/sht-demo-XXXXXX",
+			     dir) >= sizeof(d->tmp))
+		return cli_error("cannot create a temporary file: TMPDIR too "
+				 "long");
+	fd = mkstemp(d->tmp);
+	if (fd < 0)
+		return cli_error("cannot create a temporary file in %s: %s",
+				 dir, strerror(errno));
+	close(fd);
+	d->path = d->tmp;
+	d->temporary = 1;
+	return CLI_OK;
+}
+
+/* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
+static int demo_parse(struct demo *d, int argc, char **argv)
+{
+	cli_args a;
+	const char *val;
+	int id;
+
+	cli_args_init(&a, argc, argv, 1, "demo", demo_opts);
+	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
+		if (id == CLI_ARG_BAD)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
+			fputs(demo_usage, stdout);
+			return -1;
+		}
+		if (id == CLI_ARG_POS)
+			return cli_usage_error("demo", "unexpected argument "
+					       "'%s'", val);
+		if (id == OPT_OUTPUT)
+			d->path = val;
+		else if (cli_parse_u64("demo", "--attributes", val, 1,
+				       (uint64_t)SHT_QUARK_MAX + 1u,
+				       &d->w.attributes) < 0)
+			return CLI_USAGE;
+	}
+	if (sht__staircase_count(&d->w) == 0)
+		return cli_usage_error("demo", "too many attributes");
+	return CLI_OK;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	static struct demo d;     /* static: the path buffer is large */
+	int status;
+
+	memset(&d, 0, sizeof(d));
+	d.w.attributes = DEMO_DEFAULT_ATTRIBUTES;
+	d.w.intervals = 20;
+	d.w.step = 1000;
+	status = demo_parse(&d, argc, argv);
+	if (status < 0)
+		return cli_finish_output(CLI_OK);
+	if (status != CLI_OK)
+		return status;
+	if (!d.path && demo_temp_path(&d) != CLI_OK)
+		return CLI_FAIL;
+	status = demo_run(&d);
+	if (d.temporary)
+		remove(d.path);
+	return cli_finish_output(status);
+}

@@ -1,0 +1,71 @@
+/*
+ * cmd-info.c: `sht info FILE [--json]`: a history file's header and the
+ * statistics of its tree (nodes per level, fill, bytes per interval).
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const char info_usage[] =
+"Usage: sht info FILE [--json]\n"
+"\n"
+"Print the header of the history file FILE and statistics of its tree:\n"
+"variant, block size, nodes, depth, intervals, fill, and per level\n"
+"(0 = leaves) the nodes, intervals and fill.\n"
+"\n"
+"Options:\n"
+"  --json       print one JSON object\n"
+"  -h, --help   show this help\n";
+
+enum { OPT_JSON = 1 };
+
+static const cli_opt info_opts[] = {
+	{ "json", 0, 0, OPT_JSON },
+	{ NULL, 0, 0, 0 }
+};
+
+/* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
+static int info_parse(int argc, char **argv, const char **file, int *json)
+{
+	cli_args a;
+	const char *val;
+	int id;
+
+	cli_args_init(&a, argc, argv, 1, "info", info_opts);
+	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
+		if (id == CLI_ARG_BAD)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
+			fputs(info_usage, stdout);
+			return -1;
+		}
+		if (id == OPT_JSON)
+			*json = 1;
+		else if (*file)
+			return cli_usage_error("info", "unexpected argument "
+					       "'%s'", val);
+		else
+			*file = val;
+	}
+	if (!*file)
+		return cli_usage_error("info", "missing FILE");
+	return CLI_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	const char *file = NULL;
+	sht_reader *r;
+	int json = 0;
+	int status = info_parse(argc, argv, &file, &json);
+
+	if (status < 0)
+		return cli_finish_output(CLI_OK);
+	if (status != CLI_OK)
+		return status;
+	if (cli_open_reader(file, &r) != CLI_OK)
+		return CLI_FAIL;
+	status = cli_print_info(file, r, json);
+	sht_reader_close(r);
+	return cli_finish_output(status);
+}

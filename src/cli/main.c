@@ -1,0 +1,103 @@
+/*
+ * main.c: entry point of `sht`, the command-line tool of libsht: the
+ * global options and the dispatch to the commands (cmd-*.c).
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const char main_usage[] =
+"Usage: sht COMMAND [OPTIONS] [ARGS]\n"
+"       sht --help | --version\n"
+"\n"
+"Build and query state history files (.sht): on-disk interval stores for\n"
+"trace analysis.\n"
+"\n"
+"Commands:\n"
+"  gen       generate a synthetic workload (staircase, churn) into a file\n"
+"  info      print a file's header and tree statistics\n"
+"  query     the state at one time (full or per quark)\n"
+"  history   the intervals of one quark over a time range\n"
+"  check     verify a file's checksums and structure\n"
+"  demo      build, inspect, query and check a staircase history\n"
+"  help      show the help of a command\n"
+"\n"
+"Run 'sht COMMAND --help' for the options of a command.\n"
+"Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+/* One command. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "gen", cmd_gen },
+	{ "info", cmd_info },
+	{ "query", cmd_query },
+	{ "history", cmd_history },
+	{ "check", cmd_check },
+	{ "demo", cmd_demo },
+	{ NULL, NULL }
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static int print_version(void)
+{
+	printf("sht %s (libsht %s, file format %d)\n", SHT_VERSION_STRING,
+	       sht_version_string(), SHT_FORMAT_VERSION);
+	return cli_finish_output(CLI_OK);
+}
+
+/* `sht help [COMMAND]`: run the command with --help. */
+static int help_command(int argc, char **argv)
+{
+	const struct command *c;
+	char help[] = "--help";
+	char *args[3];
+
+	if (argc < 2) {
+		fputs(main_usage, stdout);
+		return cli_finish_output(CLI_OK);
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	args[0] = argv[1];
+	args[1] = help;
+	args[2] = NULL;
+	return c->run(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	const char *name;
+
+	if (argc < 2)
+		return cli_usage_error(NULL, "missing command");
+	name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+		fputs(main_usage, stdout);
+		return cli_finish_output(CLI_OK);
+	}
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+		return print_version();
+	if (strcmp(name, "help") == 0)
+		return help_command(argc - 1, argv + 1);
+	c = find_command(name);
+	if (!c) {
+		if (name[0] == '-')
+			return cli_usage_error(NULL, "unknown option '%s'",
+					       name);
+		return cli_usage_error(NULL, "unknown command '%s'", name);
+	}
+	return c->run(argc - 1, argv + 1);
+}

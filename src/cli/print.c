@@ -1,0 +1,253 @@
+/*
+ * print.c: printers shared by the CLI's commands: intervals and values in
+ * the human and JSON forms, a file's header and statistics (sht info),
+ * and a build summary (sht gen, sht demo).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+/* ---- values and intervals ---------------------------------------------- */
+
+/* The names of --json output; fixed here, not borrowed from the library,
+ * because scripts depend on them. */
+static const char *type_name(sht_type t)
+{
+	switch (t) {
+	case SHT_TYPE_NULL:   return "null";
+	case SHT_TYPE_INT32:  return "int";
+	case SHT_TYPE_INT64:  return "long";
+	case SHT_TYPE_DOUBLE: return "double";
+	case SHT_TYPE_STRING: return "string";
+	}
+	return "unknown";
+}
+
+/* Shortest of %.15g / %.17g that reads back exactly. */
+static void print_double(FILE *f, double x)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.15g", x);
+	if (!isnan(x) && strtod(buf, NULL) != x)
+		snprintf(buf, sizeof(buf), "%.17g", x);
+	fputs(buf, f);
+}
+
+void cli_print_value(FILE *f, const sht_value *v)
+{
+	switch (v->type) {
+	case SHT_TYPE_NULL:
+		fputs("null", f);
+		break;
+	case SHT_TYPE_INT32:
+		fprintf(f, "%ld", (long)v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		fprintf(f, "%lld", (long long)v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		print_double(f, v->u.d);
+		break;
+	case SHT_TYPE_STRING:
+		json_write_quoted(f, v->u.str, v->len);
+		break;
+	default:
+		fputs("?", f);
+		break;
+	}
+}
+
+void cli_print_interval(FILE *f, const sht_interval *iv)
+{
+	fprintf(f, "%lu  [%lld, %lld]  %s  ", (unsigned long)iv->quark,
+		(long long)iv->start, (long long)iv->end,
+		type_name(iv->value.type));
+	cli_print_value(f, &iv->value);
+	fputc('\n', f);
+}
+
+void cli_json_value(json_writer *w, const sht_value *v)
+{
+	switch (v->type) {
+	case SHT_TYPE_INT32:
+		json_int(w, v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		json_int(w, v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		json_double(w, v->u.d);
+		break;
+	case SHT_TYPE_STRING:
+		json_string(w, v->u.str, v->len);
+		break;
+	default:
+		json_null(w);
+		break;
+	}
+}
+
+void cli_json_interval(json_writer *w, const sht_interval *iv)
+{
+	json_object_begin(w);
+	json_kv_uint(w, "quark", iv->quark);
+	json_kv_int(w, "start", iv->start);
+	json_kv_int(w, "end", iv->end);
+	json_kv_string(w, "type", type_name(iv->value.type));
+	json_key(w, "value");
+	cli_json_value(w, &iv->value);
+	json_object_end(w);
+}
+
+/* ---- sht info ---------------------------------------------------------- */
+
+static double level_fill(const sht_level_stats *l, uint32_t block_size)
+{
+	if (l->nodes == 0)
+		return 0.0;
+	return (double)l->used_bytes / ((double)l->nodes * block_size);
+}
+
+static void info_json(const char *path, const sht_info *in,
+		      const sht_stats *st)
+{
+	json_writer w;
+
+	json_init(&w, stdout);
+	json_object_begin(&w);
+	json_kv_string(&w, "file", path);
+	json_kv_string(&w, "variant", cli_variant_name(in->variant));
+	json_kv_uint(&w, "format_version", in->format_version);
+	json_kv_uint(&w, "block_size", in->block_size);
+	json_kv_uint(&w, "max_children", in->max_children);
+	json_kv_uint(&w, "nodes", in->nodes);
+	json_kv_uint(&w, "leaf_nodes", st->leaf_nodes);
+	json_kv_uint(&w, "core_nodes", st->core_nodes);
+	json_kv_uint(&w, "blob_blocks", st->blob_blocks);
+	json_kv_uint(&w, "blocks", in->blocks);
+	json_kv_uint(&w, "depth", in->depth);
+	json_kv_uint(&w, "intervals", in->intervals);
+	json_kv_uint(&w, "quarks", in->quark_count);
+	json_kv_int(&w, "start", in->start);
+	json_kv_int(&w, "end", in->end);
+	json_kv_uint(&w, "file_bytes", in->file_bytes);
+	json_kv_double(&w, "bytes_per_interval", st->bytes_per_interval);
+	json_kv_double(&w, "fill_leaf", st->fill_leaf);
+	json_kv_double(&w, "fill_core", st->fill_core);
+	json_key(&w, "levels");
+	json_array_begin(&w);
+	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++) {
+		json_object_begin(&w);
+		json_kv_uint(&w, "level", i);
+		json_kv_uint(&w, "nodes", st->level[i].nodes);
+		json_kv_uint(&w, "intervals", st->level[i].intervals);
+		json_kv_double(&w, "fill",
+			       level_fill(&st->level[i], in->block_size));
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_object_end(&w);
+	fputc('\n', stdout);
+}
+
+#define KEY_FMT "%-20s"
+
+static void kv_u(const char *key, uint64_t x)
+{
+	printf(KEY_FMT "%llu\n", key, (unsigned long long)x);
+}
+
+static void kv_i(const char *key, int64_t x)
+{
+	printf(KEY_FMT "%lld\n", key, (long long)x);
+}
+
+static void kv_s(const char *key, const char *s)
+{
+	printf(KEY_FMT "%s\n", key, s);
+}
+
+static void kv_f(const char *key, double x, const char *unit)
+{
+	printf(KEY_FMT "%.4f%s\n", key, x, unit);
+}
+
+static void info_human(const char *path, const sht_info *in,
+		       const sht_stats *st)
+{
+	kv_s("file:", path);
+	kv_s("variant:", cli_variant_name(in->variant));
+	kv_u("format_version:", in->format_version);
+	kv_u("block_size:", in->block_size);
+	kv_u("max_children:", in->max_children);
+	kv_u("nodes:", in->nodes);
+	kv_u("leaf_nodes:", st->leaf_nodes);
+	kv_u("core_nodes:", st->core_nodes);
+	kv_u("blob_blocks:", st->blob_blocks);
+	kv_u("blocks:", in->blocks);
+	kv_u("depth:", in->depth);
+	kv_u("intervals:", in->intervals);
+	kv_u("quarks:", in->quark_count);
+	kv_i("start:", in->start);
+	kv_i("end:", in->end);
+	kv_u("file_bytes:", in->file_bytes);
+	kv_f("bytes_per_interval:", st->bytes_per_interval, "");
+	kv_f("fill_leaf:", st->fill_leaf, "");
+	kv_f("fill_core:", st->fill_core, "");
+	printf("levels:\n");
+	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++)
+		printf("  level %-3lu %10llu nodes %12llu intervals  "
+		       "fill %.4f\n", (unsigned long)i,
+		       (unsigned long long)st->level[i].nodes,
+		       (unsigned long long)st->level[i].intervals,
+		       level_fill(&st->level[i], in->block_size));
+}
+
+int cli_print_info(const char *path, sht_reader *r, int json)
+{
+	sht_info in;
+	sht_stats st;
+	sht_err err;
+
+	sht_reader_info(r, &in);
+	err = sht_reader_stats(r, &st);
+	if (err < 0)
+		return cli_fail(err, "read the statistics of %s", path);
+	if (json)
+		info_json(path, &in, &st);
+	else
+		info_human(path, &in, &st);
+	return CLI_OK;
+}
+
+/* ---- build summary ----------------------------------------------------- */
+
+void cli_print_build_summary(const cli_build_summary *s, int json)
+{
+	double rate = s->seconds > 0 ? (double)s->intervals / s->seconds : 0;
+	json_writer w;
+
+	if (!json) {
+		printf("%s: %llu intervals in %.3f s (%.0f intervals/s), "
+		       "%llu bytes, %s (%s)\n", s->workload,
+		       (unsigned long long)s->intervals, s->seconds, rate,
+		       (unsigned long long)s->file_bytes, s->path,
+		       cli_variant_name(s->variant));
+		return;
+	}
+	json_init(&w, stdout);
+	json_object_begin(&w);
+	json_kv_string(&w, "workload", s->workload);
+	json_kv_string(&w, "file", s->path);
+	json_kv_string(&w, "variant", cli_variant_name(s->variant));
+	json_kv_uint(&w, "intervals", s->intervals);
+	json_kv_double(&w, "seconds", s->seconds);
+	json_kv_double(&w, "intervals_per_second", rate);
+	json_kv_uint(&w, "file_bytes", s->file_bytes);
+	json_kv_double(&w, "bytes_per_interval", s->intervals ?
+		       (double)s->file_bytes / (double)s->intervals : 0.0);
+	json_object_end(&w);
+	fputc('\n', stdout);
+}

@@ -1,0 +1,50 @@
+/*
+ * builder-int.h: the builder's state, shared by builder.c (tree shape)
+ * and insert.c (interval placement, strings).
+ */
+#ifndef SHT_BUILDER_INT_H
+#define SHT_BUILDER_INT_H
+
+#include "store/store-int.h"
+
+#define SHT__MAX_DEPTH 64
+
+struct sht_builder {
+	struct sht__store st;        /* fd, geometry, cache for live queries */
+	pthread_mutex_t lock;        /* insert, finish and live queries */
+	int no_sync;
+	int failed;                  /* sticky: an I/O or memory error */
+	int finished;
+	sht_time start_time;
+	sht_time tree_end;           /* largest end inserted so far */
+	_Atomic sht_time pub_end;    /* tree_end, readable without the lock */
+	int any;                     /* an interval was inserted */
+	uint32_t depth;
+	struct sht__open *branch[SHT__MAX_DEPTH]; /* [0] = root */
+	struct sht__child root_entry; /* set when the root closes */
+	uint64_t next_block, next_seq, nodes, intervals;
+	uint32_t quark_max;
+	uint8_t *blk;                /* block_size encode buffer */
+};
+
+/* Write len bytes at block number blk; marks the builder failed on error. */
+sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
+		     uint64_t blk);
+
+/* Insert with the lock held and the interval validated. */
+sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
+
+/* Open-node lifecycle. */
+struct sht__open *sht__open_new(uint32_t max_children);
+void sht__open_free(struct sht__open *o);
+void sht__open_reset(struct sht__open *o, uint8_t kind, uint8_t level,
+		     uint64_t seq, sht_time start);
+
+/* Close every node below level (and level itself), deepest first, at end.
+ * Closed children are linked into their parents. */
+sht_err sht__b_close_from(struct sht_builder *b, uint32_t level, sht_time end);
+/* Start a new branch at level (splitting higher if parents are full). */
+sht_err sht__b_add_sibling(struct sht_builder *b, uint32_t level,
+			   sht_time start);
+
+#endif /* SHT_BUILDER_INT_H */

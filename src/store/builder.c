@@ -1,0 +1,359 @@
+/*
+ * builder.c: write path of the history tree: file lifecycle and the shape
+ * of the tree (branches, siblings, new roots).  Interval placement is in
+ * insert.c, node encoding in encode.c.
+ *
+ *   CREATED --[sht_builder_insert]*--> --[sht_builder_finish]--> FINISHED
+ *      +------ any I/O or memory error ------> FAILED (sticky: SHT_ERR_STATE)
+ *
+ * Invariants:
+ *  (1) branch[0..depth-1] is the latest branch, root first; every node left
+ *      of it is closed and written, and never rewritten.
+ *  (2) A node is written when it closes, after all its children, at the
+ *      next free block: a parent knows its children's block numbers.
+ *  (3) Every interval in a node lies within [node start, node end]; a child
+ *      lies within its parent.  Node end = largest end inserted before the
+ *      close (or the finish time), never less than the node's start.
+ *  (4) The header says COMPLETE only after everything else is synced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "store/builder-int.h"
+
+void sht_build_opts_init(sht_build_opts *opts)
+{
+	opts->variant = SHT_VARIANT_ESHT;
+	opts->block_size = SHT_DEFAULT_BLOCK_SIZE;
+	opts->max_children = SHT_DEFAULT_MAX_CHILDREN;
+	opts->no_sync = 0;
+}
+
+struct sht__open *sht__open_new(uint32_t max_children)
+{
+	struct sht__open *o = calloc(1, sizeof *o);
+
+	if (!o)
+		return NULL;
+	o->ch = calloc(max_children, sizeof *o->ch);
+	if (!o->ch) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void sht__open_free(struct sht__open *o)
+{
+	if (!o)
+		return;
+	free(o->iv);
+	free(o->heap);
+	free(o->dedup);
+	free(o->ch);
+	free(o);
+}
+
+void sht__open_reset(struct sht__open *o, uint8_t kind, uint8_t level,
+		     uint64_t seq, sht_time start)
+{
+	o->kind = kind;
+	o->level = level;
+	o->seq = seq;
+	o->start = start;
+	o->heap_len = 0;
+	o->nc = 0;
+	o->sub_qmin = UINT32_MAX;
+	o->sub_qmax = 0;
+	sht__trk_reset(&o->trk);
+	if (o->dedup && o->dedup_count)
+		memset(o->dedup, 0, ((size_t)o->dedup_mask + 1) * sizeof *o->dedup);
+	o->dedup_count = 0;
+}
+
+static sht_err fail(struct sht_builder *b, sht_err err)
+{
+	b->failed = 1;
+	return err;
+}
+
+sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
+		     uint64_t blk)
+{
+	int rc = b->st.io.pwrite(&b->st.io, buf, len,
+				 SHT__HEADER_REGION + blk * b->st.geom.block_size);
+
+	if (rc)
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d",
+					  (unsigned long long)blk, b->st.path, -rc));
+	return SHT_OK;
+}
+
+static void link_child(struct sht__open *parent, const struct sht__child *c)
+{
+	parent->ch[parent->nc++] = *c;
+	if (c->qmin <= c->qmax) {
+		if (c->qmin < parent->sub_qmin)
+			parent->sub_qmin = c->qmin;
+		if (c->qmax > parent->sub_qmax)
+			parent->sub_qmax = c->qmax;
+	}
+}
+
+static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
+{
+	struct sht__open *o = b->branch[level];
+	struct sht__child c;
+	sht_err err;
+
+	if (end < o->start)
+		end = o->start;
+	c.block = b->next_block;
+	c.start = o->start;
+	c.end = end;
+	c.qmin = o->sub_qmin;
+	c.qmax = o->sub_qmax;
+	sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
+	err = sht__b_write(b, b->blk, b->st.geom.block_size, c.block);
+	if (err != SHT_OK)
+		return err;
+	b->next_block++;
+	b->nodes++;
+	atomic_store(&b->st.block_count, b->next_block);
+	if (level > 0)
+		link_child(b->branch[level - 1], &c);
+	else
+		b->root_entry = c;
+	return SHT_OK;
+}
+
+sht_err sht__b_close_from(struct sht_builder *b, uint32_t level, sht_time end)
+{
+	for (uint32_t i = b->depth; i-- > level;) {
+		sht_err err = close_node(b, i, end);
+		if (err != SHT_OK)
+			return err;
+	}
+	return SHT_OK;
+}
+
+/* Fresh nodes for levels from..depth-1 of the latest branch, at start. */
+static void open_branch(struct sht_builder *b, uint32_t from, sht_time start)
+{
+	for (uint32_t i = from; i < b->depth; i++) {
+		uint32_t lvl = b->depth - 1 - i;
+		sht__open_reset(b->branch[i], lvl ? SHT__KIND_CORE : SHT__KIND_LEAF,
+				(uint8_t)lvl, b->next_seq++, start);
+	}
+}
+
+static sht_err add_new_root(struct sht_builder *b, sht_time start)
+{
+	struct sht__open *root;
+	sht_err err;
+
+	if (b->depth == SHT__MAX_DEPTH)
+		return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot grow the tree past %u levels",
+					  SHT__MAX_DEPTH));
+	root = sht__open_new(b->st.geom.max_children);
+	if (!root)
+		return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot allocate a node"));
+	err = sht__b_close_from(b, 0, b->tree_end);
+	if (err != SHT_OK) {
+		sht__open_free(root);
+		return err;
+	}
+	memmove(&b->branch[1], &b->branch[0], b->depth * sizeof *b->branch);
+	b->branch[0] = root;
+	sht__open_reset(root, SHT__KIND_CORE, (uint8_t)b->depth, b->next_seq++,
+			b->start_time);
+	link_child(root, &b->root_entry);
+	b->depth++;
+	open_branch(b, 1, start);
+	return SHT_OK;
+}
+
+sht_err sht__b_add_sibling(struct sht_builder *b, uint32_t level, sht_time start)
+{
+	sht_err err;
+
+	for (;; level--) {
+		struct sht__open *parent;
+
+		if (level == 0)
+			return add_new_root(b, start);
+		parent = b->branch[level - 1];
+		/* Room for the closed children, the closing one and a new one. */
+		if (parent->nc + 2 <= b->st.geom.max_children &&
+		    (b->st.geom.variant == SHT_VARIANT_SHT || parent->start <= start))
+			break;
+	}
+	err = sht__b_close_from(b, level, b->tree_end);
+	if (err == SHT_OK)
+		open_branch(b, level, start);
+	return err;
+}
+
+/* ---- create, finish, destroy ------------------------------------------- */
+
+static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
+{
+	struct sht__header hd;
+	int rc;
+
+	memset(&hd, 0, sizeof hd);
+	hd.flags = complete ? SHT__FLAG_COMPLETE : 0;
+	hd.variant = b->st.geom.variant;
+	hd.block_size = b->st.geom.block_size;
+	hd.max_children = b->st.geom.max_children;
+	hd.block_count = b->next_block;
+	hd.root = complete ? b->root_entry.block : 0;
+	hd.depth = complete ? b->depth : 0;
+	hd.quark_count = b->any ? (uint64_t)b->quark_max + 1 : 0;
+	hd.start = b->start_time;
+	hd.end = end;
+	hd.intervals = b->intervals;
+	hd.nodes = b->nodes;
+	sht__header_encode(&hd, b->blk);
+	rc = b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
+	if (rc)
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot write header: path=%s errno=%d",
+					  b->st.path, -rc));
+	return SHT_OK;
+}
+
+static sht_err check_opts(const sht_build_opts *o)
+{
+	if (o->variant != SHT_VARIANT_SHT && o->variant != SHT_VARIANT_ESHT)
+		return sht__error(SHT_ERR_INVALID, "Cannot use variant: variant=%d",
+				  (int)o->variant);
+	return sht__geom_check(o->block_size, o->max_children);
+}
+
+static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
+{
+	b->st.geom.block_size = o->block_size;
+	b->st.geom.max_children = o->max_children;
+	b->st.geom.variant = o->variant;
+	pthread_mutex_init(&b->lock, NULL);
+	b->no_sync = o->no_sync;
+	b->blk = malloc(o->block_size > SHT__HEADER_REGION ? o->block_size
+							    : SHT__HEADER_REGION);
+	b->branch[0] = sht__open_new(o->max_children);
+	if (!b->blk || !b->branch[0])
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate builder");
+	b->depth = 1;
+	b->tree_end = b->start_time;
+	sht__open_reset(b->branch[0], SHT__KIND_LEAF, 0, b->next_seq++,
+			b->start_time);
+	atomic_store(&b->pub_end, b->start_time);
+	return sht__cache_create(16u * o->block_size, o->block_size, &b->st.cache);
+}
+
+sht_err sht_builder_create(const char *path, sht_time start_time,
+			   const sht_build_opts *opts, sht_builder **out)
+{
+	sht_build_opts def;
+	struct sht_builder *b;
+	sht_err err;
+	int fd;
+
+	if (!opts) {
+		sht_build_opts_init(&def);
+		opts = &def;
+	}
+	err = check_opts(opts);
+	if (err != SHT_OK)
+		return err;
+	b = calloc(1, sizeof *b);
+	if (!b)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate builder");
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		free(b);
+		return sht__error(SHT_ERR_IO, "Cannot create history file: path=%s: %s",
+				  path, strerror(errno));
+	}
+	sht__io_posix(&b->st.io, fd);
+	snprintf(b->st.path, sizeof b->st.path, "%s", path);
+	b->start_time = start_time;
+	err = builder_init(b, opts);
+	if (err == SHT_OK)
+		err = write_header(b, 0, start_time);
+	if (err != SHT_OK) {
+		sht_builder_destroy(b);
+		return err;
+	}
+	*out = b;
+	return SHT_OK;
+}
+
+static sht_err sync_file(struct sht_builder *b)
+{
+	int rc = b->no_sync ? 0 : b->st.io.sync(&b->st.io);
+
+	if (rc)
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot sync history file: path=%s errno=%d",
+					  b->st.path, -rc));
+	return SHT_OK;
+}
+
+static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
+{
+	sht_err err;
+
+	if (b->failed || b->finished)
+		return sht__error(SHT_ERR_STATE, "Cannot finish history: builder is %s",
+				  b->failed ? "failed" : "finished");
+	if (end_time < b->tree_end || end_time < b->start_time)
+		return sht__error(SHT_ERR_INVALID, "Cannot finish history: end=%lld before the last interval end=%lld",
+				  (long long)end_time, (long long)b->tree_end);
+	err = sht__b_close_from(b, 0, end_time);
+	if (err == SHT_OK)
+		err = sync_file(b);
+	if (err == SHT_OK)
+		err = write_header(b, 1, end_time);
+	if (err == SHT_OK)
+		err = sync_file(b);
+	if (err == SHT_OK) {
+		b->finished = 1;
+		b->tree_end = end_time;
+		atomic_store(&b->pub_end, end_time);
+	}
+	return err;
+}
+
+sht_err sht_builder_finish(sht_builder *b, sht_time end_time)
+{
+	sht_err err;
+
+	pthread_mutex_lock(&b->lock);
+	err = finish_locked(b, end_time);
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+void sht_builder_destroy(sht_builder *b)
+{
+	if (!b)
+		return;
+	for (uint32_t i = 0; i < b->depth; i++)
+		sht__open_free(b->branch[i]);
+	if (b->st.io.fd >= 0)
+		close(b->st.io.fd);
+	sht__cache_destroy(b->st.cache);
+	pthread_mutex_destroy(&b->lock);
+	free(b->blk);
+	free(b);
+}
+
+sht_time sht_builder_current_end(const sht_builder *b)
+{
+	sht_time t;
+
+	t = atomic_load(&b->pub_end);
+	return t;
+}

@@ -1,0 +1,293 @@
+/*
+ * check.c: the integrity walk (sht check) and tree statistics.
+ *
+ * Both walk the tree from the root, each node once.  The check also
+ * verifies every record, every blob, the padding, the child summaries
+ * against the children, and that every block is reached exactly once.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/reader-int.h"
+
+struct walk {
+	sht_reader *r;
+	int full;                    /* check records, blobs, padding */
+	uint8_t *seen;               /* bitmap over blocks */
+	sht_stats *stats;
+	sht_report_fn report;
+	void *ctx;
+	unsigned max_reports, reports;
+	uint64_t intervals, nodes;
+	uint32_t quark_max;
+	int any_quark;
+	int bad;
+	sht_err io_err;              /* first I/O or memory error */
+};
+
+static void problem(struct walk *w, const char *fmt, ...) SHT_PRINTF(2, 3);
+
+static void problem(struct walk *w, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	w->bad = 1;
+	if (!w->report || w->reports >= w->max_reports)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	w->reports++;
+	w->report(w->ctx, msg);
+}
+
+static int mark(struct walk *w, uint64_t blk)
+{
+	if (w->seen[blk >> 3] & (1u << (blk & 7))) {
+		problem(w, "block %llu is reached twice", (unsigned long long)blk);
+		return 0;
+	}
+	w->seen[blk >> 3] |= (uint8_t)(1u << (blk & 7));
+	return 1;
+}
+
+static int zero_tail(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static void check_blob(struct walk *w, uint64_t first, uint64_t len)
+{
+	uint32_t bs = w->r->hd.block_size;
+	uint64_t n = sht__blob_blocks(len, bs);
+	sht_result *res = sht_result_create();
+	const char *s;
+	uint8_t *buf;
+
+	if (!res)
+		return;
+	if (sht__blob_read(&w->r->st, first, len, res, &s) != SHT_OK) {
+		problem(w, "%s", sht_errmsg());
+		sht_result_destroy(res);
+		return;
+	}
+	sht_result_destroy(res);
+	for (uint64_t i = 0; i < n; i++)
+		if (!mark(w, first + i))
+			return;
+	buf = malloc(n * bs);
+	if (buf && w->r->st.io.pread(&w->r->st.io, buf, n * bs,
+				     SHT__HEADER_REGION + first * bs) == 0 &&
+	    !zero_tail(buf + SHT__BLOB_HDR + len, n * bs - 4 - SHT__BLOB_HDR - len))
+		problem(w, "blob at block %llu: padding is not zero", (unsigned long long)first);
+	free(buf);
+}
+
+static void check_value(struct walk *w, const struct sht__node *n,
+			const struct sht__rec *rc)
+{
+	struct sht__str s;
+	int64_t x = (int64_t)(rc->payload + n->vbase);
+
+	if (rc->tag >= SHT__TAG_COUNT)
+		problem(w, "block %llu: record quark %u has type tag %u",
+			(unsigned long long)n->self, rc->quark, rc->tag);
+	else if (rc->tag == SHT__TAG_INT32 && (x < INT32_MIN || x > INT32_MAX))
+		problem(w, "block %llu: record quark %u int32 out of range",
+			(unsigned long long)n->self, rc->quark);
+	else if (rc->tag == SHT__TAG_STRING) {
+		if (sht__heap_get(n, rc->payload, &s) != SHT_OK)
+			problem(w, "%s", sht_errmsg());
+		else if (!s.bytes)
+			check_blob(w, s.blob, s.len);
+	}
+}
+
+static void check_records(struct walk *w, const struct sht__node *n)
+{
+	struct sht__rec prev, rc;
+
+	for (uint32_t i = 0; i < n->n; i++) {
+		sht__rec_decode(n, i, &rc);
+		if (rc.quark < n->qmin || rc.quark > n->qmax || rc.start > rc.end ||
+		    rc.start < n->start || rc.end > n->end)
+			problem(w, "block %llu: record %u (quark %u [%lld, %lld]) outside node [%lld, %lld] quarks %u..%u",
+				(unsigned long long)n->self, i, rc.quark,
+				(long long)rc.start, (long long)rc.end,
+				(long long)n->start, (long long)n->end, n->qmin, n->qmax);
+		if (i && (prev.quark > rc.quark ||
+			  (prev.quark == rc.quark && prev.end >= rc.start)))
+			problem(w, "block %llu: records %u and %u out of order or overlapping",
+				(unsigned long long)n->self, i - 1, i);
+		check_value(w, n, &rc);
+		prev = rc;
+	}
+}
+
+static void add_stats(struct walk *w, const struct sht__node *n)
+{
+	sht_stats *s = w->stats;
+
+	if (!s || n->level >= SHT_STATS_MAX_LEVELS)
+		return;
+	if (n->level + 1u > s->levels)
+		s->levels = n->level + 1u;
+	s->level[n->level].nodes++;
+	s->level[n->level].intervals += n->n;
+	s->level[n->level].used_bytes += n->used;
+	if (n->kind == SHT__KIND_LEAF) {
+		s->leaf_nodes++;
+		s->leaf_used_bytes += n->used;
+	} else {
+		s->core_nodes++;
+		s->core_used_bytes += n->used;
+	}
+}
+
+static void walk_node(struct walk *w, uint64_t blk, int level,
+		      uint32_t *qlo, uint32_t *qhi);
+
+static void check_child(struct walk *w, const struct sht__node *n, uint32_t i,
+			struct sht__child *prev, uint32_t *qlo, uint32_t *qhi)
+{
+	struct sht__child c;
+	uint32_t clo = UINT32_MAX, chi = 0;
+	struct sht__centry *e;
+
+	sht__child_get(n, i, &c);
+	walk_node(w, c.block, n->level - 1, &clo, &chi);
+	if (w->full && (clo != c.qmin || chi != c.qmax) &&
+	    !(clo > chi && c.qmin > c.qmax))
+		problem(w, "block %llu: child %u quark range %u..%u, subtree has %u..%u",
+			(unsigned long long)n->self, i, c.qmin, c.qmax, clo, chi);
+	if (w->full && sht__fetch(&w->r->st, c.block, &e) == SHT_OK) {
+		if (e->node.start != c.start || e->node.end != c.end)
+			problem(w, "block %llu: child %u time range differs from block %llu",
+				(unsigned long long)n->self, i, (unsigned long long)c.block);
+		sht__release(e);
+	}
+	if (w->full && i && c.qmin <= c.qmax && prev->qmin <= prev->qmax &&
+	    (w->r->hd.variant == SHT_VARIANT_SHT ? prev->end >= c.start
+						 : prev->start > c.start))
+		problem(w, "block %llu: children %u and %u out of order", (unsigned long long)n->self, i - 1, i);
+	if (c.qmin <= c.qmax || i == 0)
+		*prev = c;
+	if (clo <= chi) {
+		if (clo < *qlo)
+			*qlo = clo;
+		if (chi > *qhi)
+			*qhi = chi;
+	}
+}
+
+static void walk_node(struct walk *w, uint64_t blk, int level,
+		      uint32_t *qlo, uint32_t *qhi)
+{
+	struct sht__centry *e;
+	const struct sht__node *n;
+	struct sht__child prev = { 0, 0, 0, 1, 0 };
+	sht_err err;
+
+	if (blk >= w->r->hd.block_count || !mark(w, blk))
+		return;
+	err = sht__fetch(&w->r->st, blk, &e);
+	if (err != SHT_OK) {
+		if (err == SHT_ERR_IO || err == SHT_ERR_NOMEM)
+			w->io_err = err;
+		problem(w, "%s", sht_errmsg());
+		return;
+	}
+	n = &e->node;
+	w->nodes++;
+	w->intervals += n->n;
+	add_stats(w, n);
+	if (n->level != level)
+		problem(w, "block %llu: level %u, expected %d", (unsigned long long)blk, n->level, level);
+	else if (w->full) {
+		if (!zero_tail(n->blk + n->used, w->r->hd.block_size - 4 - n->used))
+			problem(w, "block %llu: padding is not zero", (unsigned long long)blk);
+		check_records(w, n);
+	}
+	if (n->n) {
+		if (n->qmin < *qlo)
+			*qlo = n->qmin;
+		if (n->qmax > *qhi)
+			*qhi = n->qmax;
+	}
+	for (uint32_t i = 0; n->level == level && i < n->nc; i++)
+		check_child(w, n, i, &prev, qlo, qhi);
+	sht__release(e);
+}
+
+static void check_totals(struct walk *w, uint32_t qlo, uint32_t qhi)
+{
+	const struct sht__header *hd = &w->r->hd;
+	uint64_t qc = qlo <= qhi ? (uint64_t)qhi + 1 : 0;
+
+	for (uint64_t b = 0; b < hd->block_count; b++)
+		if (!(w->seen[b >> 3] & (1u << (b & 7)))) {
+			problem(w, "block %llu is not reachable from the root", (unsigned long long)b);
+			break;
+		}
+	if (w->intervals != hd->intervals || w->nodes != hd->nodes || qc != hd->quark_count)
+		problem(w, "header counts (intervals %llu, nodes %llu, quarks %llu) differ from the tree (%llu, %llu, %llu)",
+			(unsigned long long)hd->intervals, (unsigned long long)hd->nodes,
+			(unsigned long long)hd->quark_count, (unsigned long long)w->intervals,
+			(unsigned long long)w->nodes, (unsigned long long)qc);
+}
+
+static sht_err run_walk(struct walk *w)
+{
+	uint32_t qlo = UINT32_MAX, qhi = 0;
+
+	w->seen = calloc(w->r->hd.block_count / 8 + 1, 1);
+	if (!w->seen)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate the check bitmap");
+	walk_node(w, w->r->hd.root, (int)w->r->hd.depth - 1, &qlo, &qhi);
+	if (w->full)
+		check_totals(w, qlo, qhi);
+	free(w->seen);
+	if (w->io_err)
+		return w->io_err;
+	return w->bad ? SHT_ERR_CORRUPT : SHT_OK;
+}
+
+sht_err sht_reader_check(sht_reader *r, sht_report_fn report, void *ctx,
+			 unsigned max_reports)
+{
+	struct walk w;
+
+	memset(&w, 0, sizeof w);
+	w.r = r;
+	w.full = 1;
+	w.report = report;
+	w.ctx = ctx;
+	w.max_reports = max_reports;
+	return run_walk(&w);
+}
+
+sht_err sht_reader_stats(sht_reader *r, sht_stats *out)
+{
+	struct walk w;
+	sht_err err;
+
+	memset(&w, 0, sizeof w);
+	memset(out, 0, sizeof *out);
+	w.r = r;
+	w.stats = out;
+	err = run_walk(&w);
+	if (err == SHT_ERR_CORRUPT)
+		return sht__error(err, "Cannot compute statistics: the tree is corrupt (run sht check)");
+	out->fill_leaf = out->leaf_nodes
+			 ? (double)out->leaf_used_bytes / ((double)out->leaf_nodes * r->hd.block_size) : 0;
+	out->fill_core = out->core_nodes
+			 ? (double)out->core_used_bytes / ((double)out->core_nodes * r->hd.block_size) : 0;
+	out->bytes_per_interval = r->hd.intervals ? (double)r->size / (double)r->hd.intervals : 0;
+	out->blob_blocks = r->hd.block_count - r->hd.nodes;
+	return err;
+}

@@ -1,0 +1,495 @@
+/*
+ * query.c: single, full and 2D queries over a tree whose nodes are either
+ * on disk (through the cache) or, for a builder, still open in memory.
+ *
+ * A query descends from the root into every child whose time range (and,
+ * for single and 2D queries, quark range) can hold an answer.  In the
+ * classic SHT siblings are disjoint, so this is one branch; in the eSHT it
+ * is the small subtree of overlapping siblings.  Levels strictly decrease
+ * on the way down (checked), so a corrupt file cannot make a query loop.
+ */
+#include <stdlib.h>
+
+#include "store/store-int.h"
+
+/* ---- records to intervals ----------------------------------------------- */
+
+static sht_err put_string(struct sht__store *st, const struct sht__node *n,
+			  uint64_t off, sht_interval *iv, sht_result *res)
+{
+	struct sht__str s;
+	sht_err err = sht__heap_get(n, off, &s);
+
+	if (err != SHT_OK)
+		return err;
+	iv->value.type = SHT_TYPE_STRING;
+	iv->value.len = (uint32_t)s.len;
+	if (!s.bytes)
+		return sht__blob_read(st, s.blob, s.len, res, &iv->value.u.str);
+	iv->value.u.str = sht__result_strdup(res, (const char *)s.bytes, s.len);
+	return iv->value.u.str ? SHT_OK : SHT_ERR_NOMEM;
+}
+
+/* Fill *iv from a record; raw = 1 for open nodes (payload not based). */
+static sht_err make_iv(struct sht__store *st, const struct sht__node *n,
+		       const struct sht__rec *r, int raw, sht_interval *iv,
+		       sht_result *res)
+{
+	int64_t x = (int64_t)(r->payload + (raw ? 0 : n->vbase));
+
+	iv->quark = r->quark;
+	iv->start = r->start;
+	iv->end = r->end;
+	iv->value = sht_value_null();
+	switch (r->tag) {
+	case SHT__TAG_NULL: return SHT_OK;
+	case SHT__TAG_INT32:
+		if (x < INT32_MIN || x > INT32_MAX)
+			break;
+		iv->value = sht_value_int32((int32_t)x);
+		return SHT_OK;
+	case SHT__TAG_INT64:
+		iv->value = sht_value_int64(x);
+		return SHT_OK;
+	case SHT__TAG_DOUBLE:
+		iv->value.type = SHT_TYPE_DOUBLE;
+		memcpy(&iv->value.u.d, &r->payload, sizeof(double));
+		return SHT_OK;
+	case SHT__TAG_STRING:
+		return put_string(st, n, r->payload, iv, res);
+	}
+	return sht__error(SHT_ERR_CORRUPT, "Cannot decode value: block=%llu quark=%u tag=%u",
+			  (unsigned long long)n->self, r->quark, r->tag);
+}
+
+static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
+			  const struct sht__rec *r, int raw, sht_result *res)
+{
+	sht_err err = sht__result_reserve(res, res->count + 1);
+
+	if (err == SHT_OK)
+		err = make_iv(st, n, r, raw, &res->items[res->count], res);
+	if (err == SHT_OK)
+		res->count++;
+	return err;
+}
+
+sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
+			const struct sht__rec *rec, sht_result *res)
+{
+	return append_rec(st, n, rec, 0, res);
+}
+
+/* A pseudo node over an open node's heap, for string look-ups. */
+static void open_view(const struct sht__open *o, struct sht__node *n)
+{
+	memset(n, 0, sizeof *n);
+	n->heap = o->heap;
+	n->heap_bytes = o->heap_len;
+	n->self = UINT64_MAX;
+}
+
+static void open_rec(const struct sht__oiv *v, struct sht__rec *r)
+{
+	r->quark = v->quark;
+	r->tag = v->tag;
+	r->start = v->start;
+	r->end = v->end;
+	r->payload = v->payload;
+}
+
+sht_err sht__blob_read(struct sht__store *st, uint64_t first, uint64_t len,
+		       sht_result *res, const char **out)
+{
+	uint32_t bs = st->geom.block_size;
+	uint64_t n = sht__blob_blocks(len, bs);
+	uint8_t *buf;
+	int rc;
+
+	if (first >= atomic_load(&st->block_count) ||
+	    n > atomic_load(&st->block_count) - first)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot read string: blob block=%llu len=%llu outside the file",
+				  (unsigned long long)first, (unsigned long long)len);
+	buf = malloc(n * bs);
+	if (!buf)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate %llu bytes", (unsigned long long)(n * bs));
+	rc = st->io.pread(&st->io, buf, n * bs, SHT__HEADER_REGION + first * bs);
+	if (rc == 0 && (buf[0] != SHT__KIND_BLOB || sht__get_u32(buf + SHT__B_NBLOCKS) != n ||
+			sht__get_u64(buf + SHT__B_SELF) != first ||
+			sht__get_u64(buf + SHT__B_LENGTH) != len ||
+			sht__crc32c(0, buf, n * bs - 4) != sht__get_u32(buf + n * bs - 4)))
+		rc = 1;
+	if (rc == 0)
+		*out = sht__result_strdup(res, (const char *)buf + SHT__BLOB_HDR, len);
+	free(buf);
+	if (rc < 0)
+		return sht__error(SHT_ERR_IO, "Cannot read blob: block=%llu errno=%d",
+				  (unsigned long long)first, -rc);
+	if (rc > 0)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot read blob: block=%llu fails validation",
+				  (unsigned long long)first);
+	return *out ? SHT_OK : SHT_ERR_NOMEM;
+}
+
+/* ---- traversal ---------------------------------------------------------- */
+
+/* What a query looks for; the visit functions below filter with it. */
+struct qspec {
+	int kind;                    /* Q_SINGLE, Q_FULL, Q_2D */
+	sht_quark q;                 /* single */
+	sht_time t;                  /* single, full */
+	const sht_quark *sel;        /* 2D: sorted distinct quarks, or NULL */
+	size_t nsel;
+	sht_quark qlo, qhi;          /* 2D: quark bounds of the selection */
+	sht_time t1, t2, r;          /* 2D */
+	uint8_t *found;              /* full: bitmap, dense mode */
+	uint64_t dense;              /* full: quark_count if dense, else 0 */
+	int done;                    /* single: answer found */
+};
+
+enum { Q_SINGLE, Q_FULL, Q_2D };
+
+/* Does [s, e] hold a sample of the 2D query (or any point if r = 0)? */
+static int hits(const struct qspec *x, sht_time s, sht_time e)
+{
+	sht_time a = s > x->t1 ? s : x->t1, b = e < x->t2 ? e : x->t2;
+	uint64_t off, r, rem;
+
+	if (a > b)
+		return 0;
+	if (x->r <= 0 || b == x->t2)
+		return 1;
+	off = (uint64_t)a - (uint64_t)x->t1;
+	r = (uint64_t)x->r;
+	rem = off % r;
+	if (rem && r - rem > UINT64_MAX - off)
+		return 0;
+	return (rem ? off + (r - rem) : off) <= (uint64_t)b - (uint64_t)x->t1;
+}
+
+static int node_relevant(const struct qspec *x, sht_time s, sht_time e,
+			 uint32_t qmin, uint32_t qmax)
+{
+	switch (x->kind) {
+	case Q_SINGLE:
+		return s <= x->t && x->t <= e && qmin <= x->q && x->q <= qmax;
+	case Q_FULL:
+		return s <= x->t && x->t <= e;
+	default:
+		return qmin <= x->qhi && x->qlo <= qmax && hits(x, s, e);
+	}
+}
+
+/* Keep a record for a full query (dense: at index quark). */
+static sht_err keep_full(struct sht__store *st, const struct sht__node *n,
+			 const struct sht__rec *r, int raw,
+			 struct qspec *x, sht_result *res)
+{
+	if (!x->dense)
+		return append_rec(st, n, r, raw, res);
+	if (r->quark >= x->dense)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot decode record: block=%llu quark=%u >= quark count %llu",
+				  (unsigned long long)n->self, r->quark,
+				  (unsigned long long)x->dense);
+	x->found[r->quark >> 3] |= (uint8_t)(1u << (r->quark & 7));
+	return make_iv(st, n, r, raw, &res->items[r->quark], res);
+}
+
+static int cmp_quark_id(const void *a, const void *b)
+{
+	sht_quark x = *(const sht_quark *)a, y = *(const sht_quark *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int rec_matches(const struct qspec *x, const struct sht__rec *r)
+{
+	switch (x->kind) {
+	case Q_SINGLE:
+		return r->quark == x->q && r->start <= x->t && x->t <= r->end;
+	case Q_FULL:
+		return r->start <= x->t && x->t <= r->end;
+	default:
+		if (r->quark < x->qlo || r->quark > x->qhi || !hits(x, r->start, r->end))
+			return 0;
+		return !x->sel || bsearch(&r->quark, x->sel, x->nsel,
+					  sizeof *x->sel, cmp_quark_id) != NULL;
+	}
+}
+
+static sht_err keep(struct sht__store *st, const struct sht__node *n,
+		    const struct sht__rec *r, int raw, struct qspec *x,
+		    sht_result *res)
+{
+	if (x->kind == Q_FULL)
+		return keep_full(st, n, r, raw, x, res);
+	if (x->kind == Q_SINGLE)
+		x->done = 1;
+	return append_rec(st, n, r, raw, res);
+}
+
+/* Records of quark range [lo, hi] of a disk node. */
+static sht_err scan_quarks(struct sht__store *st, const struct sht__node *n,
+			   sht_quark lo, sht_quark hi, struct qspec *x,
+			   sht_result *res)
+{
+	struct sht__rec r;
+
+	for (uint32_t i = sht__rec_lower_bound(n, lo); i < n->n; i++) {
+		sht__rec_decode(n, i, &r);
+		if (r.quark > hi || (x->kind == Q_SINGLE && r.start > x->t))
+			break;
+		if (rec_matches(x, &r)) {
+			sht_err err = keep(st, n, &r, 0, x, res);
+			if (err != SHT_OK || x->done)
+				return err;
+		}
+	}
+	return SHT_OK;
+}
+
+static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
+			 struct qspec *x, sht_result *res)
+{
+	struct sht__rec r;
+
+	for (uint32_t i = 0; i < n->n; i++) {
+		uint64_t pos = (uint64_t)i * n->w + n->qbits;
+		sht_time s = (sht_time)(n->sbase + sht__getbits(n->records, pos, n->sbits));
+		if (s > x->t)
+			continue;
+		sht__rec_decode(n, i, &r);
+		if (r.end >= x->t) {
+			sht_err err = keep_full(st, n, &r, 0, x, res);
+			if (err != SHT_OK)
+				return err;
+		}
+	}
+	return SHT_OK;
+}
+
+static sht_err scan_2d_set(struct sht__store *st, const struct sht__node *n,
+			   struct qspec *x, sht_result *res)
+{
+	for (size_t k = 0; k < x->nsel; k++) {
+		sht_err err;
+		if (x->sel[k] < n->qmin)
+			continue;
+		if (x->sel[k] > n->qmax)
+			break;
+		err = scan_quarks(st, n, x->sel[k], x->sel[k], x, res);
+		if (err != SHT_OK)
+			return err;
+	}
+	return SHT_OK;
+}
+
+static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
+			 struct qspec *x, sht_result *res)
+{
+	if (n->n == 0)
+		return SHT_OK;
+	switch (x->kind) {
+	case Q_SINGLE:
+		if (x->q < n->qmin || x->q > n->qmax)
+			return SHT_OK;
+		return scan_quarks(st, n, x->q, x->q, x, res);
+	case Q_FULL:
+		return scan_full(st, n, x, res);
+	default:
+		if (x->qhi < n->qmin || x->qlo > n->qmax)
+			return SHT_OK;
+		if (x->sel)
+			return scan_2d_set(st, n, x, res);
+		return scan_quarks(st, n, x->qlo, x->qhi, x, res);
+	}
+}
+
+static sht_err visit_disk(struct sht__store *st, uint64_t blk, int level,
+			  struct qspec *x, sht_result *res)
+{
+	struct sht__centry *e;
+	const struct sht__node *n;
+	sht_err err = sht__fetch(st, blk, &e);
+
+	if (err != SHT_OK)
+		return err;
+	n = &e->node;
+	if (n->level != level)
+		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %d",
+				 (unsigned long long)blk, n->level, level);
+	else
+		err = scan_disk(st, n, x, res);
+	for (uint32_t i = 0; err == SHT_OK && !x->done && i < n->nc; i++) {
+		struct sht__child c;
+		sht__child_get(n, i, &c);
+		if (node_relevant(x, c.start, c.end, c.qmin, c.qmax))
+			err = visit_disk(st, c.block, level - 1, x, res);
+	}
+	sht__release(e);
+	return err;
+}
+
+/* An open node: its records, its closed children, then its open child. */
+static sht_err visit_open(const struct sht__root *rt, uint32_t i,
+			  struct qspec *x, sht_result *res)
+{
+	const struct sht__open *o = rt->branch[i];
+	struct sht__node view;
+	struct sht__rec r;
+	sht_err err = SHT_OK;
+
+	open_view(o, &view);
+	for (uint32_t k = 0; err == SHT_OK && !x->done && k < o->trk.n; k++) {
+		open_rec(&o->iv[k], &r);
+		if (rec_matches(x, &r))
+			err = keep(rt->st, &view, &r, 1, x, res);
+	}
+	for (uint32_t k = 0; err == SHT_OK && !x->done && k < o->nc; k++) {
+		const struct sht__child *c = &o->ch[k];
+		if (node_relevant(x, c->start, c->end, c->qmin, c->qmax))
+			err = visit_disk(rt->st, c->block, o->level - 1, x, res);
+	}
+	if (err == SHT_OK && !x->done && i + 1 < rt->depth)
+		err = visit_open(rt, i + 1, x, res);
+	return err;
+}
+
+static sht_err visit_root(const struct sht__root *rt, struct qspec *x,
+			  sht_result *res)
+{
+	if (rt->branch)
+		return visit_open(rt, 0, x, res);
+	return visit_disk(rt->st, rt->disk_root, (int)rt->depth - 1, x, res);
+}
+
+/* ---- the three queries -------------------------------------------------- */
+
+sht_err sht__q_single(const struct sht__root *rt, sht_quark q, sht_time t,
+		      sht_result *res)
+{
+	struct qspec x;
+	sht_err err;
+
+	memset(&x, 0, sizeof x);
+	x.kind = Q_SINGLE;
+	x.q = q;
+	x.t = t;
+	sht_result_clear(res);
+	err = visit_root(rt, &x, res);
+	if (err != SHT_OK)
+		return err;
+	return x.done ? SHT_OK : SHT_NOT_FOUND;
+}
+
+/* Move the found entries of a dense full query to the front. */
+static void compact(sht_result *res, const uint8_t *found, uint64_t qc)
+{
+	size_t out = 0;
+
+	for (uint64_t q = 0; q < qc; q++) {
+		if (!(found[q >> 3] & (1u << (q & 7))))
+			continue;
+		if (out != q)
+			res->items[out] = res->items[q];
+		out++;
+	}
+	res->count = out;
+}
+
+static int cmp_quark(const void *a, const void *b)
+{
+	const sht_interval *x = a, *y = b;
+	return x->quark < y->quark ? -1 : x->quark > y->quark;
+}
+
+sht_err sht__q_full(const struct sht__root *rt, sht_time t, sht_result *res)
+{
+	struct qspec x;
+	sht_err err = SHT_OK;
+	uint64_t qc = rt->quark_count;
+
+	memset(&x, 0, sizeof x);
+	x.kind = Q_FULL;
+	x.t = t;
+	sht_result_clear(res);
+	if (qc && qc <= 4 * rt->intervals + 4096 && qc <= (UINT64_C(1) << 26)) {
+		x.dense = qc;
+		x.found = calloc((qc + 7) / 8, 1);
+		err = x.found ? sht__result_reserve(res, qc) : SHT_ERR_NOMEM;
+	}
+	if (err == SHT_OK)
+		err = visit_root(rt, &x, res);
+	if (err == SHT_OK && x.dense)
+		compact(res, x.found, qc);
+	else if (err == SHT_OK)
+		qsort(res->items, res->count, sizeof *res->items, cmp_quark);
+	free(x.found);
+	if (err != SHT_OK)
+		sht_result_clear(res);
+	return err == SHT_ERR_NOMEM && !*sht_errmsg()
+	       ? sht__error(err, "Cannot allocate a full query result") : err;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const sht_interval *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->quark < y->quark ? -1 : x->quark > y->quark;
+}
+
+/* Sorted distinct copy of the quark set. */
+static sht_err make_selection(const sht_query2d *q, struct qspec *x,
+			      sht_quark **owned)
+{
+	size_t n = 0;
+	sht_quark *s = malloc((q->n_quarks ? q->n_quarks : 1) * sizeof *s);
+
+	if (!s)
+		return sht__error(SHT_ERR_NOMEM, "Cannot copy %zu quarks", q->n_quarks);
+	memcpy(s, q->quarks, q->n_quarks * sizeof *s);
+	qsort(s, q->n_quarks, sizeof *s, cmp_quark_id);
+	for (size_t i = 0; i < q->n_quarks; i++)
+		if (n == 0 || s[n - 1] != s[i])
+			s[n++] = s[i];
+	*owned = s;
+	x->sel = s;
+	x->nsel = n;
+	x->qlo = n ? s[0] : 1;
+	x->qhi = n ? s[n - 1] : 0;
+	return SHT_OK;
+}
+
+sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
+		  sht_result *res)
+{
+	struct qspec x;
+	sht_quark *owned = NULL;
+	sht_err err = SHT_OK;
+
+	sht_result_clear(res);
+	if (q->t1 > q->t2 || q->resolution < 0 ||
+	    (!q->quarks && (q->qmin > q->qmax)) || (q->quarks == NULL && q->n_quarks))
+		return sht__error(SHT_ERR_INVALID, "Cannot run 2D query: t1=%lld t2=%lld resolution=%lld quarks %u..%u",
+				  (long long)q->t1, (long long)q->t2,
+				  (long long)q->resolution, q->qmin, q->qmax);
+	memset(&x, 0, sizeof x);
+	x.kind = Q_2D;
+	x.t1 = q->t1;
+	x.t2 = q->t2;
+	x.r = q->resolution;
+	x.qlo = q->qmin;
+	x.qhi = q->qmax;
+	if (q->quarks)
+		err = make_selection(q, &x, &owned);
+	if (err == SHT_OK && x.qlo <= x.qhi)
+		err = visit_root(rt, &x, res);
+	free(owned);
+	if (err != SHT_OK) {
+		sht_result_clear(res);
+		return err;
+	}
+	qsort(res->items, res->count, sizeof *res->items, cmp_time);
+	return SHT_OK;
+}

@@ -1,0 +1,243 @@
+/*
+ * reader.c: opening a finished history file and the public query entry
+ * points (for readers and for builders still building).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/builder-int.h"
+#include "store/reader-int.h"
+
+#define DEFAULT_CACHE (64u * 1024u * 1024u)
+
+static sht_err read_header(struct sht_reader *r, uint64_t size)
+{
+	uint8_t h[SHT__HEADER_REGION];
+	sht_err err;
+	int rc;
+
+	if (size < SHT__HEADER_REGION)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot open history: path=%s is %llu bytes, too short to be a history file",
+				  r->st.path, (unsigned long long)size);
+	rc = r->st.io.pread(&r->st.io, h, sizeof h, 0);
+	if (rc)
+		return sht__error(SHT_ERR_IO, "Cannot read header: path=%s errno=%d",
+				  r->st.path, -rc);
+	err = sht__header_parse(h, &r->hd);
+	if (err != SHT_OK)
+		return sht__error(err, "%s: path=%s", sht_errmsg(), r->st.path);
+	if (!(r->hd.flags & SHT__FLAG_COMPLETE))
+		return sht__error(SHT_ERR_INCOMPLETE, "Cannot open history: path=%s was never completed (the build was interrupted)",
+				  r->st.path);
+	if (size != SHT__HEADER_REGION + r->hd.block_count * r->hd.block_size)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot open history: path=%s is %llu bytes, the header says %llu (truncated or extended)",
+				  r->st.path, (unsigned long long)size,
+				  (unsigned long long)(SHT__HEADER_REGION +
+						       r->hd.block_count * r->hd.block_size));
+	return SHT_OK;
+}
+
+/* Fetch the root once: a file whose root does not decode is refused now. */
+static sht_err check_root(struct sht_reader *r)
+{
+	struct sht__centry *e;
+	sht_err err = sht__fetch(&r->st, r->hd.root, &e);
+
+	if (err != SHT_OK)
+		return err;
+	if (e->node.level + 1u != r->hd.depth)
+		err = sht__error(SHT_ERR_CORRUPT, "Cannot open history: root block=%llu is at level %u, depth is %u",
+				 (unsigned long long)r->hd.root, e->node.level, r->hd.depth);
+	sht__release(e);
+	return err;
+}
+
+static sht_err open_file(struct sht_reader *r, const char *path,
+			 const sht_open_opts *opts)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	sht_err err;
+
+	if (fd < 0)
+		return sht__error(SHT_ERR_IO, "Cannot open history: path=%s: %s",
+				  path, strerror(errno));
+	sht__io_posix(&r->st.io, fd);
+	if (fstat(fd, &sb) != 0)
+		return sht__error(SHT_ERR_IO, "Cannot stat history: path=%s: %s",
+				  path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return sht__error(SHT_ERR_IO, "Cannot open history: path=%s is not a regular file",
+				  path);
+	r->size = (uint64_t)sb.st_size;
+	err = read_header(r, r->size);
+	if (err != SHT_OK)
+		return err;
+	r->st.geom.block_size = r->hd.block_size;
+	r->st.geom.max_children = r->hd.max_children;
+	r->st.geom.variant = r->hd.variant;
+	atomic_store(&r->st.block_count, r->hd.block_count);
+	err = sht__cache_create(opts && opts->cache_bytes ? opts->cache_bytes
+							  : DEFAULT_CACHE,
+				r->hd.block_size, &r->st.cache);
+	return err == SHT_OK ? check_root(r) : err;
+}
+
+sht_err sht_reader_open(const char *path, const sht_open_opts *opts,
+			sht_reader **out)
+{
+	struct sht_reader *r = calloc(1, sizeof *r);
+	sht_err err;
+
+	if (!r)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate reader");
+	r->st.io.fd = -1;
+	snprintf(r->st.path, sizeof r->st.path, "%s", path);
+	err = open_file(r, path, opts);
+	if (err != SHT_OK) {
+		sht_reader_close(r);
+		return err;
+	}
+	*out = r;
+	return SHT_OK;
+}
+
+void sht_reader_close(sht_reader *r)
+{
+	if (!r)
+		return;
+	if (r->st.io.fd >= 0)
+		close(r->st.io.fd);
+	sht__cache_destroy(r->st.cache);
+	free(r);
+}
+
+void sht_reader_info(const sht_reader *r, sht_info *out)
+{
+	out->variant = r->hd.variant;
+	out->format_version = r->hd.version;
+	out->block_size = r->hd.block_size;
+	out->max_children = r->hd.max_children;
+	out->depth = r->hd.depth;
+	out->nodes = r->hd.nodes;
+	out->blocks = r->hd.block_count;
+	out->intervals = r->hd.intervals;
+	out->quark_count = r->hd.quark_count;
+	out->start = r->hd.start;
+	out->end = r->hd.end;
+	out->file_bytes = r->size;
+}
+
+void sht_reader_counters_get(const sht_reader *r, sht_reader_counters *out)
+{
+	out->node_visits = atomic_load(&r->st.visits);
+	out->cache_misses = atomic_load(&r->st.misses);
+	out->bytes_read = atomic_load(&r->st.bytes_read);
+}
+
+void sht_reader_drop_caches(sht_reader *r)
+{
+	sht__cache_drop(r->st.cache);
+#ifdef POSIX_FADV_DONTNEED
+	posix_fadvise(r->st.io.fd, 0, 0, POSIX_FADV_DONTNEED);
+#endif
+}
+
+/* ---- query entry points ------------------------------------------------- */
+
+static void reader_root(sht_reader *r, struct sht__root *rt)
+{
+	rt->st = &r->st;
+	rt->disk_root = r->hd.root;
+	rt->branch = NULL;
+	rt->depth = r->hd.depth;
+	rt->quark_count = r->hd.quark_count;
+	rt->intervals = r->hd.intervals;
+}
+
+/* With the builder's lock held. */
+static void builder_root(sht_builder *b, struct sht__root *rt)
+{
+	rt->st = &b->st;
+	rt->disk_root = b->root_entry.block;
+	rt->branch = b->finished ? NULL : b->branch;
+	rt->depth = b->depth;
+	rt->quark_count = b->any ? (uint64_t)b->quark_max + 1 : 0;
+	rt->intervals = b->intervals;
+}
+
+sht_err sht_reader_query(sht_reader *r, sht_quark q, sht_time t, sht_result *res)
+{
+	struct sht__root rt;
+
+	reader_root(r, &rt);
+	return sht__q_single(&rt, q, t, res);
+}
+
+sht_err sht_reader_query_full(sht_reader *r, sht_time t, sht_result *res)
+{
+	struct sht__root rt;
+
+	reader_root(r, &rt);
+	return sht__q_full(&rt, t, res);
+}
+
+sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q, sht_result *res)
+{
+	struct sht__root rt;
+
+	reader_root(r, &rt);
+	return sht__q_2d(&rt, q, res);
+}
+
+static sht_err builder_state(const sht_builder *b)
+{
+	return b->failed ? sht__error(SHT_ERR_STATE, "Cannot query: builder failed")
+			 : SHT_OK;
+}
+
+sht_err sht_builder_query(sht_builder *b, sht_quark q, sht_time t, sht_result *res)
+{
+	struct sht__root rt;
+	sht_err err;
+
+	pthread_mutex_lock(&b->lock);
+	err = builder_state(b);
+	builder_root(b, &rt);
+	if (err == SHT_OK)
+		err = sht__q_single(&rt, q, t, res);
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+sht_err sht_builder_query_full(sht_builder *b, sht_time t, sht_result *res)
+{
+	struct sht__root rt;
+	sht_err err;
+
+	pthread_mutex_lock(&b->lock);
+	err = builder_state(b);
+	builder_root(b, &rt);
+	if (err == SHT_OK)
+		err = sht__q_full(&rt, t, res);
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+sht_err sht_builder_query_2d(sht_builder *b, const sht_query2d *q, sht_result *res)
+{
+	struct sht__root rt;
+	sht_err err;
+
+	pthread_mutex_lock(&b->lock);
+	err = builder_state(b);
+	builder_root(b, &rt);
+	if (err == SHT_OK)
+		err = sht__q_2d(&rt, q, res);
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}

@@ -1,0 +1,138 @@
+/*
+ * staircase.c: the staircase workload of ../shared/BENCHMARKS.md (the
+ * synthetic trace of the eSHT paper, its Figure 7), as a stream of
+ * intervals in builder order.
+ *
+ * A attributes, quark a = attribute "a", history start 0.  For
+ * j = 0 .. A*I-1: t = j*D, a = j mod A, k = j div A, modify(t, a, int32 k);
+ * close at T = A*I*D.  Each modify ends the attribute's ongoing interval
+ * at t - 1, so the intervals come out in the order of j:
+ *
+ *   k == 0, a > 0: [0, a*D - 1]             null   (attribute 0's is empty)
+ *   k > 0:         [(j - A)*D, j*D - 1]     int32 k - 1
+ *   close, a = 0 .. A-1: [(A*(I-1) + a)*D, T]  int32 I - 1
+ *
+ * Every end is j*D - 1 or T: non-decreasing.  Values are int32, so
+ * I <= 2^31; A <= SHT_QUARK_MAX + 1 and A*I*D must fit sht_time.  Count: (A - 1) + A*(I - 1)
+ * + A = A*(I + 1) - 1.
+ */
+#include "workload/workload.h"
+
+/* 1 if the workload is valid and A*I*D (and so every time) fits sht_time
+ * and every quark fits sht_quark. */
+static int staircase_valid(const sht__staircase *w)
+{
+	uint64_t a = w->attributes;
+	uint64_t i = w->intervals;
+	uint64_t d = (uint64_t)w->step;
+
+	if (a < 1 || i < 1 || w->step < 1)
+		return 0;
+	if (a - 1 > SHT_QUARK_MAX || i - 1 > INT32_MAX)
+		return 0;
+	if (a > (uint64_t)SHT_TIME_MAX / i)
+		return 0;
+	return a * i <= (uint64_t)SHT_TIME_MAX / d;
+}
+
+sht_time sht__staircase_end(const sht__staircase *w)
+{
+	if (!staircase_valid(w))
+		return 0;
+	return (sht_time)(w->attributes * w->intervals) * w->step;
+}
+
+uint64_t sht__staircase_count(const sht__staircase *w)
+{
+	if (!staircase_valid(w))
+		return 0;
+	return w->attributes * ((uint64_t)w->intervals + 1) - 1;
+}
+
+static sht_err emit_one(sht__emit_fn emit, void *ctx, sht_quark q,
+			sht_time start, sht_time end, sht_value v)
+{
+	sht_interval iv;
+
+	iv.quark = q;
+	iv.start = start;
+	iv.end = end;
+	iv.value = v;
+	return emit(ctx, &iv);
+}
+
+/* The ongoing intervals at the close, in quark order. */
+static sht_err staircase_close(const sht__staircase *w, sht__emit_fn emit,
+			       void *ctx)
+{
+	uint64_t a_count = w->attributes;
+	sht_time d = w->step;
+	sht_time t_end = sht__staircase_end(w);
+	sht_time base = (sht_time)(a_count * (w->intervals - 1u));
+	sht_value v = sht_value_int32((int32_t)(w->intervals - 1u));
+	sht_err err;
+
+	for (uint64_t a = 0; a < a_count; a++) {
+		err = emit_one(emit, ctx, (sht_quark)a, (base + (sht_time)a) * d,
+			       t_end, v);
+		if (err < 0)
+			return err;
+	}
+	return SHT_OK;
+}
+
+sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
+			   void *ctx)
+{
+	uint64_t a_count = w->attributes;
+	uint64_t total;
+	sht_time d = w->step;
+	sht_err err;
+
+	if (!staircase_valid(w))
+		return SHT_ERR_INVALID;
+	total = a_count * w->intervals;
+	for (uint64_t j = 0; j < total; j++) {
+		uint64_t a = j % a_count;
+		uint64_t k = j / a_count;
+		sht_time t = (sht_time)j * d;
+
+		if (k == 0 && a == 0)
+			continue;       /* attribute 0's null interval is empty */
+		if (k == 0)
+			err = emit_one(emit, ctx, (sht_quark)a, 0, t - 1,
+				       sht_value_null());
+		else
+			err = emit_one(emit, ctx, (sht_quark)a,
+				       (sht_time)(j - a_count) * d, t - 1,
+				       sht_value_int32((int32_t)(k - 1)));
+		if (err < 0)
+			return err;
+	}
+	return staircase_close(w, emit, ctx);
+}
+
+/*
+ * BENCHMARKS.md: null if t < a*D, else int32 (t - a*D) div (A*D).  The
+ * formula gives I at t = T for attribute 0, whose last interval (value
+ * I - 1) ends at T: the value is capped at I - 1.  Outside the history
+ * [0, T] and for quarks >= A there is no interval: null.
+ */
+sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
+				sht_time t)
+{
+	sht_time d = w->step;
+	sht_time a0;
+	uint64_t k;
+
+	if (!staircase_valid(w) || q >= w->attributes || t < 0 ||
+	    t > sht__staircase_end(w))
+		return sht_value_null();
+	a0 = (sht_time)q * d;
+	if (t < a0)
+		return sht_value_null();
+	k = (uint64_t)(t - a0) / (w->attributes * (uint64_t)d);
+	if (k > w->intervals - 1u)
+		k = w->intervals - 1u;
+	return sht_value_int32((int32_t)k);
+}

@@ -1,0 +1,115 @@
+# test-usage.sh: the command line itself: help and version, and usage
+# errors (exit status 2, a "sht: " message, nothing written).
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+
+f=$SHT_TMP/u.sht
+
+expect_rc 0 "sht --help" "$SHT" --help
+case $out in *"Usage: sht COMMAND"*) r=0 ;; *) r=1 ;; esac
+ok $r "sht --help prints the usage"
+expect_rc 0 "sht --version" "$SHT" --version
+case $out in "sht "[0-9]*.[0-9]*.[0-9]*) r=0 ;; *) r=1 ;; esac
+ok $r "sht --version prints 'sht X.Y.Z ...'"
+
+for cmd in gen info query history check demo; do
+	expect_rc 0 "sht $cmd --help" "$SHT" $cmd --help
+	case $out in "Usage: sht $cmd"*) r=0 ;; *) r=1 ;; esac
+	ok $r "sht $cmd --help prints its usage"
+done
+expect_rc 0 "sht gen staircase --help" "$SHT" gen staircase --help
+expect_rc 0 "sht help query" "$SHT" help query
+case $out in "Usage: sht query"*) r=0 ;; *) r=1 ;; esac
+ok $r "sht help query prints the query usage"
+
+# A valid file for the commands that need one.
+expect_rc 0 "gen a small file" "$SHT" gen staircase --attributes 10 \
+	--block-size 1k --no-sync -o "$f"
+
+usage()
+{
+	local desc=$1
+	shift
+	expect_rc 2 "usage error: $desc" "$@"
+	case $err in "sht: "*) ;; *) diag "stderr not 'sht: ...': $err" ;; esac
+}
+
+usage "no command" "$SHT"
+usage "unknown command" "$SHT" frobnicate
+usage "unknown global option" "$SHT" --frobnicate
+usage "sht help of an unknown command" "$SHT" help frobnicate
+usage "gen without workload" "$SHT" gen
+usage "gen unknown workload" "$SHT" gen zigzag -o "$SHT_TMP/x.sht"
+usage "gen without --attributes" "$SHT" gen staircase -o "$SHT_TMP/x.sht"
+usage "gen without -o" "$SHT" gen staircase --attributes 10
+usage "gen --dump with -o" "$SHT" gen staircase --attributes 10 --dump \
+	-o "$SHT_TMP/x.sht"
+usage "churn takes no --attributes" "$SHT" gen churn --attributes 10 \
+	-o "$SHT_TMP/x.sht"
+for bad in abc 10x -5 0 '' ' 5' 5.0 0x10 99999999999999999999999 4294967297; do
+	usage "--attributes '$bad'" "$SHT" gen staircase --attributes "$bad" \
+		-o "$SHT_TMP/x.sht"
+done
+usage "--attributes=junk" "$SHT" gen staircase --attributes=1y \
+	-o "$SHT_TMP/x.sht"
+usage "--attributes without value" "$SHT" gen staircase -o "$SHT_TMP/x.sht" \
+	--attributes
+usage "--intervals 0" "$SHT" gen staircase --attributes 10 --intervals 0 \
+	-o "$SHT_TMP/x.sht"
+usage "--step -1" "$SHT" gen staircase --attributes 10 --step -1 \
+	-o "$SHT_TMP/x.sht"
+usage "staircase beyond the time range" "$SHT" gen staircase \
+	--attributes 1000000 --step 9223372036854775807 -o "$SHT_TMP/x.sht"
+usage "--threads 0" "$SHT" gen churn --threads 0 -o "$SHT_TMP/x.sht"
+for bad in 3k 512 1000 64q 32m k -4k 1M1; do
+	usage "--block-size '$bad'" "$SHT" gen staircase --attributes 10 \
+		--block-size "$bad" -o "$SHT_TMP/x.sht"
+done
+usage "--max-children 1" "$SHT" gen staircase --attributes 10 \
+	--max-children 1 -o "$SHT_TMP/x.sht"
+usage "--variant foo" "$SHT" gen staircase --attributes 10 --variant foo \
+	-o "$SHT_TMP/x.sht"
+usage "flag with a value" "$SHT" gen staircase --attributes 10 --json=1 \
+	-o "$SHT_TMP/x.sht"
+usage "extra argument to gen" "$SHT" gen staircase --attributes 10 extra \
+	-o "$SHT_TMP/x.sht"
+[ ! -e "$SHT_TMP/x.sht" ]
+ok $? "no usage error wrote a file"
+
+usage "info without FILE" "$SHT" info
+usage "info with two files" "$SHT" info "$f" "$f"
+usage "info unknown option" "$SHT" info "$f" --bogus
+usage "query without --at" "$SHT" query "$f"
+usage "query without FILE" "$SHT" query --at 5
+usage "query --at 1.5" "$SHT" query "$f" --at 1.5
+usage "query --at overflow" "$SHT" query "$f" --at 9223372036854775808
+usage "query --quark -1" "$SHT" query "$f" --at 5 --quark -1
+usage "query --quark 4294967295" "$SHT" query "$f" --at 5 --quark 4294967295
+usage "history without --quark" "$SHT" history "$f"
+usage "history --from after --to" "$SHT" history "$f" --quark 1 --from 10 \
+	--to 5
+usage "history --resolution -1" "$SHT" history "$f" --quark 1 \
+	--resolution -1
+usage "check without FILE" "$SHT" check
+usage "check with an option it lacks" "$SHT" check "$f" --json
+usage "demo --attributes 0" "$SHT" demo --attributes 0
+usage "demo with an argument" "$SHT" demo extra
+
+# Accepted spellings.
+expect_rc 0 "--opt=value, -oFILE and -- work" "$SHT" gen staircase \
+	--attributes=5 --block-size=1K --intervals 2 --no-sync -o"$SHT_TMP/y.sht"
+expect_rc 0 "query --at=T -- FILE" "$SHT" query --at=0 --quark=0 -- "$f"
+run "$SHT" query "$f" --at -5 --quark 1
+[ "$rc" -eq 1 ] || [ "$rc" -eq 0 ]
+ok $? "query --at -5 is not a usage error"
+
+# Errors that are not usage errors: exit 1.
+expect_rc 1 "query a missing file" "$SHT" query "$SHT_TMP/none.sht" --at 0
+case $err in "sht: cannot open $SHT_TMP/none.sht: "*) r=0 ;; *) r=1 ;; esac
+ok $r "missing file: 'sht: cannot open FILE: ...'"
+expect_rc 1 "gen into a missing directory" "$SHT" gen staircase \
+	--attributes 3 -o "$SHT_TMP/no/such/dir.sht"
+expect_rc 1 "gen with children that do not fit a block" "$SHT" gen \
+	staircase --attributes 3 --block-size 1k --max-children 100000 \
+	-o "$SHT_TMP/z.sht"
+
+done_testing
