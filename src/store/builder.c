@@ -13,7 +13,7 @@
  *      next free block: a parent knows its children's block numbers.
  *  (3) Every interval in a node lies within [node start, node end]; a child
  *      lies within its parent.  Node end = largest end inserted before the
- *      close (or the finish time), never less than the node's start.
+ *      close (or the finish time); an empty node's start is clamped to it.
  *  (4) The header says COMPLETE only after everything else is synced.
  */
 #include <errno.h>
@@ -109,8 +109,11 @@ static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
 	struct sht__child c;
 	sht_err err;
 
+	/* Only a node without records can start after the split time (a
+	 * classic branch opened at end + 1 and never used): move its start
+	 * back so that it stays inside its parent. */
 	if (end < o->start)
-		end = o->start;
+		o->start = end;
 	c.block = b->next_block;
 	c.start = o->start;
 	c.end = end;

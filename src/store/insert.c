@@ -73,7 +73,7 @@ static sht_err write_blob(struct sht_builder *b, const char *s, uint32_t len,
 static sht_err prepare_string(struct sht_builder *b, const sht_value *v,
 			      struct pstr *ps)
 {
-	uint64_t blob;
+	uint64_t blob = 0;
 	sht_err err;
 
 	ps->inline_str = v->len <= b->st.geom.block_size / 16;
