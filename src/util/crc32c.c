@@ -42,10 +42,53 @@ static uint32_t crc_soft(uint32_t crc, const uint8_t *p, size_t n)
 	return crc;
 }
 
+/*
+ * Combining: crc(A || B) from crc(A), crc(B) and len(B), by multiplying
+ * crc(A) by x^(8 len(B)) modulo the polynomial (reflected bit order).
+ * Used to run three independent crc32 instruction chains side by side.
+ */
+static uint32_t multmodp(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
+	}
+	return p;
+}
+
+static uint32_t x2n[32];         /* x^(2^k) mod P */
+
+static void make_x2n(void)
+{
+	uint32_t p = 1u << 30;   /* x^1 */
+
+	x2n[0] = p;
+	for (int k = 1; k < 32; k++)
+		x2n[k] = p = multmodp(p, p);
+}
+
+/* x^(8 n) mod P. */
+static uint32_t shift_bytes(uint64_t n)
+{
+	uint32_t p = 1u << 31;   /* x^0 */
+
+	for (unsigned k = 3; n; n >>= 1, k++)
+		if (n & 1)
+			p = multmodp(x2n[k & 31], p);
+	return p;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_HW 1
 __attribute__((target("sse4.2")))
-static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t n)
+static uint32_t crc_hw1(uint32_t crc, const uint8_t *p, size_t n)
 {
 	uint64_t c = crc;
 
@@ -59,6 +102,33 @@ static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t n)
 		crc = __builtin_ia32_crc32qi(crc, *p++);
 	return crc;
 }
+
+/* Raw (not inverted) register values, three chains at once. */
+__attribute__((target("sse4.2")))
+static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t n)
+{
+	static _Thread_local uint64_t last_len;
+	static _Thread_local uint32_t last_shift;
+	size_t k = (n / 3) & ~(size_t)7;
+	uint64_t a = crc, b = 0, c = 0;
+	const uint8_t *q = p + k, *r = p + 2 * k;
+
+	if (n < 3072)
+		return crc_hw1(crc, p, n);
+	for (size_t i = 0; i < k; i += 8) {
+		a = __builtin_ia32_crc32di(a, sht__load_le64(p + i));
+		b = __builtin_ia32_crc32di(b, sht__load_le64(q + i));
+		c = __builtin_ia32_crc32di(c, sht__load_le64(r + i));
+	}
+	if (last_len != k) {
+		last_len = k;
+		last_shift = shift_bytes(k);
+	}
+	/* Raw registers combine linearly: a·x^8k, then b, then ·x^8k, then c. */
+	a = multmodp(last_shift, (uint32_t)a) ^ (uint32_t)b;
+	a = multmodp(last_shift, (uint32_t)a) ^ (uint32_t)c;
+	return crc_hw1((uint32_t)a, p + 3 * k, n - 3 * k);
+}
 #endif
 
 static int use_hw;
@@ -66,6 +136,7 @@ static int use_hw;
 static void init_once(void)
 {
 	make_table();
+	make_x2n();
 #ifdef HAVE_HW
 	__builtin_cpu_init();
 	use_hw = __builtin_cpu_supports("sse4.2");

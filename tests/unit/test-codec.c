@@ -24,6 +24,26 @@ static void reseal(uint8_t *blk, uint32_t bs)
 	sht__put_u32(blk + bs - 4, sht__crc32c(0, blk, bs - 4));
 }
 
+/* Large buffers take the three-chain path; small pieces do not. */
+static void test_crc_large(void)
+{
+	size_t sizes[] = { 3072, 4096, 65536, 70001, 1u << 20 };
+	uint8_t *big = malloc(1u << 20);
+	int bad = 0;
+
+	for (size_t i = 0; i < (1u << 20); i++)
+		big[i] = (uint8_t)rnd();
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		uint32_t piecewise = 0;
+		for (size_t off = 0; off < sizes[k]; off += 1000)
+			piecewise = sht__crc32c(piecewise, big + off,
+						sizes[k] - off < 1000 ? sizes[k] - off : 1000);
+		bad += piecewise != sht__crc32c(0, big, sizes[k]);
+	}
+	free(big);
+	is_int(bad, 0, "CRC-32C of large buffers equals the piecewise CRC");
+}
+
 static void test_crc(void)
 {
 	uint8_t buf[1000];
@@ -33,6 +53,7 @@ static void test_crc(void)
 		buf[i] = (uint8_t)rnd();
 	is_u64(sht__crc32c(sht__crc32c(0, buf, 333), buf + 333, 667),
 	       sht__crc32c(0, buf, 1000), "CRC-32C continues across calls");
+	test_crc_large();
 }
 
 static void test_getbits(void)
