@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# build.sh [release|asan] [CMAKE_ARG]...: configure and build into
+# build.sh [release|asan|tsan] [CMAKE_ARG]...: configure and build into
 #   build/release  Release, SHT_WERROR=ON
-#   build/asan     Debug, SHT_SANITIZE=address,undefined, SHT_WERROR=ON
+#   build/asan     Debug, SHT_SANITIZE=address,undefined, SHT_WERROR=ON,
+#                  SHT_DEV_CHECKS=ON
+#   build/tsan     RelWithDebInfo, SHT_SANITIZE=thread, SHT_WERROR=ON
 # Extra arguments go to the cmake configure step (e.g. -DSHT_DEV_CHECKS=ON).
 # Environment: CC picks the compiler (cmake's rule); SHT_BUILD_ROOT
 # replaces "build" (use one per compiler, e.g. CC=clang SHT_BUILD_ROOT=build/clang).
@@ -13,8 +15,10 @@ mode=${1:-release}
 case $mode in
 release) args=(-DCMAKE_BUILD_TYPE=Release -DSHT_SANITIZE= -DSHT_WERROR=ON) ;;
 asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DSHT_SANITIZE=address,undefined
+               -DSHT_WERROR=ON -DSHT_DEV_CHECKS=ON) ;;
+tsan)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHT_SANITIZE=thread
                -DSHT_WERROR=ON) ;;
-*)       echo "usage: $0 [release|asan] [CMAKE_ARG]..." >&2; exit 2 ;;
+*)       echo "usage: $0 [release|asan|tsan] [CMAKE_ARG]..." >&2; exit 2 ;;
 esac
 
 dir=${SHT_BUILD_ROOT:-build}/$mode

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# test.sh [asan|release]...: install what is needed, build each tree
-# (default: asan and release) and run its whole CTest suite.  Exits
+# test.sh [asan|release|tsan]...: install what is needed, build each tree
+# (default: asan, release and tsan) and run its whole CTest suite.  Exits
 # non-zero if a build or a test fails.  Environment as for build.sh
 # (CC, SHT_BUILD_ROOT); CTEST_PARALLEL_LEVEL overrides -j2.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(asan release)
+[ ${#modes[@]} -gt 0 ] || modes=(asan release tsan)
 
 bash scripts/install-deps.sh || { echo "test.sh: install-deps failed" >&2; exit 1; }
 
@@ -29,7 +29,10 @@ for mode in "${modes[@]}"; do
 	fi
 	echo "== test.sh: ctest in $dir"
 	log=$dir/ctest.log
-	ctest --test-dir "$dir" --output-on-failure --no-tests=error \
+	select=()
+	# ThreadSanitizer runs the tests that start threads.
+	[ "$mode" = tsan ] && select=(-L threads)
+	ctest --test-dir "$dir" --output-on-failure --no-tests=error "${select[@]}" \
 		-j "${CTEST_PARALLEL_LEVEL:-2}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	# ctest closes with "100% tests passed, 0 tests failed out of 12".
