@@ -40,7 +40,8 @@ typedef enum sht_variant {
 typedef struct sht_build_opts {
 	sht_variant variant;    /* default SHT_VARIANT_ESHT */
 	uint32_t block_size;    /* power of two, 1 KiB .. 16 MiB; 0: 64 KiB */
-	uint32_t max_children;  /* >= 2; 0: 50; must fit half a block */
+	uint32_t max_children;  /* >= 2, 32 bytes each must fit in half a
+	                           block; 0: 50, or fewer if the block is small */
 	int no_sync;            /* 1: skip fsync at close (tests, benches) */
 } sht_build_opts;
 
@@ -86,7 +87,7 @@ SHT_API sht_time sht_builder_current_end(const sht_builder *b);
 /* ---- reading ----------------------------------------------------------- */
 
 typedef struct sht_open_opts {
-	size_t cache_bytes;     /* node cache bound; 0: 64 MiB */
+	size_t cache_bytes;     /* node cache bound; 0: 256 MiB */
 } sht_open_opts;
 
 typedef struct sht_reader sht_reader;
@@ -121,7 +122,7 @@ typedef struct sht_info {
 
 SHT_API void sht_reader_info(const sht_reader *r, sht_info *out);
 
-#define SHT_STATS_MAX_LEVELS 64
+#define SHT_STATS_MAX_LEVELS 256
 
 typedef struct sht_level_stats {
 	uint64_t nodes;
@@ -135,7 +136,8 @@ typedef struct sht_stats {
 	double fill_leaf;         /* used bytes / block bytes over leaves */
 	double fill_core;         /* same over core nodes (0 if none) */
 	double bytes_per_interval;/* file bytes / intervals */
-	uint32_t levels;          /* entries used in level[], 0 = leaves */
+	uint32_t levels;          /* tree levels; level[] itemises the first
+	                             SHT_STATS_MAX_LEVELS of them, 0 = leaves */
 	sht_level_stats level[SHT_STATS_MAX_LEVELS];
 } sht_stats;
 

@@ -114,6 +114,8 @@ const char *cli_variant_name(sht_variant v);
 
 /* ---- shared printers (print.c) ----------------------------------------- */
 
+/* "null", "int" (int32), "long" (int64), "double" or "string". */
+const char *cli_type_name(sht_type t);
 /* One interval as "quark  [start, end]  type  value". */
 void cli_print_interval(FILE *f, const sht_interval *iv);
 /* One value as in the human form: null, a number, or a quoted string. */

@@ -56,8 +56,11 @@ static int demo_expect(const struct demo *d, sht_quark q, sht_time t,
 	int ok = iv && iv->quark == q && iv->start <= t && t <= iv->end &&
 		 sht_value_equal(&iv->value, &ex);
 
-	printf("  expected: ");
-	cli_print_value(stdout, &ex);
+	printf("  expected: %s", cli_type_name(ex.type));
+	if (ex.type != SHT_TYPE_NULL) {
+		putchar(' ');
+		cli_print_value(stdout, &ex);
+	}
 	printf("  -> %s\n", ok ? "ok" : "MISMATCH");
 	return ok;
 }
@@ -177,10 +180,12 @@ static int demo_build(const struct demo *d)
 	return status;
 }
 
+/* Every step runs even if an earlier one failed: the output shows all
+ * that works.  Returns the first failure. */
 static int demo_run(const struct demo *d)
 {
 	sht_reader *r;
-	int status, checked;
+	int status, step;
 
 	status = demo_build(d);
 	if (status != CLI_OK)
@@ -190,13 +195,13 @@ static int demo_run(const struct demo *d)
 	printf("\n== info ==\n");
 	status = cli_print_info(d->path, r, 0);
 	printf("\n== queries ==\n");
-	if (status == CLI_OK)
-		status = demo_queries(d, r);
+	step = demo_queries(d, r);
+	status = status != CLI_OK ? status : step;
 	printf("\n== check ==\n");
 	fflush(stdout);
-	checked = cli_check_reader(d->path, r);
+	step = cli_check_reader(d->path, r);
 	sht_reader_close(r);
-	return status != CLI_OK ? status : checked;
+	return status != CLI_OK ? status : step;
 }
 
 static int demo_temp_path(struct demo *d)

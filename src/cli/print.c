@@ -12,7 +12,7 @@
 
 /* The names of --json output; fixed here, not borrowed from the library,
  * because scripts depend on them. */
-static const char *type_name(sht_type t)
+const char *cli_type_name(sht_type t)
 {
 	switch (t) {
 	case SHT_TYPE_NULL:   return "null";
@@ -63,7 +63,7 @@ void cli_print_interval(FILE *f, const sht_interval *iv)
 {
 	fprintf(f, "%lu  [%lld, %lld]  %s  ", (unsigned long)iv->quark,
 		(long long)iv->start, (long long)iv->end,
-		type_name(iv->value.type));
+		cli_type_name(iv->value.type));
 	cli_print_value(f, &iv->value);
 	fputc('\n', f);
 }
@@ -95,7 +95,7 @@ void cli_json_interval(json_writer *w, const sht_interval *iv)
 	json_kv_uint(w, "quark", iv->quark);
 	json_kv_int(w, "start", iv->start);
 	json_kv_int(w, "end", iv->end);
-	json_kv_string(w, "type", type_name(iv->value.type));
+	json_kv_string(w, "type", cli_type_name(iv->value.type));
 	json_key(w, "value");
 	cli_json_value(w, &iv->value);
 	json_object_end(w);
@@ -198,8 +198,8 @@ static void info_human(const char *path, const sht_info *in,
 	kv_f("fill_core:", st->fill_core, "");
 	printf("levels:\n");
 	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++)
-		printf("  level %-3lu %10llu nodes %12llu intervals  "
-		       "fill %.4f\n", (unsigned long)i,
+		printf("  level %lu: %llu nodes, %llu intervals, fill %.4f\n",
+		       (unsigned long)i,
 		       (unsigned long long)st->level[i].nodes,
 		       (unsigned long long)st->level[i].intervals,
 		       level_fill(&st->level[i], in->block_size));

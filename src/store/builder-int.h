@@ -7,7 +7,6 @@
 
 #include "store/store-int.h"
 
-#define SHT__MAX_DEPTH 64
 
 struct sht_builder {
 	struct sht__store st;        /* fd, geometry, cache for live queries */
@@ -20,7 +19,8 @@ struct sht_builder {
 	_Atomic sht_time pub_end;    /* tree_end, readable without the lock */
 	int any;                     /* an interval was inserted */
 	uint32_t depth;
-	struct sht__open *branch[SHT__MAX_DEPTH]; /* [0] = root */
+	struct sht__open **branch;    /* depth entries, [0] = root */
+	uint32_t branch_cap;
 	struct sht__child root_entry; /* set when the root closes */
 	uint64_t next_block, next_seq, nodes, intervals;
 	uint32_t quark_max;
@@ -37,7 +37,7 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
 /* Open-node lifecycle. */
 struct sht__open *sht__open_new(uint32_t max_children);
 void sht__open_free(struct sht__open *o);
-void sht__open_reset(struct sht__open *o, uint8_t kind, uint8_t level,
+void sht__open_reset(struct sht__open *o, uint8_t kind, uint32_t level,
 		     uint64_t seq, sht_time start);
 
 /* Close every node below level (and level itself), deepest first, at end.

@@ -57,7 +57,7 @@ void sht__open_free(struct sht__open *o)
 	free(o);
 }
 
-void sht__open_reset(struct sht__open *o, uint8_t kind, uint8_t level,
+void sht__open_reset(struct sht__open *o, uint8_t kind, uint32_t level,
 		     uint64_t seq, sht_time start)
 {
 	o->kind = kind;
@@ -149,7 +149,7 @@ static void open_branch(struct sht_builder *b, uint32_t from, sht_time start)
 	for (uint32_t i = from; i < b->depth; i++) {
 		uint32_t lvl = b->depth - 1 - i;
 		sht__open_reset(b->branch[i], lvl ? SHT__KIND_CORE : SHT__KIND_LEAF,
-				(uint8_t)lvl, b->next_seq++, start);
+				lvl, b->next_seq++, start);
 	}
 }
 
@@ -158,9 +158,16 @@ static sht_err add_new_root(struct sht_builder *b, sht_time start)
 	struct sht__open *root;
 	sht_err err;
 
-	if (b->depth == SHT__MAX_DEPTH)
-		return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot grow the tree past %u levels",
-					  SHT__MAX_DEPTH));
+	if (b->depth > SHT__MAX_LEVEL)
+		return fail(b, sht__error(SHT_ERR_TOOBIG, "Cannot grow the tree past %u levels",
+					  SHT__MAX_LEVEL + 1));
+	if (b->depth == b->branch_cap) {
+		struct sht__open **br = realloc(b->branch, 2 * (size_t)b->branch_cap * sizeof *br);
+		if (!br)
+			return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot allocate a branch"));
+		b->branch = br;
+		b->branch_cap *= 2;
+	}
 	root = sht__open_new(b->st.geom.max_children);
 	if (!root)
 		return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot allocate a node"));
@@ -171,7 +178,7 @@ static sht_err add_new_root(struct sht_builder *b, sht_time start)
 	}
 	memmove(&b->branch[1], &b->branch[0], b->depth * sizeof *b->branch);
 	b->branch[0] = root;
-	sht__open_reset(root, SHT__KIND_CORE, (uint8_t)b->depth, b->next_seq++,
+	sht__open_reset(root, SHT__KIND_CORE, b->depth, b->next_seq++,
 			b->start_time);
 	link_child(root, &b->root_entry);
 	b->depth++;
@@ -228,6 +235,22 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 	return SHT_OK;
 }
 
+/* Options with their zeros replaced by defaults: block size 64 KiB, and
+ * 50 children or as many as half the block holds, if fewer. */
+static sht_build_opts resolve_opts(const sht_build_opts *in)
+{
+	sht_build_opts o = *in;
+
+	if (o.block_size == 0)
+		o.block_size = SHT_DEFAULT_BLOCK_SIZE;
+	if (o.max_children == 0) {
+		uint32_t fit = o.block_size >= 2 * SHT__NODE_HDR
+			       ? (o.block_size / 2 - SHT__NODE_HDR) / SHT__CHILD_ENTRY : 0;
+		o.max_children = fit < SHT_DEFAULT_MAX_CHILDREN ? fit : SHT_DEFAULT_MAX_CHILDREN;
+	}
+	return o;
+}
+
 static sht_err check_opts(const sht_build_opts *o)
 {
 	if (o->variant != SHT_VARIANT_SHT && o->variant != SHT_VARIANT_ESHT)
@@ -245,8 +268,11 @@ static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
 	b->no_sync = o->no_sync;
 	b->blk = malloc(o->block_size > SHT__HEADER_REGION ? o->block_size
 							    : SHT__HEADER_REGION);
-	b->branch[0] = sht__open_new(o->max_children);
-	if (!b->blk || !b->branch[0])
+	b->branch = calloc(8, sizeof *b->branch);
+	b->branch_cap = 8;
+	if (b->branch)
+		b->branch[0] = sht__open_new(o->max_children);
+	if (!b->blk || !b->branch || !b->branch[0])
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate builder");
 	b->depth = 1;
 	b->tree_end = b->start_time;
@@ -259,7 +285,7 @@ static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
 sht_err sht_builder_create(const char *path, sht_time start_time,
 			   const sht_build_opts *opts, sht_builder **out)
 {
-	sht_build_opts def;
+	sht_build_opts def, o;
 	struct sht_builder *b;
 	sht_err err;
 	int fd;
@@ -268,6 +294,8 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 		sht_build_opts_init(&def);
 		opts = &def;
 	}
+	o = resolve_opts(opts);
+	opts = &o;
 	err = check_opts(opts);
 	if (err != SHT_OK)
 		return err;
@@ -343,8 +371,9 @@ void sht_builder_destroy(sht_builder *b)
 {
 	if (!b)
 		return;
-	for (uint32_t i = 0; i < b->depth; i++)
+	for (uint32_t i = 0; b->branch && i < b->depth; i++)
 		sht__open_free(b->branch[i]);
+	free(b->branch);
 	if (b->st.io.fd >= 0)
 		close(b->st.io.fd);
 	sht__cache_destroy(b->st.cache);

@@ -133,13 +133,15 @@ static void add_stats(struct walk *w, const struct sht__node *n)
 {
 	sht_stats *s = w->stats;
 
-	if (!s || n->level >= SHT_STATS_MAX_LEVELS)
+	if (!s)
 		return;
 	if (n->level + 1u > s->levels)
 		s->levels = n->level + 1u;
-	s->level[n->level].nodes++;
-	s->level[n->level].intervals += n->n;
-	s->level[n->level].used_bytes += n->used;
+	if (n->level < SHT_STATS_MAX_LEVELS) {
+		s->level[n->level].nodes++;
+		s->level[n->level].intervals += n->n;
+		s->level[n->level].used_bytes += n->used;
+	}
 	if (n->kind == SHT__KIND_LEAF) {
 		s->leaf_nodes++;
 		s->leaf_used_bytes += n->used;
@@ -149,7 +151,7 @@ static void add_stats(struct walk *w, const struct sht__node *n)
 	}
 }
 
-static void walk_node(struct walk *w, uint64_t blk, int level,
+static void walk_node(struct walk *w, uint64_t blk, uint32_t level,
 		      uint32_t *qlo, uint32_t *qhi);
 
 static void check_child(struct walk *w, const struct sht__node *n, uint32_t i,
@@ -185,7 +187,7 @@ static void check_child(struct walk *w, const struct sht__node *n, uint32_t i,
 	}
 }
 
-static void walk_node(struct walk *w, uint64_t blk, int level,
+static void walk_node(struct walk *w, uint64_t blk, uint32_t level,
 		      uint32_t *qlo, uint32_t *qhi)
 {
 	struct sht__centry *e;
@@ -207,7 +209,7 @@ static void walk_node(struct walk *w, uint64_t blk, int level,
 	w->intervals += n->n;
 	add_stats(w, n);
 	if (n->level != level)
-		problem(w, "block %llu: level %u, expected %d", (unsigned long long)blk, n->level, level);
+		problem(w, "block %llu: level %u, expected %u", (unsigned long long)blk, n->level, level);
 	else if (w->full) {
 		if (!zero_tail(n->blk + n->used, w->r->hd.block_size - 4 - n->used))
 			problem(w, "block %llu: padding is not zero", (unsigned long long)blk);
@@ -241,6 +243,30 @@ static void check_totals(struct walk *w, uint32_t qlo, uint32_t qhi)
 			(unsigned long long)w->nodes, (unsigned long long)qc);
 }
 
+/* Reserved header bytes and the padding after header_len must be zero;
+ * v1 writes no sections, so their entries must be zero too. */
+static void check_header(struct walk *w)
+{
+	static const struct { unsigned off, len; } zero[] = {
+		{ 21, 3 }, { 52, 4 }, { SHT__H_SECTIONS, SHT__SECTION_SLOTS * SHT__SECTION_ENTRY },
+		{ 352, 28 },
+	};
+	uint8_t h[SHT__HEADER_REGION];
+	int rc = w->r->st.io.pread(&w->r->st.io, h, sizeof h, 0);
+
+	if (rc) {
+		w->io_err = sht__error(SHT_ERR_IO, "Cannot read header: path=%s errno=%d",
+				       w->r->st.path, -rc);
+		return;
+	}
+	for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+		if (!zero_tail(h + zero[i].off, zero[i].len))
+			problem(w, "header: reserved bytes %u..%u are not zero",
+				zero[i].off, zero[i].off + zero[i].len - 1);
+	if (!zero_tail(h + w->r->hd.header_len, sizeof h - w->r->hd.header_len))
+		problem(w, "header: padding after byte %u is not zero", w->r->hd.header_len);
+}
+
 static sht_err run_walk(struct walk *w)
 {
 	uint32_t qlo = UINT32_MAX, qhi = 0;
@@ -248,9 +274,11 @@ static sht_err run_walk(struct walk *w)
 	w->seen = calloc(w->r->hd.block_count / 8 + 1, 1);
 	if (!w->seen)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate the check bitmap");
-	walk_node(w, w->r->hd.root, (int)w->r->hd.depth - 1, &qlo, &qhi);
-	if (w->full)
+	walk_node(w, w->r->hd.root, w->r->hd.depth - 1, &qlo, &qhi);
+	if (w->full) {
+		check_header(w);
 		check_totals(w, qlo, qhi);
+	}
 	free(w->seen);
 	if (w->io_err)
 		return w->io_err;

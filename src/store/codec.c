@@ -98,7 +98,7 @@ static sht_err parse_fixed(const uint8_t *blk, uint64_t no,
 {
 	n->blk = blk;
 	n->kind = blk[SHT__N_KIND];
-	n->level = blk[SHT__N_LEVEL];
+	n->level = sht__get_u32(blk + SHT__N_LEVEL);
 	n->flags = blk[SHT__N_FLAGS];
 	n->ctag = blk[SHT__N_CTAG];
 	n->n = sht__get_u32(blk + SHT__N_COUNT);
@@ -118,7 +118,8 @@ static sht_err parse_fixed(const uint8_t *blk, uint64_t no,
 	if ((n->kind != SHT__KIND_LEAF && n->kind != SHT__KIND_CORE) ||
 	    (n->kind == SHT__KIND_LEAF) != (n->level == 0) ||
 	    (n->flags & ~SHT__NFLAG_DURATION) || n->self != no ||
-	    !zero_bytes(blk + 61, 3) || !zero_bytes(blk + 92, 4))
+	    n->level > SHT__MAX_LEVEL || blk[SHT__N_ZERO1] ||
+	    !zero_bytes(blk + 61, 3))
 		return CORRUPT(no, "Cannot decode node: block=%llu bad kind/level/flags/self (kind=%u level=%u self=%llu)",
 			       (unsigned long long)no, n->kind, n->level,
 			       (unsigned long long)n->self);
@@ -248,7 +249,7 @@ static sht_err header_fields(const uint8_t *h, struct sht__header *hd)
 		return sht__error(SHT_ERR_CORRUPT, "Cannot read header: bad geometry block_size=%u max_children=%u",
 				  hd->block_size, hd->max_children);
 	if ((hd->flags & ~SHT__FLAG_COMPLETE) || hd->variant > SHT_VARIANT_ESHT ||
-	    hd->depth > 64 || hd->start > hd->end ||
+	    hd->depth > SHT__MAX_LEVEL + 1 || hd->start > hd->end ||
 	    hd->quark_count > (uint64_t)SHT_QUARK_MAX + 1 ||
 	    hd->nodes > hd->block_count ||
 	    ((hd->flags & SHT__FLAG_COMPLETE) &&

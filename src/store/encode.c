@@ -239,7 +239,6 @@ static void put_header(const struct sht__open *o, const struct widths *w,
 	int any = t->n > 0;
 
 	blk[SHT__N_KIND] = o->kind;
-	blk[SHT__N_LEVEL] = o->level;
 	blk[SHT__N_FLAGS] = w->dur ? SHT__NFLAG_DURATION : 0;
 	blk[SHT__N_CTAG] = (uint8_t)(w->t || !any ? 0 : __builtin_ctz(t->types));
 	sht__put_u32(blk + SHT__N_COUNT, t->n);
@@ -262,6 +261,7 @@ static void put_header(const struct sht__open *o, const struct widths *w,
 	sht__put_u64(blk + SHT__N_VBASE,
 		     t->types & INT_TYPES ? (uint64_t)sht__unbias(t->vmin) : 0);
 	sht__put_u32(blk + SHT__N_USED, used);
+	sht__put_u32(blk + SHT__N_LEVEL, o->level);
 }
 
 static void put_children(const struct sht__open *o, uint8_t *p)

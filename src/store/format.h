@@ -49,7 +49,7 @@ enum {
 /* Node header field offsets. */
 enum {
 	SHT__N_KIND = 0,
-	SHT__N_LEVEL = 1,
+	SHT__N_ZERO1 = 1,
 	SHT__N_FLAGS = 2,
 	SHT__N_CTAG = 3,
 	SHT__N_COUNT = 4,
@@ -70,6 +70,7 @@ enum {
 	SHT__N_EBASE = 72,
 	SHT__N_VBASE = 80,
 	SHT__N_USED = 88,
+	SHT__N_LEVEL = 92,
 	SHT__NODE_HDR = 96,
 	SHT__CHILD_ENTRY = 32,
 	/* Bytes after the records that must stay inside the block, so that a
@@ -78,6 +79,9 @@ enum {
 };
 
 #define SHT__NFLAG_DURATION 1u
+/* Deepest tree a file may hold (levels 0 .. SHT__MAX_LEVEL).  Queries
+ * recurse once per level: this bounds their stack to a few hundred KiB. */
+#define SHT__MAX_LEVEL 4095u
 
 /* Blob block field offsets. */
 enum {

@@ -304,7 +304,7 @@ static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
 	}
 }
 
-static sht_err visit_disk(struct sht__store *st, uint64_t blk, int level,
+static sht_err visit_disk(struct sht__store *st, uint64_t blk, uint32_t level,
 			  struct qspec *x, sht_result *res)
 {
 	struct sht__centry *e;
@@ -315,7 +315,7 @@ static sht_err visit_disk(struct sht__store *st, uint64_t blk, int level,
 		return err;
 	n = &e->node;
 	if (n->level != level)
-		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %d",
+		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %u",
 				 (unsigned long long)blk, n->level, level);
 	else
 		err = scan_disk(st, n, x, res);
@@ -359,7 +359,7 @@ static sht_err visit_root(const struct sht__root *rt, struct qspec *x,
 {
 	if (rt->branch)
 		return visit_open(rt, 0, x, res);
-	return visit_disk(rt->st, rt->disk_root, (int)rt->depth - 1, x, res);
+	return visit_disk(rt->st, rt->disk_root, rt->depth - 1, x, res);
 }
 
 /* ---- the three queries -------------------------------------------------- */
@@ -421,7 +421,7 @@ sht_err sht__q_full(const struct sht__root *rt, sht_time t, sht_result *res)
 		err = visit_root(rt, &x, res);
 	if (err == SHT_OK && x.dense)
 		compact(res, x.found, qc);
-	else if (err == SHT_OK)
+	else if (err == SHT_OK && res->count > 1)
 		qsort(res->items, res->count, sizeof *res->items, cmp_quark);
 	free(x.found);
 	if (err != SHT_OK)
@@ -448,8 +448,10 @@ static sht_err make_selection(const sht_query2d *q, struct qspec *x,
 
 	if (!s)
 		return sht__error(SHT_ERR_NOMEM, "Cannot copy %zu quarks", q->n_quarks);
-	memcpy(s, q->quarks, q->n_quarks * sizeof *s);
-	qsort(s, q->n_quarks, sizeof *s, cmp_quark_id);
+	if (q->n_quarks) {
+		memcpy(s, q->quarks, q->n_quarks * sizeof *s);
+		qsort(s, q->n_quarks, sizeof *s, cmp_quark_id);
+	}
 	for (size_t i = 0; i < q->n_quarks; i++)
 		if (n == 0 || s[n - 1] != s[i])
 			s[n++] = s[i];
@@ -490,6 +492,7 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 		sht_result_clear(res);
 		return err;
 	}
-	qsort(res->items, res->count, sizeof *res->items, cmp_time);
+	if (res->count > 1)
+		qsort(res->items, res->count, sizeof *res->items, cmp_time);
 	return SHT_OK;
 }

@@ -12,7 +12,7 @@
 #include "store/builder-int.h"
 #include "store/reader-int.h"
 
-#define DEFAULT_CACHE (64u * 1024u * 1024u)
+#define DEFAULT_CACHE (256u * 1024u * 1024u)
 
 static sht_err read_header(struct sht_reader *r, uint64_t size)
 {
@@ -28,8 +28,11 @@ static sht_err read_header(struct sht_reader *r, uint64_t size)
 		return sht__error(SHT_ERR_IO, "Cannot read header: path=%s errno=%d",
 				  r->st.path, -rc);
 	err = sht__header_parse(h, &r->hd);
-	if (err != SHT_OK)
-		return sht__error(err, "%s: path=%s", sht_errmsg(), r->st.path);
+	if (err != SHT_OK) {
+		char why[256];
+		snprintf(why, sizeof why, "%s", sht_errmsg());
+		return sht__error(err, "%s: path=%s", why, r->st.path);
+	}
 	if (!(r->hd.flags & SHT__FLAG_COMPLETE))
 		return sht__error(SHT_ERR_INCOMPLETE, "Cannot open history: path=%s was never completed (the build was interrupted)",
 				  r->st.path);

@@ -41,7 +41,8 @@ struct sht__geom {
 /* A node decoded from a validated block.  Pointers point into blk. */
 struct sht__node {
 	const uint8_t *blk;     /* block_size bytes */
-	uint8_t kind, level, flags, ctag;
+	uint8_t kind, flags, ctag;
+	uint32_t level;
 	uint8_t qbits, sbits, ebits, tbits, vbits;
 	uint32_t w;             /* record width in bits */
 	uint32_t n;             /* records */
@@ -254,7 +255,8 @@ struct sht__trk {
 };
 
 struct sht__open {
-	uint8_t kind, level;
+	uint8_t kind;
+	uint32_t level;
 	uint64_t seq;
 	sht_time start;
 	struct sht__oiv *iv;         /* n = trk.n records, cap allocated */

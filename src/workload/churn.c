@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/util.h"
 #include "workload/workload.h"
 
 enum {
@@ -216,7 +217,10 @@ sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx)
 	sht_time t_last;
 
 	if (!churn_valid(w))
-		return SHT_ERR_INVALID;
+		return sht__error(SHT_ERR_INVALID, "Cannot generate churn: "
+				  "threads=%llu (1 .. %lu)",
+				  (unsigned long long)w->threads,
+				  (unsigned long)(SHT_QUARK_MAX / 3u));
 	memset(ring, 0, sizeof(ring));
 	t_last = (sht_time)(w->threads - 1u) * CHURN_BIRTH_STEP + CHURN_LIFE;
 	for (sht_time t = 0; t <= t_last; t += CHURN_CHANGE_STEP) {

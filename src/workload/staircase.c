@@ -16,6 +16,7 @@
  * I <= 2^31; A <= SHT_QUARK_MAX + 1 and A*I*D must fit sht_time.  Count: (A - 1) + A*(I - 1)
  * + A = A*(I + 1) - 1.
  */
+#include "util/util.h"
 #include "workload/workload.h"
 
 /* 1 if the workload is valid and A*I*D (and so every time) fits sht_time
@@ -90,7 +91,12 @@ sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
 	sht_err err;
 
 	if (!staircase_valid(w))
-		return SHT_ERR_INVALID;
+		return sht__error(SHT_ERR_INVALID, "Cannot generate staircase: "
+				  "attributes=%llu intervals=%lu step=%lld "
+				  "(each >= 1, A*I*D within sht_time)",
+				  (unsigned long long)w->attributes,
+				  (unsigned long)w->intervals,
+				  (long long)w->step);
 	total = a_count * w->intervals;
 	for (uint64_t j = 0; j < total; j++) {
 		uint64_t a = j % a_count;

@@ -98,6 +98,14 @@ for variant in esht sht; do
 		"7 $(expect 1500000 7);3 $(expect 1500000 3);99 $(expect 1500000 99);" \
 		"$variant: query with three --quark"
 
+	# A quark with no interval: the others still answered, valid JSON.
+	run "$SHT" query "$f" --at 5000 --quark 3 --quark $((A + 7)) --quark 4 --json
+	is "$rc:$(answers | tr '\n' ';')" \
+		"1:3 $(expect 5000 3);4 $(expect 5000 4);" \
+		"$variant: query of a missing quark: exit 1, the others answered"
+	case $err in *"quark $((A + 7))"*) r=0 ;; *) r=1 ;; esac
+	ok $r "$variant: the missing quark is named on stderr"
+
 	# Human form.
 	run "$SHT" query "$f" --at 1000 --quark 1
 	is "$out" "1  [1000, 100999]  int  0" "$variant: human query line"

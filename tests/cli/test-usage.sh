@@ -23,7 +23,7 @@ ok $r "sht help query prints the query usage"
 
 # A valid file for the commands that need one.
 expect_rc 0 "gen a small file" "$SHT" gen staircase --attributes 10 \
-	--block-size 1k --no-sync -o "$f"
+	--block-size 4k --no-sync -o "$f"
 
 usage()
 {
@@ -96,7 +96,7 @@ usage "demo with an argument" "$SHT" demo extra
 
 # Accepted spellings.
 expect_rc 0 "--opt=value, -oFILE and -- work" "$SHT" gen staircase \
-	--attributes=5 --block-size=1K --intervals 2 --no-sync -o"$SHT_TMP/y.sht"
+	--attributes=5 --block-size=4K --intervals 2 --no-sync -o"$SHT_TMP/y.sht"
 expect_rc 0 "query --at=T -- FILE" "$SHT" query --at=0 --quark=0 -- "$f"
 run "$SHT" query "$f" --at -5 --quark 1
 [ "$rc" -eq 1 ] || [ "$rc" -eq 0 ]
