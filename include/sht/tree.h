@@ -77,6 +77,21 @@ SHT_API sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv);
  */
 SHT_API sht_err sht_builder_finish(sht_builder *b, sht_time end_time);
 
+/* Longest section, in bytes. */
+#define SHT_SECTION_MAX (UINT64_C(1) << 32)
+
+/*
+ * Store an opaque section (the layers above the store use them for the
+ * attribute tree, the provider's identity, checkpoints).  kind > 0 names
+ * it, at most one per kind and 8 per file; version is the caller's.  The
+ * bytes are written now and found again by sht_reader_section.
+ * @return SHT_OK, SHT_ERR_INVALID (kind 0, taken, no slot, too long),
+ *         SHT_ERR_IO, SHT_ERR_NOMEM, SHT_ERR_STATE.
+ */
+SHT_API sht_err sht_builder_add_section(sht_builder *b, uint32_t kind,
+					uint32_t version, const void *data,
+					size_t len);
+
 /* Free the builder.  If it was not finished, the file stays incomplete
  * (readers refuse it).  NULL is a no-op. */
 SHT_API void sht_builder_destroy(sht_builder *b);
@@ -121,6 +136,15 @@ typedef struct sht_info {
 } sht_info;
 
 SHT_API void sht_reader_info(const sht_reader *r, sht_info *out);
+
+/*
+ * Read the section of this kind: *data gets a malloc'd copy (free it), *len
+ * its length, *version the writer's version (any of the three may be NULL
+ * except data).  @return SHT_OK, SHT_NOT_FOUND, SHT_ERR_CORRUPT (checksum
+ * or layout), SHT_ERR_IO, SHT_ERR_NOMEM.
+ */
+SHT_API sht_err sht_reader_section(sht_reader *r, uint32_t kind,
+				   uint32_t *version, void **data, size_t *len);
 
 #define SHT_STATS_MAX_LEVELS 256
 

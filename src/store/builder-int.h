@@ -25,11 +25,17 @@ struct sht_builder {
 	uint64_t next_block, next_seq, nodes, intervals;
 	uint32_t quark_max;
 	uint8_t *blk;                /* block_size encode buffer */
+	struct sht__section sections[SHT__SECTION_SLOTS];
+	uint32_t nsections;
 };
 
 /* Write len bytes at block number blk; marks the builder failed on error. */
 sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
 		     uint64_t blk);
+
+/* Write len bytes as a blob or section (kind) at the next free blocks. */
+sht_err sht__b_write_blob(struct sht_builder *b, uint8_t kind, const void *s,
+			 uint64_t len, uint64_t *first);
 
 /* Insert with the lock held and the interval validated. */
 sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);

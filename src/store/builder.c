@@ -28,7 +28,7 @@ void sht_build_opts_init(sht_build_opts *opts)
 {
 	opts->variant = SHT_VARIANT_ESHT;
 	opts->block_size = SHT_DEFAULT_BLOCK_SIZE;
-	opts->max_children = SHT_DEFAULT_MAX_CHILDREN;
+	opts->max_children = 0;      /* resolved at create: see tree.h */
 	opts->no_sync = 0;
 }
 
@@ -207,6 +207,70 @@ sht_err sht__b_add_sibling(struct sht_builder *b, uint32_t level, sht_time start
 	return err;
 }
 
+sht_err sht__b_write_blob(struct sht_builder *b, uint8_t kind, const void *s,
+			 uint64_t len, uint64_t *first)
+{
+	uint32_t bs = b->st.geom.block_size;
+	uint64_t n = sht__blob_blocks(len, bs);
+	uint8_t *buf = calloc(n, bs);
+	sht_err err;
+
+	if (len && s == NULL)
+		return sht__error(SHT_ERR_INVALID, "Cannot write a blob from NULL");
+	if (!buf)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a blob of %llu bytes",
+				  (unsigned long long)len);
+	buf[0] = kind;
+	sht__put_u32(buf + SHT__B_NBLOCKS, (uint32_t)n);
+	sht__put_u64(buf + SHT__B_SELF, b->next_block);
+	sht__put_u64(buf + SHT__B_LENGTH, len);
+	if (len)
+		memcpy(buf + SHT__BLOB_HDR, s, len);
+	sht__put_u32(buf + n * bs - 4, sht__crc32c(0, buf, n * bs - 4));
+	err = sht__b_write(b, buf, n * bs, b->next_block);
+	free(buf);
+	if (err != SHT_OK)
+		return err;
+	*first = b->next_block;
+	b->next_block += n;
+	atomic_store(&b->st.block_count, b->next_block);
+	return SHT_OK;
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+sht_err sht_builder_add_section(sht_builder *b, uint32_t kind, uint32_t version,
+				const void *data, size_t len)
+{
+	sht_err err = SHT_OK;
+	struct sht__section *sec;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->failed || b->finished)
+		err = sht__error(SHT_ERR_STATE, "Cannot add a section: builder is %s",
+				 b->failed ? "failed" : "finished");
+	else if (kind == 0 || b->nsections == SHT__SECTION_SLOTS ||
+		 (uint64_t)len > SHT_SECTION_MAX)
+		err = sht__error(SHT_ERR_INVALID, "Cannot add a section: kind=%u len=%zu (%u slots, %u in use)",
+				 kind, len, SHT__SECTION_SLOTS, b->nsections);
+	for (uint32_t i = 0; err == SHT_OK && i < b->nsections; i++)
+		if (b->sections[i].kind == kind)
+			err = sht__error(SHT_ERR_INVALID, "Cannot add a section: kind=%u exists", kind);
+	if (err == SHT_OK) {
+		sec = &b->sections[b->nsections];
+		err = sht__b_write_blob(b, SHT__KIND_SECTION, data, len, &sec->first);
+		if (err == SHT_OK) {
+			sec->kind = kind;
+			sec->version = version;
+			sec->length = len;
+			sec->crc = sht__crc32c(0, data, len);
+			b->nsections++;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
 /* ---- create, finish, destroy ------------------------------------------- */
 
 static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
@@ -227,6 +291,8 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 	hd.end = end;
 	hd.intervals = b->intervals;
 	hd.nodes = b->nodes;
+	hd.nsections = b->nsections;
+	memcpy(hd.sections, b->sections, sizeof hd.sections);
 	sht__header_encode(&hd, b->blk);
 	rc = b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
 	if (rc)

@@ -61,31 +61,36 @@ static int zero_tail(const uint8_t *p, size_t n)
 	return 1;
 }
 
-static void check_blob(struct walk *w, uint64_t first, uint64_t len)
+/* Mark a run of blocks and verify the padding after its data. */
+static void mark_run(struct walk *w, uint8_t kind, uint64_t first, uint64_t len)
 {
 	uint32_t bs = w->r->hd.block_size;
 	uint64_t n = sht__blob_blocks(len, bs);
-	sht_result *res = sht_result_create();
-	const char *s;
 	uint8_t *buf;
 
-	if (!res)
-		return;
-	if (sht__blob_read(&w->r->st, first, len, res, &s) != SHT_OK) {
+	if (sht__blob_load(&w->r->st, kind, first, len, &buf) != SHT_OK) {
 		problem(w, "%s", sht_errmsg());
-		sht_result_destroy(res);
 		return;
 	}
-	sht_result_destroy(res);
 	for (uint64_t i = 0; i < n; i++)
 		if (!mark(w, first + i))
-			return;
-	buf = malloc(n * bs);
-	if (buf && w->r->st.io.pread(&w->r->st.io, buf, n * bs,
-				     SHT__HEADER_REGION + first * bs) == 0 &&
-	    !zero_tail(buf + SHT__BLOB_HDR + len, n * bs - 4 - SHT__BLOB_HDR - len))
-		problem(w, "blob at block %llu: padding is not zero", (unsigned long long)first);
+			break;
+	if (!zero_tail(buf + SHT__BLOB_HDR + len, n * bs - 4 - SHT__BLOB_HDR - len))
+		problem(w, "%s at block %llu: padding is not zero",
+			kind == SHT__KIND_BLOB ? "blob" : "section", (unsigned long long)first);
+	if (kind == SHT__KIND_SECTION) {
+		for (uint32_t i = 0; i < w->r->hd.nsections; i++)
+			if (w->r->hd.sections[i].first == first &&
+			    sht__crc32c(0, buf + SHT__BLOB_HDR, len) != w->r->hd.sections[i].crc)
+				problem(w, "section at block %llu: checksum differs from the header",
+					(unsigned long long)first);
+	}
 	free(buf);
+}
+
+static void check_blob(struct walk *w, uint64_t first, uint64_t len)
+{
+	mark_run(w, SHT__KIND_BLOB, first, len);
 }
 
 static void check_value(struct walk *w, const struct sht__node *n,
@@ -243,13 +248,12 @@ static void check_totals(struct walk *w, uint32_t qlo, uint32_t qhi)
 			(unsigned long long)w->nodes, (unsigned long long)qc);
 }
 
-/* Reserved header bytes and the padding after header_len must be zero;
- * v1 writes no sections, so their entries must be zero too. */
+/* Reserved header bytes, unused section entries, the reserved word of
+ * each entry and the padding after header_len must be zero. */
 static void check_header(struct walk *w)
 {
 	static const struct { unsigned off, len; } zero[] = {
-		{ 21, 3 }, { 52, 4 }, { SHT__H_SECTIONS, SHT__SECTION_SLOTS * SHT__SECTION_ENTRY },
-		{ 352, 28 },
+		{ 21, 3 }, { 52, 4 }, { 352, 28 },
 	};
 	uint8_t h[SHT__HEADER_REGION];
 	int rc = w->r->st.io.pread(&w->r->st.io, h, sizeof h, 0);
@@ -263,6 +267,14 @@ static void check_header(struct walk *w)
 		if (!zero_tail(h + zero[i].off, zero[i].len))
 			problem(w, "header: reserved bytes %u..%u are not zero",
 				zero[i].off, zero[i].off + zero[i].len - 1);
+	for (uint32_t i = 0; i < SHT__SECTION_SLOTS; i++) {
+		const uint8_t *e = h + SHT__H_SECTIONS + i * SHT__SECTION_ENTRY;
+		if (i < w->r->hd.nsections ? !zero_tail(e + 28, 4) : !zero_tail(e, SHT__SECTION_ENTRY))
+			problem(w, "header: section entry %u has non-zero reserved bytes", i);
+		if (i < w->r->hd.nsections)
+			mark_run(w, SHT__KIND_SECTION, w->r->hd.sections[i].first,
+				 w->r->hd.sections[i].length);
+	}
 	if (!zero_tail(h + w->r->hd.header_len, sizeof h - w->r->hd.header_len))
 		problem(w, "header: padding after byte %u is not zero", w->r->hd.header_len);
 }

@@ -228,7 +228,40 @@ void sht__header_encode(const struct sht__header *hd, uint8_t *h)
 	sht__put_u64(h + SHT__H_END, (uint64_t)hd->end);
 	sht__put_u64(h + SHT__H_INTERVALS, hd->intervals);
 	sht__put_u64(h + SHT__H_NODES, hd->nodes);
+	for (uint32_t i = 0; i < hd->nsections; i++) {
+		uint8_t *e = h + SHT__H_SECTIONS + i * SHT__SECTION_ENTRY;
+		sht__put_u32(e, hd->sections[i].kind);
+		sht__put_u32(e + 4, hd->sections[i].version);
+		sht__put_u64(e + 8, hd->sections[i].first);
+		sht__put_u64(e + 16, hd->sections[i].length);
+		sht__put_u32(e + 24, hd->sections[i].crc);
+	}
 	sht__put_u32(h + SHT__H_CRC, sht__crc32c(0, h, SHT__H_CRC));
+}
+
+/* Used entries first, then all-zero ones; each section inside the file. */
+static sht_err header_sections(const uint8_t *h, struct sht__header *hd)
+{
+	hd->nsections = 0;
+	for (uint32_t i = 0; i < SHT__SECTION_SLOTS; i++) {
+		const uint8_t *e = h + SHT__H_SECTIONS + i * SHT__SECTION_ENTRY;
+		struct sht__section *s = &hd->sections[hd->nsections];
+
+		s->kind = sht__get_u32(e);
+		if (s->kind == 0)
+			continue;
+		s->version = sht__get_u32(e + 4);
+		s->first = sht__get_u64(e + 8);
+		s->length = sht__get_u64(e + 16);
+		s->crc = sht__get_u32(e + 24);
+		if (i != hd->nsections || s->length > SHT_SECTION_MAX ||
+		    s->first >= hd->block_count ||
+		    sht__blob_blocks(s->length, hd->block_size) > hd->block_count - s->first)
+			return sht__error(SHT_ERR_CORRUPT, "Cannot read header: section entry %u (kind=%u) is invalid",
+					  i, s->kind);
+		hd->nsections++;
+	}
+	return SHT_OK;
 }
 
 static sht_err header_fields(const uint8_t *h, struct sht__header *hd)
@@ -258,7 +291,7 @@ static sht_err header_fields(const uint8_t *h, struct sht__header *hd)
 				  hd->flags, (unsigned)hd->variant, hd->depth,
 				  (unsigned long long)hd->root,
 				  (unsigned long long)hd->block_count);
-	return SHT_OK;
+	return header_sections(h, hd);
 }
 
 sht_err sht__header_parse(const uint8_t *h, struct sht__header *hd)

@@ -44,32 +44,6 @@ static uint64_t hash_bytes(const char *s, uint32_t len)
 	return h ^ (h >> 29);
 }
 
-static sht_err write_blob(struct sht_builder *b, const char *s, uint32_t len,
-			  uint64_t *first)
-{
-	uint32_t bs = b->st.geom.block_size;
-	uint64_t n = sht__blob_blocks(len, bs);
-	uint8_t *buf = calloc(n, bs);
-	sht_err err;
-
-	if (!buf)
-		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a blob of %u bytes", len);
-	buf[0] = SHT__KIND_BLOB;
-	sht__put_u32(buf + SHT__B_NBLOCKS, (uint32_t)n);
-	sht__put_u64(buf + SHT__B_SELF, b->next_block);
-	sht__put_u64(buf + SHT__B_LENGTH, len);
-	memcpy(buf + SHT__BLOB_HDR, s, len);
-	sht__put_u32(buf + n * bs - 4, sht__crc32c(0, buf, n * bs - 4));
-	err = sht__b_write(b, buf, n * bs, b->next_block);
-	free(buf);
-	if (err != SHT_OK)
-		return err;
-	*first = b->next_block;
-	b->next_block += n;
-	atomic_store(&b->st.block_count, b->next_block);
-	return SHT_OK;
-}
-
 static sht_err prepare_string(struct sht_builder *b, const sht_value *v,
 			      struct pstr *ps)
 {
@@ -84,7 +58,7 @@ static sht_err prepare_string(struct sht_builder *b, const sht_value *v,
 		ps->hash = hash_bytes(v->u.str, v->len);
 		return SHT_OK;
 	}
-	err = write_blob(b, v->u.str, v->len, &blob);
+	err = sht__b_write_blob(b, SHT__KIND_BLOB, v->u.str, v->len, &blob);
 	if (err != SHT_OK)
 		return err;
 	ps->entry_len = put_varint(ps->entry, ((uint64_t)v->len << 1) | 1);

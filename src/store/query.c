@@ -98,39 +98,6 @@ static void open_rec(const struct sht__oiv *v, struct sht__rec *r)
 	r->payload = v->payload;
 }
 
-sht_err sht__blob_read(struct sht__store *st, uint64_t first, uint64_t len,
-		       sht_result *res, const char **out)
-{
-	uint32_t bs = st->geom.block_size;
-	uint64_t n = sht__blob_blocks(len, bs);
-	uint8_t *buf;
-	int rc;
-
-	if (first >= atomic_load(&st->block_count) ||
-	    n > atomic_load(&st->block_count) - first)
-		return sht__error(SHT_ERR_CORRUPT, "Cannot read string: blob block=%llu len=%llu outside the file",
-				  (unsigned long long)first, (unsigned long long)len);
-	buf = malloc(n * bs);
-	if (!buf)
-		return sht__error(SHT_ERR_NOMEM, "Cannot allocate %llu bytes", (unsigned long long)(n * bs));
-	rc = st->io.pread(&st->io, buf, n * bs, SHT__HEADER_REGION + first * bs);
-	if (rc == 0 && (buf[0] != SHT__KIND_BLOB || sht__get_u32(buf + SHT__B_NBLOCKS) != n ||
-			sht__get_u64(buf + SHT__B_SELF) != first ||
-			sht__get_u64(buf + SHT__B_LENGTH) != len ||
-			sht__crc32c(0, buf, n * bs - 4) != sht__get_u32(buf + n * bs - 4)))
-		rc = 1;
-	if (rc == 0)
-		*out = sht__result_strdup(res, (const char *)buf + SHT__BLOB_HDR, len);
-	free(buf);
-	if (rc < 0)
-		return sht__error(SHT_ERR_IO, "Cannot read blob: block=%llu errno=%d",
-				  (unsigned long long)first, -rc);
-	if (rc > 0)
-		return sht__error(SHT_ERR_CORRUPT, "Cannot read blob: block=%llu fails validation",
-				  (unsigned long long)first);
-	return *out ? SHT_OK : SHT_ERR_NOMEM;
-}
-
 /* ---- traversal ---------------------------------------------------------- */
 
 /* What a query looks for; the visit functions below filter with it. */

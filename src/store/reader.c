@@ -150,6 +150,35 @@ void sht_reader_drop_caches(sht_reader *r)
 #endif
 }
 
+sht_err sht_reader_section(sht_reader *r, uint32_t kind, uint32_t *version,
+			   void **data, size_t *len)
+{
+	for (uint32_t i = 0; i < r->hd.nsections; i++) {
+		const struct sht__section *s = &r->hd.sections[i];
+		uint8_t *buf;
+		sht_err err;
+
+		if (s->kind != kind)
+			continue;
+		err = sht__blob_load(&r->st, SHT__KIND_SECTION, s->first, s->length, &buf);
+		if (err != SHT_OK)
+			return err;
+		if (sht__crc32c(0, buf + SHT__BLOB_HDR, s->length) != s->crc) {
+			free(buf);
+			return sht__error(SHT_ERR_CORRUPT, "Cannot read section: kind=%u checksum differs from the header",
+					  kind);
+		}
+		memmove(buf, buf + SHT__BLOB_HDR, s->length);
+		*data = buf;
+		if (len)
+			*len = s->length;
+		if (version)
+			*version = s->version;
+		return SHT_OK;
+	}
+	return SHT_NOT_FOUND;
+}
+
 /* ---- query entry points ------------------------------------------------- */
 
 static void reader_root(sht_reader *r, struct sht__root *rt)

@@ -137,6 +137,13 @@ static inline void sht__child_get(const struct sht__node *n, uint32_t i,
 /* First record index whose quark is >= q (n if none). */
 uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q);
 
+/* A section of the file (an entry of the header's section table). */
+struct sht__section {
+	uint32_t kind, version;
+	uint64_t first, length;
+	uint32_t crc;
+};
+
 /* Decode the 4096-byte header region (validated).  Fills info and root. */
 struct sht__header {
 	uint32_t version, header_len, flags;
@@ -144,6 +151,8 @@ struct sht__header {
 	uint32_t block_size, max_children, depth;
 	uint64_t block_count, root, quark_count, intervals, nodes;
 	sht_time start, end;
+	struct sht__section sections[SHT__SECTION_SLOTS];
+	uint32_t nsections;
 };
 sht_err sht__header_parse(const uint8_t *h, struct sht__header *out);
 void sht__header_encode(const struct sht__header *hd, uint8_t *h);
@@ -201,6 +210,10 @@ sht_err sht__fetch(struct sht__store *st, uint64_t blk,
 		   struct sht__centry **out);
 void sht__release(struct sht__centry *e);
 
+/* Read and validate the whole run of blocks of a blob or section (kind);
+ * *out is malloc'd, data at SHT__BLOB_HDR. */
+sht_err sht__blob_load(struct sht__store *st, uint8_t kind, uint64_t first,
+		       uint64_t len, uint8_t **out);
 /* Read a blob string into res's arena; *out points to its bytes. */
 sht_err sht__blob_read(struct sht__store *st, uint64_t first, uint64_t len,
 		       sht_result *res, const char **out);
