@@ -154,7 +154,12 @@ static inline int orc_scratch_init(const char *tag)
 /* A fresh file name in the scratch directory. */
 static inline void orc_scratch_path(char *buf, size_t n, const char *name)
 {
-	snprintf(buf, n, "%s/%s-%d.sht", orc_dir, name, orc_files++);
+	int k = snprintf(buf, n, "%s/%s-%d.sht", orc_dir, name, orc_files++);
+
+	if (k < 0 || (size_t)k >= n) {
+		fprintf(stderr, "scratch path too long: %s\n", orc_dir);
+		abort();
+	}
 }
 
 static inline void orc_scratch_done(void)
@@ -590,6 +595,7 @@ static inline const char *orc_err_name(sht_err e)
 	case SHT_ERR_RANGE: return "SHT_ERR_RANGE";
 	case SHT_ERR_INCOMPLETE: return "SHT_ERR_INCOMPLETE";
 	case SHT_ERR_TOOBIG: return "SHT_ERR_TOOBIG";
+	case SHT_ERR_TYPE: return "SHT_ERR_TYPE";
 	}
 	snprintf(buf, sizeof buf, "sht_err(%d)", (int)e);
 	return buf;

@@ -1,3 +1,4 @@
+/* sht-test-label: threads */
 /*
  * test-tree-build.c: the builder's contract (include/sht/tree.h).
  *
@@ -11,7 +12,7 @@
  *                (SHT_ERR_INCOMPLETE), an empty history
  *   current_end  start_time, then the largest end inserted
  *   queries      sht_builder_query / _full / _2d during the build, from
- *                the building thread and from a second thread, checked
+ *                the building thread and from two other threads, checked
  *                against the oracle for t <= the observed current end
  */
 #include <pthread.h>
@@ -207,10 +208,30 @@ static void test_options(void)
 	rc = try_create(&o);
 	ok(rc == SHT_ERR_INVALID, "max_children 1 refused: %s",
 	   orc_err_name(rc));
-	o = mkopts(SHT_VARIANT_ESHT, 1024, 0);  /* 0 = 50: too many for 1 K */
-	rc = try_create(&o);
-	ok(rc == SHT_ERR_INVALID, "max_children 0 (default 50) with 1 KiB "
-	   "blocks refused: %s", orc_err_name(rc));
+	/* 0 = 50, or as many as half a small block holds */
+	for (i = 0; i < 2; i++) {
+		uint32_t bs = i ? 1024 : 2048;
+		uint32_t fit = (bs / 2 - 96) / 32;
+
+		o = mkopts(SHT_VARIANT_ESHT, bs, 0);
+		orc_scratch_path(path, sizeof path, "mc0");
+		rc = sht_builder_create(path, 0, &o, &b);
+		if (rc == SHT_OK) {
+			rc = sht_builder_finish(b, 0);
+			sht_builder_destroy(b);
+		}
+		rc = rc == SHT_OK ? sht_reader_open(path, NULL, &rd) : rc;
+		if (rc == SHT_OK) {
+			sht_reader_info(rd, &inf);
+			sht_reader_close(rd);
+		}
+		ok(rc == SHT_OK && inf.max_children >= 2 &&
+		   inf.max_children <= fit,
+		   "max_children 0 with %" PRIu32 " B blocks: accepted, "
+		   "%" PRIu32 " children (at most %" PRIu32 " fit): %s", bs,
+		   rc == SHT_OK ? inf.max_children : 0, fit, orc_err_name(rc));
+		unlink(path);
+	}
 	o = mkopts(SHT_VARIANT_ESHT, 4096, 0xffffffffu);
 	rc = try_create(&o);
 	ok(rc == SHT_ERR_INVALID, "max_children 2^32-1 refused: %s",
@@ -637,7 +658,9 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 		if (rc != SHT_OK)
 			break;
 	}
-	ok(rc == SHT_OK, "%s: %zu intervals inserted", name, o.n);
+	if (!ok(rc == SHT_OK, "%s: %zu intervals inserted", name, o.n))
+		diag("  insert #%zu: %s (%s)", i, orc_err_name(rc),
+		     sht_errmsg());
 	if (rc == SHT_OK) {
 		bad += check_builder_point(b, &o, o.n, &r, res, name);
 		points++;
@@ -676,44 +699,57 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 	sht_result_destroy(res);
 }
 
-/* ---- queries during the build, second thread ---------------------------- */
+/* ---- queries during the build, other threads --------------------------- */
+
+#define RACERS 2
 
 typedef struct race {
 	sht_builder *b;
 	const orc *o;
 	_Atomic size_t inserted;   /* intervals whose insert returned */
 	atomic_int done;
-	uint64_t seed;
-	_Atomic size_t queries;
-	size_t singles_found, fulls, twods;
-	orc_errlog log;
+	_Atomic size_t queries;    /* by all racers */
 } race;
 
+typedef struct racer {
+	race *rc;
+	uint64_t seed;
+	size_t singles_found, fulls, twods, mid_build;
+	orc_errlog log;
+} racer;
+
+/*
+ * Query the builder while it grows.  Before each query the racer reads
+ * the count c0 of inserts that returned and the current end; after it,
+ * the count c1.  Intervals [0, c0) must be visible, [c0, c1] may be (an
+ * insert ran meanwhile), later ones must not.
+ */
 static void *race_reader(void *arg)
 {
-	race *rc = arg;
+	racer *me = arg;
+	race *rc = me->rc;
 	const orc *o = rc->o;
 	sht_result *res = sht_result_create();
 	orc_rng r;
 
-	orc_rng_seed(&r, rc->seed);
-	orc_errlog_init(&rc->log);
+	orc_rng_seed(&r, me->seed);
+	orc_errlog_init(&me->log);
 	while (!atomic_load(&rc->done)) {
 		size_t c0 = atomic_load(&rc->inserted), c1;
 		sht_time cur = sht_builder_current_end(rc->b);
 		sht_time want = c0 ? o->ivs[c0 - 1].end : o->start;
 		unsigned kind = (unsigned)orc_below(&r, 100);
 		sht_err err;
+		orc_vis v;
 
 		if (cur < want) {
-			orc_fail(&rc->log, "current_end %" PRId64 " read after"
+			orc_fail(&me->log, "current_end %" PRId64 " read after"
 				 " %zu inserts returned, < their end %"
 				 PRId64, cur, c0, want);
 		}
 		if (kind < 80) {
 			sht_quark q = o->qs[orc_below(&r, o->nq)];
 			sht_time t = orc_range(&r, o->start, cur);
-			orc_vis v;
 
 			if (kind < 20 && c0) {  /* the newest intervals */
 				const sht_interval *iv = &o->ivs[c0 - 1 -
@@ -724,23 +760,22 @@ static void *race_reader(void *arg)
 			}
 			err = sht_builder_query(rc->b, q, t, res);
 			c1 = atomic_load(&rc->inserted);
+			me->mid_build += c1 < o->n;
 			v = orc_vis_prefix(o, c0, c1 + 1);
-			orc_check_single(o, &v, q, t, err, res, 0, &rc->log,
-					 "2nd thread");
-			rc->singles_found += err == SHT_OK;
+			orc_check_single(o, &v, q, t, err, res, 0, &me->log,
+					 "racer");
+			me->singles_found += err == SHT_OK;
 		} else if (kind < 90) {
 			sht_time t = orc_range(&r, o->start, cur);
-			orc_vis v;
 
 			err = sht_builder_query_full(rc->b, t, res);
 			c1 = atomic_load(&rc->inserted);
 			v = orc_vis_prefix(o, c0, c1 + 1);
-			orc_check_full(o, &v, t, err, res, 0, &rc->log,
-				       "2nd thread");
-			rc->fulls++;
+			orc_check_full(o, &v, t, err, res, 0, &me->log,
+				       "racer");
+			me->fulls++;
 		} else {
 			sht_query2d q;
-			orc_vis v;
 
 			memset(&q, 0, sizeof q);
 			q.qmin = 0;
@@ -752,9 +787,9 @@ static void *race_reader(void *arg)
 			err = sht_builder_query_2d(rc->b, &q, res);
 			c1 = atomic_load(&rc->inserted);
 			v = orc_vis_prefix(o, c0, c1 + 1);
-			orc_check_2d(o, &v, &q, err, res, 0, &rc->log,
-				     "2nd thread");
-			rc->twods++;
+			orc_check_2d(o, &v, &q, err, res, 0, &me->log,
+				     "racer");
+			me->twods++;
 		}
 		atomic_fetch_add(&rc->queries, 1);
 	}
@@ -767,7 +802,9 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 {
 	sht_build_opts opts = mkopts(var, bs, mc);
 	char path[PATH_MAX], name[96];
-	pthread_t th;
+	pthread_t th[RACERS];
+	racer rs[RACERS];
+	size_t errors = 0, mid = 0, found = 0, fulls = 0, twods = 0;
 	race rc;
 	orc_rng r;
 	sht_err err = SHT_OK;
@@ -781,7 +818,6 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	orc_scratch_path(path, sizeof path, "race");
 	memset(&rc, 0, sizeof rc);
 	rc.o = &o;
-	rc.seed = seed + 1;
 	atomic_init(&rc.inserted, 0);
 	atomic_init(&rc.done, 0);
 	atomic_init(&rc.queries, 0);
@@ -790,28 +826,48 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 		orc_free(&o);
 		return;
 	}
-	if (pthread_create(&th, NULL, race_reader, &rc) != 0)
-		bail_out("Cannot create a thread");
+	for (i = 0; i < RACERS; i++) {
+		memset(&rs[i], 0, sizeof rs[i]);
+		rs[i].rc = &rc;
+		rs[i].seed = seed + 1 + i;
+		if (pthread_create(&th[i], NULL, race_reader, &rs[i]) != 0)
+			bail_out("Cannot create a thread");
+	}
 	for (i = 0; i < o.n; i++) {
 		err = sht_builder_insert(rc.b, &o.ivs[i]);
 		if (err != SHT_OK)
 			break;
 		atomic_store(&rc.inserted, i + 1);
-		if (i % 64 == 0)
-			sched_yield();   /* let the reader run mid-build */
+		if (i % 32 == 0) {
+			/* let the racers run mid-build: wait for one more
+			 * query (they never block) */
+			size_t q0 = atomic_load(&rc.queries);
+
+			while (atomic_load(&rc.queries) == q0)
+				sched_yield();
+		}
 	}
 	/* a last stretch of queries over the complete (unfinished) tree */
 	while (atomic_load(&rc.queries) < 2000 && err == SHT_OK)
 		sched_yield();
 	atomic_store(&rc.done, 1);
-	pthread_join(th, NULL);
-	ok(err == SHT_OK, "%s: %zu intervals inserted", name, o.n);
-	orc_errlog_print(&rc.log);
-	ok(rc.log.errors == 0 && atomic_load(&rc.queries) >= 2000,
-	   "%s: %zu queries from a second thread (%zu single found, %zu full,"
-	   " %zu 2D), %zu wrong", name, atomic_load(&rc.queries),
-	   rc.singles_found, rc.fulls,
-	   rc.twods, rc.log.errors);
+	for (i = 0; i < RACERS; i++) {
+		pthread_join(th[i], NULL);
+		orc_errlog_print(&rs[i].log);
+		errors += rs[i].log.errors;
+		mid += rs[i].mid_build;
+		found += rs[i].singles_found;
+		fulls += rs[i].fulls;
+		twods += rs[i].twods;
+	}
+	if (!ok(err == SHT_OK, "%s: %zu intervals inserted", name, o.n))
+		diag("  insert #%zu: %s (%s)", i, orc_err_name(err),
+		     sht_errmsg());
+	ok(errors == 0 && atomic_load(&rc.queries) >= 2000 &&
+	   mid >= o.n / 32 / 2,
+	   "%s: %zu queries from %d threads (%zu single mid-build, %zu single "
+	   "found, %zu full, %zu 2D), %zu wrong", name,
+	   atomic_load(&rc.queries), RACERS, mid, found, fulls, twods, errors);
 	err = sht_builder_finish(rc.b, o.end);
 	ok(err == SHT_OK, "%s: finish", name);
 	sht_builder_destroy(rc.b);
@@ -834,15 +890,17 @@ int main(void)
 	test_incomplete(SHT_VARIANT_ESHT, 0);
 	test_incomplete(SHT_VARIANT_SHT, 5000);
 	test_incomplete(SHT_VARIANT_ESHT, 5000);
-	test_empty(SHT_VARIANT_SHT, 0, 0);
-	test_empty(SHT_VARIANT_ESHT, -1000, 1000000);
 	test_build_queries(SHT_VARIANT_SHT, 1024, 2, seed);
 	test_build_queries(SHT_VARIANT_ESHT, 1024, 3, seed + 1);
 	test_build_queries(SHT_VARIANT_ESHT, 4096, 10, seed + 2);
 	test_build_queries(SHT_VARIANT_SHT, 65536, 50, seed + 3);
 	test_build_race(SHT_VARIANT_ESHT, 1024, 3, seed + 10);
 	test_build_race(SHT_VARIANT_SHT, 1024, 2, seed + 11);
+	test_build_race(SHT_VARIANT_SHT, 4096, 10, seed + 13);
 	test_build_race(SHT_VARIANT_ESHT, 4096, 50, seed + 12);
+	/* last: an empty tree exercises the empty-result paths */
+	test_empty(SHT_VARIANT_SHT, 0, 0);
+	test_empty(SHT_VARIANT_ESHT, -1000, 1000000);
 	printf("# total %.1f s\n", orc_now() - t0);
 	orc_scratch_done();
 	return done_testing();

@@ -267,22 +267,28 @@ static void check_fulls(sht_reader *rd, const orc *o, const orc_vis *v,
 	ok(bad == 0, "%s: %zu full queries (%zu wrong)", name, n, bad);
 }
 
-/* Random 2D query; quarks[] is scratch of at least 80 entries. */
+/* Random 2D query; quarks[] is scratch of at least 2 * o->nq + 80
+ * entries. */
 static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
 		    sht_quark *quarks)
 {
-	sht_time span = o->end - o->start;
+	uint64_t w;
 	unsigned p;
 
 	memset(q, 0, sizeof *q);
 	if (orc_pct(r, 50) && o->nq) {
 		size_t n = 1 + orc_below(r, o->nq < 64 ? o->nq : 64), i;
 
+		if (orc_pct(r, 5))   /* a long list: up to 2x every quark */
+			n = 1 + orc_below(r, 2 * o->nq);
+
 		for (i = 0; i < n; i++)
 			quarks[i] = o->qs[orc_below(r, o->nq)]; /* dups ok */
 		if (orc_pct(r, 30))   /* an absent quark or two */
 			quarks[n++] = (sht_quark)orc_below(r,
 				(uint64_t)SHT_QUARK_MAX + 1);
+		if (orc_pct(r, 3))    /* an empty set selects nothing */
+			n = 0;
 		q->quarks = quarks;
 		q->n_quarks = n;
 	} else {
@@ -310,33 +316,38 @@ static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
 	} else if (p < 20) {
 		q->t1 = q->t2 = orc_range(r, o->start, o->end);
 	} else {
+		/* t2 - t1: up to the rest of the history / 1..8 (in uint64:
+		 * the history may span the whole int64 range) */
 		q->t1 = orc_range(r, o->start, o->end);
-		q->t2 = orc_range(r, q->t1, q->t1 + (span - (q->t1 - o->start)) /
-					 (1 + (sht_time)orc_below(r, 8)));
+		w = ((uint64_t)o->end - (uint64_t)q->t1) /
+		    (1 + orc_below(r, 8));
+		q->t2 = (sht_time)((uint64_t)q->t1 +
+				   orc_below(r, w + 1 ? w + 1 : 0));
 	}
+	w = (uint64_t)q->t2 - (uint64_t)q->t1;
 	p = (unsigned)orc_below(r, 100);
 	if (p < 45) {
 		q->resolution = 0;
 	} else if (p < 55) {
 		q->resolution = 1;
 	} else if (p < 80) {
-		q->resolution = (q->t2 - q->t1) / 1920 + 1;
+		q->resolution = (sht_time)(w / 1920 + 1);
 	} else if (p < 90) {
-		q->resolution = (q->t2 - q->t1) / 7 + 1;
+		q->resolution = (sht_time)(w / 7 + 1);
 	} else {
 		q->resolution = (sht_time)(1 + orc_below(r, 1000000));
 	}
 	/* resolution 1 over a long window is just resolution 0: keep the
 	 * samples under ~1e5 so the library has no reason to be slow */
-	if (q->resolution > 0 && (q->t2 - q->t1) / q->resolution > 100000)
-		q->resolution = (q->t2 - q->t1) / 100000 + 1;
+	if (q->resolution > 0 && w / (uint64_t)q->resolution > 100000)
+		q->resolution = (sht_time)(w / 100000 + 1);
 }
 
 static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
 		      orc_rng *r, sht_result *res, size_t n, const char *name)
 {
 	size_t i, bad = 0, items = 0;
-	sht_quark quarks[80];
+	sht_quark *quarks = orc_xmalloc((2 * o->nq + 80) * sizeof *quarks);
 	sht_query2d q;
 
 	orc_diag_reset();
@@ -350,6 +361,7 @@ static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
 	}
 	ok(bad == 0, "%s: %zu 2D queries, %zu items (%zu wrong)", name, n,
 	   items, bad);
+	free(quarks);
 }
 
 /* Reopen path and run every check.  cache: 0 for the default. */
@@ -426,6 +438,101 @@ static void wl_random(orc *o, orc_rng *r, const config *c)
 	}
 	orc_gen_free(&g);
 	orc_seal(o, r);
+}
+
+/* W1b: a small history (one to a few nodes): every boundary queried. */
+static void wl_small(orc *o, orc_rng *r, const config *c)
+{
+	sht_quark qs[20];
+	size_t nq, i;
+	sht_time start = orc_range(r, -1000, 1000);
+	sht_time span = 1 + orc_range(r, 0, 5000);
+	orc_gen g;
+
+	orc_init(o, start, start + span);
+	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
+	nq = orc_make_quarks(r, qs, 1 + orc_below(r, 8), orc_below(r, 8));
+	for (i = 0; i < nq; i++)
+		orc_gen_tiling(o, &g, qs[i], start, start + span,
+			       1 + orc_below(r, 30), 1, 20);
+	orc_gen_free(&g);
+	orc_seal(o, r);
+}
+
+/* W8: the extremes of time: histories touching INT64_MIN and/or
+ * INT64_MAX, intervals as long as the whole int64 range, and length-1
+ * intervals at both ends. */
+static void wl_extreme(orc *o, orc_rng *r, const config *c, sht_time start,
+		       sht_time end)
+{
+	uint64_t span = (uint64_t)end - (uint64_t)start;
+	orc_gen g;
+	sht_quark q;
+
+	orc_init(o, start, end);
+	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
+	g.mix.str = 10;
+	orc_gen_tiling(o, &g, 0, start, end, 1, 1, 0);   /* the whole range */
+	for (q = 1; q < 40; q++) {
+		sht_time grid = q % 3 == 0 ? (sht_time)(span / 64 ? span / 64 : 1)
+			      : 1;
+
+		orc_gen_tiling(o, &g, q * 1000, start, end,
+			       1 + orc_below(r, 60), grid, 30);
+	}
+	/* length-1 intervals at both ends, then one long interval between */
+	for (q = 0; q < 3; q++) {
+		sht_interval iv;
+
+		iv.quark = SHT_QUARK_MAX - q;
+		iv.start = start;
+		iv.end = start + (sht_time)q;
+		iv.value = sht_value_int64(INT64_MIN + q);
+		orc_add(o, &iv);
+		iv.start = iv.end + 1;
+		iv.end = end - (sht_time)q - 1;
+		iv.value = sht_value_int64(INT64_MAX - q);
+		orc_add(o, &iv);
+		iv.start = iv.end + 1;
+		iv.end = end;
+		iv.value = sht_value_double(-0.0);
+		orc_add(o, &iv);
+	}
+	orc_gen_free(&g);
+	orc_seal(o, r);
+}
+
+/* W8b: a leaf fills up while the tree's end is already INT64_MAX (the
+ * classic SHT cannot start the next sibling after it). */
+static void wl_full_at_max(orc *o, orc_rng *r, const config *c, size_t n)
+{
+	orc_gen g;
+	size_t i;
+
+	orc_init(o, 0, INT64_MAX);
+	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
+	g.mix.str = 5;
+	for (i = 0; i < n; i++) {
+		sht_interval iv;
+
+		iv.quark = (sht_quark)i;
+		iv.start = INT64_MAX - 1 - (sht_time)i;
+		iv.end = INT64_MAX;
+		iv.value = orc_gen_value(&g);
+		orc_add(o, &iv);
+	}
+	for (i = 0; i < 20; i++) {
+		sht_interval iv;
+
+		iv.quark = (sht_quark)(n + i);
+		iv.start = INT64_MAX;
+		iv.end = INT64_MAX;
+		iv.value = orc_gen_value(&g);
+		orc_add(o, &iv);
+	}
+	orc_gen_free(&g);
+	/* builder order: all end at INT64_MAX; the [MAX, MAX] ones last */
+	orc_index(o);
 }
 
 /* W2: every interval starts at the history start, one per quark (the
@@ -572,6 +679,8 @@ static void run(const orc *o, const config *c, orc_rng *r, const effort *e,
 		 * query */
 		cache = orc_pct(r, 50) ? 0 : (size_t)c->block_size *
 					     (2 + orc_below(r, 6));
+		if (orc_pct(r, 10))
+			cache = 1;  /* smaller than one block */
 		verify(path, o, c, r, e, cache, name);
 	}
 	unlink(path);
@@ -591,8 +700,9 @@ int main(void)
 	static const uint32_t fanout[] = { 2, 3, 10, 50 };
 	static const sht_variant variants[] = { SHT_VARIANT_SHT,
 						SHT_VARIANT_ESHT };
-	const effort e_rand = { 1500, 400, 12, 40 };
-	const effort e_hard = { 1500, 300, 4, 15 };
+	const effort e_rand = { 4000, 1000, 30, 100 };
+	const effort e_small = { 1000, 100000, 20, 50 };
+	const effort e_hard = { 3000, 600, 6, 30 };
 	uint64_t seed = orc_test_seed(20240611);
 	const char *sc = getenv("SHT_TEST_SCALE");
 	double t0 = orc_now();
@@ -644,7 +754,31 @@ int main(void)
 				wl_random(&o, &r, &c);
 				run(&o, &c, &r, &e_rand, "random");
 				orc_free(&o);
+				wl_small(&o, &r, &c);
+				run(&o, &c, &r, &e_small, "small");
+				orc_free(&o);
 			}
+
+	/* The extremes of time, on every block size, both variants. */
+	for (vi = 0; vi < 2; vi++)
+		for (si = 0; si < 3; si++) {
+			const config c = { variants[vi], sizes[si], 3 };
+			static const sht_time ext[3][2] = {
+				{ INT64_MIN, INT64_MAX },
+				{ INT64_MIN, INT64_MIN + 100000 },
+				{ INT64_MAX - 100000, INT64_MAX },
+			};
+			orc o;
+
+			wl_extreme(&o, &r, &c, ext[si][0], ext[si][1]);
+			run(&o, &c, &r, &e_small, "extreme-times");
+			orc_free(&o);
+			if (si == 0) {
+				wl_full_at_max(&o, &r, &c, 3000);
+				run(&o, &c, &r, &e_hard, "full-at-INT64_MAX");
+				orc_free(&o);
+			}
+		}
 
 	/* The hard cases, on a few configurations each. */
 	for (vi = 0; vi < 2; vi++) {

@@ -1,0 +1,843 @@
+/* sht-test-label: threads */
+/*
+ * test-tree-files.c: opening, refusing and surviving bad files, and
+ * readers shared between threads.
+ *
+ *   refusal      missing file, directory, non-history file, empty file,
+ *                truncated and extended files, raised format version,
+ *                cleared COMPLETE flag, every bit of the header
+ *                -> sht_reader_open fails with the documented code
+ *   bit flips    one bit flipped at random in the blocks: the file still
+ *                opens or is refused; sht_reader_check reports
+ *                SHT_ERR_CORRUPT; queries answer right or fail, never
+ *                wrong, never crash
+ *   structure    fields changed with the checksum recomputed (what a
+ *                buggy writer would produce): sht_reader_check still
+ *                reports SHT_ERR_CORRUPT
+ *   threads      4 threads on one reader with an 8-block cache, every
+ *                answer checked; sht_reader_drop_caches; counters; stats
+ *
+ * Offsets come from docs/FORMAT.md (the authority on the bytes).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+#include "tap.h"
+#include "oracle.h"
+
+/* docs/FORMAT.md §2 */
+enum {
+	HDR_REGION = 4096,
+	H_VERSION = 8,
+	H_HEADER_LEN = 12,
+	H_FLAGS = 16,
+	H_BLOCK_SIZE = 24,
+	H_BLOCK_COUNT = 32,
+	H_ROOT = 40,
+	H_CRC = 380,
+	HDR_LEN_V1 = 384,
+	/* §3 node block */
+	N_KIND = 0,
+	N_ZERO1 = 1,
+	N_COUNT = 4,
+	N_SELF = 8,
+	N_START = 24,
+	N_END = 32,
+	N_NCHILD = 48,
+	N_USED = 88,
+	N_LEVEL = 92,
+	NODE_HDR = 96,
+};
+
+/* ---- little helpers ----------------------------------------------------- */
+
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+	}
+	return c ^ 0xffffffffu;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = orc_xmalloc((size_t)n);
+	if (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void spill(const char *path, const uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || (len && fwrite(buf, 1, len, f) != len) || fclose(f) != 0)
+		bail_out("Cannot write %s", path);
+}
+
+/* Write n bytes at off of an existing file. */
+static void patch(const char *path, uint64_t off, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || pwrite(fd, p, n, (off_t)off) != (ssize_t)n)
+		bail_out("Cannot patch %s", path);
+	close(fd);
+}
+
+static sht_err try_open(const char *path, sht_reader **out)
+{
+	sht_reader *rd = NULL;
+	sht_err rc = sht_reader_open(path, NULL, &rd);
+
+	if (out)
+		*out = rc == SHT_OK ? rd : NULL;
+	else if (rc == SHT_OK)
+		sht_reader_close(rd);
+	return rc;
+}
+
+static int errmsg_ok(void)
+{
+	return strncmp(sht_errmsg(), "Cannot", 6) == 0;
+}
+
+/* ---- the reference history ---------------------------------------------- */
+
+typedef struct ref {
+	orc o;
+	char path[PATH_MAX];
+	uint8_t *bytes;          /* pristine file */
+	size_t len;
+	uint32_t bs;
+	uint64_t blocks;
+	sht_variant variant;
+} ref;
+
+static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
+		     size_t n_dense, size_t max_m, uint64_t seed)
+{
+	sht_build_opts opts;
+	sht_builder *b = NULL;
+	orc_rng r;
+	sht_err rc;
+	size_t i;
+
+	memset(f, 0, sizeof *f);
+	orc_rng_seed(&r, seed);
+	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m, 2);
+	orc_scratch_path(f->path, sizeof f->path, "ref");
+	sht_build_opts_init(&opts);
+	opts.variant = var;
+	opts.block_size = bs;
+	opts.max_children = mc;
+	opts.no_sync = 1;
+	rc = sht_builder_create(f->path, f->o.start, &opts, &b);
+	for (i = 0; rc == SHT_OK && i < f->o.n; i++)
+		rc = sht_builder_insert(b, &f->o.ivs[i]);
+	if (rc == SHT_OK)
+		rc = sht_builder_finish(b, f->o.end);
+	sht_builder_destroy(b);
+	if (!ok(rc == SHT_OK, "reference %s/%" PRIu32 "/%" PRIu32 ": %zu "
+		"intervals written", var == SHT_VARIANT_SHT ? "sht" : "esht",
+		bs, mc, f->o.n)) {
+		diag("  %s (%s)", orc_err_name(rc), sht_errmsg());
+		return -1;
+	}
+	f->bytes = slurp(f->path, &f->len);
+	if (!f->bytes)
+		bail_out("Cannot read %s", f->path);
+	f->bs = bs;
+	f->blocks = (f->len - HDR_REGION) / bs;
+	f->variant = var;
+	ok(f->len == HDR_REGION + f->blocks * bs &&
+	   get64(f->bytes + H_BLOCK_COUNT) == f->blocks &&
+	   get32(f->bytes + H_BLOCK_SIZE) == bs &&
+	   get32(f->bytes + H_VERSION) == SHT_FORMAT_VERSION &&
+	   (get32(f->bytes + H_FLAGS) & 1u) &&
+	   crc32c(f->bytes, H_CRC) == get32(f->bytes + H_CRC),
+	   "reference file laid out as docs/FORMAT.md says (%zu bytes, %"
+	   PRIu64 " blocks)", f->len, f->blocks);
+	return 0;
+}
+
+static void ref_free(ref *f)
+{
+	unlink(f->path);
+	free(f->bytes);
+	orc_free(&f->o);
+}
+
+/* Restore the pristine file. */
+static void ref_restore(const ref *f)
+{
+	spill(f->path, f->bytes, f->len);
+}
+
+/* ---- refusals ----------------------------------------------------------- */
+
+static void expect_open(const char *path, sht_err want, const char *what)
+{
+	sht_err rc = try_open(path, NULL);
+
+	ok(rc == want && errmsg_ok(), "%s: %s (want %s) \"%s\"", what,
+	   orc_err_name(rc), orc_err_name(want), sht_errmsg());
+}
+
+static void test_refusals(const ref *f)
+{
+	char path[PATH_MAX];
+	uint8_t *buf = orc_xmalloc(f->len + f->bs);
+	size_t cuts[16], nc = 0, i;
+	uint32_t v;
+
+	orc_scratch_path(path, sizeof path, "bad");
+	unlink(path);
+	expect_open(path, SHT_ERR_IO, "missing file");
+	expect_open(orc_dir, SHT_ERR_IO, "a directory");
+
+	spill(path, (const uint8_t *)"", 0);
+	expect_open(path, SHT_ERR_CORRUPT, "empty file");
+	memset(buf, 0, HDR_REGION + f->bs);
+	spill(path, buf, HDR_REGION + f->bs);
+	expect_open(path, SHT_ERR_CORRUPT, "zero-filled file");
+	for (i = 0; i < 3 * HDR_REGION; i++)
+		buf[i] = (uint8_t)("Not a history file at all.\n"[i % 27]);
+	spill(path, buf, 3 * HDR_REGION);
+	expect_open(path, SHT_ERR_CORRUPT, "text file");
+	memcpy(buf, f->bytes, 8);          /* the magic, then junk */
+	spill(path, buf, 3 * HDR_REGION);
+	{
+		/* junk in the version field: VERSION is as fair as CORRUPT */
+		sht_err rc = try_open(path, NULL);
+
+		ok((rc == SHT_ERR_CORRUPT || rc == SHT_ERR_VERSION) &&
+		   errmsg_ok(), "magic followed by junk: %s \"%s\"",
+		   orc_err_name(rc), sht_errmsg());
+	}
+	put32(buf + H_VERSION, SHT_FORMAT_VERSION);  /* version 1, then junk */
+	spill(path, buf, 3 * HDR_REGION);
+	expect_open(path, SHT_ERR_CORRUPT, "magic and version 1, then junk");
+	memcpy(buf, f->bytes, HDR_REGION);  /* a good header, junk blocks */
+	memset(buf + HDR_REGION, 'j', f->len - HDR_REGION);
+	spill(path, buf, f->len);
+	{
+		sht_reader *rd = NULL;
+		sht_err rc = try_open(path, &rd);
+
+		if (rc == SHT_OK) {
+			rc = sht_reader_check(rd, NULL, NULL, 0);
+			sht_reader_close(rd);
+		}
+		ok(rc == SHT_ERR_CORRUPT, "a good header over junk blocks: "
+		   "refused or reported corrupt: %s", orc_err_name(rc));
+	}
+
+	/* truncated: inside the header, at the header's end, inside and at
+	 * the end of blocks */
+	cuts[nc++] = 1;
+	cuts[nc++] = 8;
+	cuts[nc++] = 100;
+	cuts[nc++] = HDR_LEN_V1 - 1;
+	cuts[nc++] = HDR_LEN_V1;
+	cuts[nc++] = HDR_REGION - 1;
+	cuts[nc++] = HDR_REGION;
+	cuts[nc++] = HDR_REGION + 1;
+	cuts[nc++] = HDR_REGION + f->bs;
+	cuts[nc++] = HDR_REGION + (f->blocks / 2) * f->bs;
+	cuts[nc++] = f->len - f->bs;
+	cuts[nc++] = f->len - f->bs / 2;
+	cuts[nc++] = f->len - 1;
+	for (i = 0; i < nc; i++) {
+		char what[64];
+
+		if (cuts[i] >= f->len)
+			continue;
+		spill(path, f->bytes, cuts[i]);
+		snprintf(what, sizeof what, "truncated to %zu of %zu bytes",
+			 cuts[i], f->len);
+		expect_open(path, SHT_ERR_CORRUPT, what);
+	}
+	/* extended */
+	memcpy(buf, f->bytes, f->len);
+	memset(buf + f->len, 0, f->bs);
+	spill(path, buf, f->len + 1);
+	expect_open(path, SHT_ERR_CORRUPT, "one byte appended");
+	spill(path, buf, f->len + f->bs);
+	expect_open(path, SHT_ERR_CORRUPT, "a zero block appended");
+
+	/* raised version, checksum recomputed: SHT_ERR_VERSION */
+	for (i = 0; i < 2; i++) {
+		memcpy(buf, f->bytes, f->len);
+		v = i == 0 ? SHT_FORMAT_VERSION + 1 : 0xffffffffu;
+		put32(buf + H_VERSION, v);
+		put32(buf + H_CRC, crc32c(buf, H_CRC));
+		spill(path, buf, f->len);
+		expect_open(path, SHT_ERR_VERSION,
+			    i == 0 ? "format version + 1" : "format version "
+							    "0xffffffff");
+	}
+	/* raised version, checksum not fixed: refused either way */
+	memcpy(buf, f->bytes, f->len);
+	put32(buf + H_VERSION, SHT_FORMAT_VERSION + 1);
+	spill(path, buf, f->len);
+	{
+		sht_err rc = try_open(path, NULL);
+
+		ok(rc == SHT_ERR_VERSION || rc == SHT_ERR_CORRUPT,
+		   "format version + 1, stale checksum: %s", orc_err_name(rc));
+	}
+	/* COMPLETE cleared, checksum recomputed: SHT_ERR_INCOMPLETE */
+	memcpy(buf, f->bytes, f->len);
+	put32(buf + H_FLAGS, get32(buf + H_FLAGS) & ~1u);
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	expect_open(path, SHT_ERR_INCOMPLETE, "COMPLETE flag cleared");
+	/* unknown flag, checksum recomputed */
+	memcpy(buf, f->bytes, f->len);
+	put32(buf + H_FLAGS, get32(buf + H_FLAGS) | 0x80u);
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	expect_open(path, SHT_ERR_CORRUPT, "unknown header flag set");
+	/* root beyond the blocks, checksum recomputed */
+	memcpy(buf, f->bytes, f->len);
+	put64(buf + H_ROOT, f->blocks + 5);
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	expect_open(path, SHT_ERR_CORRUPT, "root block out of the file");
+	/* block_count disagreeing with the size, checksum recomputed */
+	memcpy(buf, f->bytes, f->len);
+	put64(buf + H_BLOCK_COUNT, f->blocks + 1);
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	expect_open(path, SHT_ERR_CORRUPT, "block_count one too many");
+	/* header_len beyond the header region */
+	memcpy(buf, f->bytes, f->len);
+	put32(buf + H_HEADER_LEN, HDR_REGION + 4);
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	{
+		sht_err rc = try_open(path, NULL);
+
+		ok(rc == SHT_ERR_CORRUPT, "header_len 4100: %s",
+		   orc_err_name(rc));
+	}
+	unlink(path);
+	free(buf);
+}
+
+/* Every bit of the used header: open must refuse.  The padding after it:
+ * open refuses or the check does. */
+static void test_header_bits(const ref *f, orc_rng *r)
+{
+	size_t bit, bad = 0, tried = 0, i;
+
+	ref_restore(f);
+	for (bit = 0; bit < HDR_LEN_V1 * 8; bit++) {
+		uint8_t byte = f->bytes[bit / 8] ^ (uint8_t)(1u << (bit % 8));
+		sht_err rc;
+
+		patch(f->path, bit / 8, &byte, 1);
+		rc = try_open(f->path, NULL);
+		if (!(rc == SHT_ERR_CORRUPT || rc == SHT_ERR_VERSION ||
+		      rc == SHT_ERR_INCOMPLETE) && bad++ < 5)
+			diag("  header bit %zu (byte %zu): open %s", bit,
+			     bit / 8, orc_err_name(rc));
+		patch(f->path, bit / 8, &f->bytes[bit / 8], 1);
+		tried++;
+	}
+	ok(bad == 0, "every one of the %zu header bits flipped: open refuses "
+	   "(%zu accepted)", tried, bad);
+
+	bad = 0;
+	for (i = 0; i < 64; i++) {
+		size_t off = HDR_LEN_V1 + orc_below(r, HDR_REGION - HDR_LEN_V1);
+		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << orc_below(r, 8));
+		sht_reader *rd = NULL;
+		sht_err rc;
+
+		patch(f->path, off, &byte, 1);
+		rc = try_open(f->path, &rd);
+		if (rc == SHT_OK) {
+			rc = sht_reader_check(rd, NULL, NULL, 0);
+			sht_reader_close(rd);
+		}
+		if (rc != SHT_ERR_CORRUPT && bad++ < 5)
+			diag("  header padding byte %zu flipped: %s", off,
+			     orc_err_name(rc));
+		patch(f->path, off, &f->bytes[off], 1);
+	}
+	ok(bad == 0, "64 bits of the header padding flipped: refused or "
+	   "reported corrupt (%zu missed)", bad);
+}
+
+/* ---- bit flips in the blocks -------------------------------------------- */
+
+typedef struct flipstat {
+	size_t trials, open_refused, queries, query_errors;
+} flipstat;
+
+static void report_count(void *ctx, const char *msg)
+{
+	unsigned *n = ctx;
+
+	(void)msg;
+	(*n)++;
+}
+
+/* Run queries on a damaged file: right or an error, never wrong. */
+static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
+			      sht_result *res, flipstat *st, const char *what)
+{
+	orc_vis v = orc_vis_all(o, (uint64_t)o->qs[o->nq - 1] + 1);
+	size_t i, bad = 0;
+	sht_err rc;
+
+	for (i = 0; i < 60; i++) {
+		const sht_interval *iv = &o->ivs[orc_below(r, o->n)];
+		sht_time t = orc_range(r, iv->start, iv->end);
+
+		rc = sht_reader_query(rd, iv->quark, t, res);
+		st->queries++;
+		st->query_errors += rc < 0;
+		bad += !orc_check_single(o, &v, iv->quark, t, rc, res, 1, NULL,
+					 what);
+	}
+	for (i = 0; i < 3; i++) {
+		sht_time t = orc_range(r, o->start, o->end);
+
+		rc = sht_reader_query_full(rd, t, res);
+		st->queries++;
+		st->query_errors += rc < 0;
+		bad += !orc_check_full(o, &v, t, rc, res, 1, NULL, what);
+	}
+	for (i = 0; i < 2; i++) {
+		sht_query2d q;
+
+		memset(&q, 0, sizeof q);
+		q.qmax = SHT_QUARK_MAX;
+		q.t1 = orc_range(r, o->start, o->end);
+		q.t2 = orc_range(r, q.t1, o->end);
+		q.resolution = i ? (q.t2 - q.t1) / 300 + 1 : 0;
+		rc = sht_reader_query_2d(rd, &q, res);
+		st->queries++;
+		st->query_errors += rc < 0;
+		bad += !orc_check_2d(o, &v, &q, rc, res, 1, NULL, what);
+	}
+	return bad;
+}
+
+static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
+{
+	sht_result *res = sht_result_create();
+	size_t t, missed = 0, wrong = 0, overreport = 0;
+	flipstat st;
+	char what[96];
+
+	memset(&st, 0, sizeof st);
+	ref_restore(f);
+	orc_diag_reset();
+	for (t = 0; t < trials; t++) {
+		uint64_t blk = orc_below(r, f->blocks);
+		size_t off = HDR_REGION + (size_t)blk * f->bs +
+			     (size_t)orc_below(r, f->bs);
+		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << orc_below(r, 8));
+		sht_reader *rd = NULL;
+		unsigned nrep = 0;
+		sht_err rc;
+
+		snprintf(what, sizeof what, "flip block %" PRIu64
+			 " (kind %u) byte %zu", blk,
+			 f->bytes[HDR_REGION + blk * f->bs],
+			 off - HDR_REGION - (size_t)blk * f->bs);
+		patch(f->path, off, &byte, 1);
+		st.trials++;
+		rc = try_open(f->path, &rd);
+		if (rc != SHT_OK) {
+			st.open_refused++;
+			if (rc != SHT_ERR_CORRUPT && missed++ < 5)
+				diag("  %s: open %s", what, orc_err_name(rc));
+		} else {
+			/* queries first, on a cold cache, then the check */
+			wrong += damaged_queries(rd, &f->o, r, res, &st, what);
+			rc = sht_reader_check(rd, report_count, &nrep, 3);
+			if ((rc != SHT_ERR_CORRUPT || nrep == 0) &&
+			    missed++ < 5)
+				diag("  %s: check %s, %u reports", what,
+				     orc_err_name(rc), nrep);
+			if (nrep > 3)
+				overreport++;
+			sht_reader_close(rd);
+		}
+		patch(f->path, off, &f->bytes[off], 1);
+	}
+	ok(missed == 0, "%zu single-bit flips in blocks all detected (%zu "
+	   "refused at open, %zu missed)", st.trials, st.open_refused, missed);
+	ok(wrong == 0, "damaged files: %zu queries, %zu errors, %zu wrong "
+	   "answers", st.queries, st.query_errors, wrong);
+	ok(overreport == 0, "check reports at most max_reports lines");
+	sht_result_destroy(res);
+}
+
+/*
+ * Structural damage with a valid checksum (a buggy writer): the check
+ * must still find it.  For each node block, each mutation is applied in
+ * turn and the block's CRC recomputed.
+ */
+static void test_structure(const ref *f, orc_rng *r)
+{
+	uint8_t *blk = orc_xmalloc(f->bs);
+	sht_result *res = sht_result_create();
+	size_t done = 0, missed = 0, b;
+	const char *names[] = { "self", "level", "end < start",
+				"n_intervals + 1", "nonzero padding",
+				"child end", "child start", "zero byte 1" };
+
+	ref_restore(f);
+	for (b = 0; b < f->blocks && done < 120; b++) {
+		const uint8_t *orig = f->bytes + HDR_REGION + b * f->bs;
+		uint32_t used = get32(orig + N_USED);
+		int m;
+
+		if (orig[N_KIND] != 1 && orig[N_KIND] != 2)
+			continue;
+		if (orc_below(r, f->blocks) > 40 && orig[N_KIND] == 1)
+			continue;  /* sample the leaves */
+		for (m = 0; m < 8; m++) {
+			sht_reader *rd = NULL;
+			unsigned nrep = 0;
+			sht_err rc;
+
+			memcpy(blk, orig, f->bs);
+			switch (m) {
+			case 0: put64(blk + N_SELF, get64(blk + N_SELF) + 1);
+				break;
+			case 1: put32(blk + N_LEVEL, get32(blk + N_LEVEL) ^ 1);
+				break;
+			case 7: blk[N_ZERO1] = 1; break;
+			case 2: /* end before the node's start */
+				put64(blk + N_END, get64(blk + N_START) - 1);
+				break;
+			case 3: put32(blk + N_COUNT, get32(blk + N_COUNT) + 1);
+				break;
+			case 4: if (used + 12 >= f->bs - 4)
+					continue;
+				blk[used + 1 + orc_below(r, f->bs - 4 - used - 1)]
+					= 0x5a;
+				break;
+			case 5: case 6:
+				if (blk[N_KIND] != 2 || get32(blk + N_NCHILD) == 0)
+					continue;
+				{
+					uint8_t *ce = blk + NODE_HDR + 32 *
+						orc_below(r, get32(blk + N_NCHILD));
+
+					if (m == 5)
+						put64(ce + 16, get64(ce + 16) + 1);
+					else
+						put64(ce + 8, get64(ce + 8) - 1);
+				}
+				break;
+			}
+			put32(blk + f->bs - 4, crc32c(blk, f->bs - 4));
+			patch(f->path, HDR_REGION + b * f->bs, blk, f->bs);
+			rc = try_open(f->path, &rd);
+			if (rc == SHT_OK) {
+				/* must not crash; answers unspecified */
+				sht_time t = orc_range(r, f->o.start, f->o.end);
+
+				(void)sht_reader_query_full(rd, t, res);
+				(void)sht_reader_query(rd, f->o.qs[0], t, res);
+				rc = sht_reader_check(rd, report_count, &nrep,
+						      10);
+				sht_reader_close(rd);
+			}
+			if (rc != SHT_ERR_CORRUPT && missed++ < 8)
+				diag("  block %zu (kind %u, level %" PRIu32 "): %s"
+				     " with a valid checksum: %s", b,
+				     orig[N_KIND], get32(orig + N_LEVEL),
+				     names[m], orc_err_name(rc));
+			patch(f->path, HDR_REGION + b * f->bs, orig, f->bs);
+			done++;
+		}
+	}
+	ok(done > 20 && missed == 0, "%zu structural mutations with valid "
+	   "checksums detected by open or check (%zu missed)", done, missed);
+	free(blk);
+	sht_result_destroy(res);
+}
+
+/* ---- readers in threads ------------------------------------------------- */
+
+typedef struct worker {
+	sht_reader *rd;
+	const orc *o;
+	uint64_t seed;
+	size_t n, singles, fulls, twods;
+	orc_errlog log;
+} worker;
+
+static void *worker_main(void *arg)
+{
+	worker *w = arg;
+	const orc *o = w->o;
+	orc_vis v = orc_vis_all(o, (uint64_t)o->qs[o->nq - 1] + 1);
+	sht_result *res = sht_result_create();
+	orc_rng r;
+	size_t i;
+
+	orc_rng_seed(&r, w->seed);
+	orc_errlog_init(&w->log);
+	for (i = 0; i < w->n; i++) {
+		unsigned k = (unsigned)orc_below(&r, 100);
+		sht_err rc;
+
+		if (k < 85) {
+			sht_quark q = o->qs[orc_below(&r, o->nq)];
+			sht_time t = orc_range(&r, o->start, o->end);
+
+			rc = sht_reader_query(w->rd, q, t, res);
+			orc_check_single(o, &v, q, t, rc, res, 0, &w->log,
+					 "thread");
+			w->singles++;
+		} else if (k < 95) {
+			sht_time t = orc_range(&r, o->start, o->end);
+
+			rc = sht_reader_query_full(w->rd, t, res);
+			orc_check_full(o, &v, t, rc, res, 0, &w->log, "thread");
+			w->fulls++;
+		} else {
+			sht_query2d q;
+			sht_quark qs[3];
+
+			memset(&q, 0, sizeof q);
+			qs[0] = o->qs[orc_below(&r, o->nq)];
+			qs[1] = o->qs[orc_below(&r, o->nq)];
+			qs[2] = o->qs[orc_below(&r, o->nq)];
+			q.quarks = qs;
+			q.n_quarks = 3;
+			q.t1 = orc_range(&r, o->start, o->end);
+			q.t2 = orc_range(&r, q.t1, o->end);
+			q.resolution = orc_pct(&r, 50) ? 0 :
+				       (q.t2 - q.t1) / 500 + 1;
+			rc = sht_reader_query_2d(w->rd, &q, res);
+			orc_check_2d(o, &v, &q, rc, res, 0, &w->log, "thread");
+			w->twods++;
+		}
+	}
+	sht_result_destroy(res);
+	return NULL;
+}
+
+static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
+{
+	sht_open_opts oo;
+	sht_reader *rd = NULL;
+	sht_reader_counters c0, c1, c2;
+	sht_result *res = sht_result_create();
+	pthread_t th[4];
+	worker w[4];
+	size_t i, errors = 0, total = 0, bad;
+	orc_vis v = orc_vis_all(&f->o, (uint64_t)f->o.qs[f->o.nq - 1] + 1);
+	orc_rng r;
+	sht_err rc;
+	char name[64];
+
+	snprintf(name, sizeof name, "%s/%" PRIu32 " %" PRIu64 " blocks",
+		 f->variant == SHT_VARIANT_SHT ? "sht" : "esht", f->bs,
+		 f->blocks);
+	ref_restore(f);
+	memset(&oo, 0, sizeof oo);
+	oo.cache_bytes = (size_t)8 * f->bs;
+	rc = sht_reader_open(f->path, &oo, &rd);
+	if (!ok(rc == SHT_OK, "%s: open with an 8-block cache", name)) {
+		sht_result_destroy(res);
+		return;
+	}
+	sht_reader_counters_get(rd, &c0);
+	for (i = 0; i < 4; i++) {
+		memset(&w[i], 0, sizeof w[i]);
+		w[i].rd = rd;
+		w[i].o = &f->o;
+		w[i].seed = seed + i;
+		w[i].n = per_thread;
+		if (pthread_create(&th[i], NULL, worker_main, &w[i]) != 0)
+			bail_out("Cannot create a thread");
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		orc_errlog_print(&w[i].log);
+		errors += w[i].log.errors;
+		total += w[i].n;
+	}
+	ok(errors == 0, "%s: 4 threads, %zu queries on one reader (%zu "
+	   "wrong)", name, total, errors);
+	sht_reader_counters_get(rd, &c1);
+	ok(c1.cache_misses > c0.cache_misses &&
+	   c1.node_visits >= c1.cache_misses &&
+	   c1.bytes_read >= c1.cache_misses * f->bs &&
+	   c1.cache_misses > 8,
+	   "%s: counters: %" PRIu64 " visits, %" PRIu64 " misses, %" PRIu64
+	   " bytes read", name, c1.node_visits, c1.cache_misses, c1.bytes_read);
+
+	/* drop the caches: answers stay right, and the next query reads */
+	sht_reader_drop_caches(rd);
+	sht_reader_counters_get(rd, &c1);
+	orc_rng_seed(&r, seed ^ 0x5555);
+	orc_diag_reset();
+	bad = 0;
+	for (i = 0; i < 300; i++) {
+		sht_quark q = f->o.qs[orc_below(&r, f->o.nq)];
+		sht_time t = orc_range(&r, f->o.start, f->o.end);
+
+		if (i % 50 == 0)
+			sht_reader_drop_caches(rd);
+		rc = sht_reader_query(rd, q, t, res);
+		bad += !orc_check_single(&f->o, &v, q, t, rc, res, 0, NULL,
+					 name);
+	}
+	/* a full query right after a drop must read blocks again (the tree
+	 * is deeper than its root) */
+	sht_reader_drop_caches(rd);
+	sht_reader_counters_get(rd, &c1);
+	rc = sht_reader_query_full(rd, (f->o.start + f->o.end) / 2, res);
+	bad += !orc_check_full(&f->o, &v, (f->o.start + f->o.end) / 2, rc, res,
+			       0, NULL, name);
+	sht_reader_counters_get(rd, &c2);
+	ok(c2.cache_misses > c1.cache_misses && c2.bytes_read > c1.bytes_read,
+	   "%s: a full query after drop_caches reads blocks (misses %" PRIu64
+	   " -> %" PRIu64 ")", name, c1.cache_misses, c2.cache_misses);
+	for (i = 0; i < 5; i++) {
+		sht_time t = orc_range(&r, f->o.start, f->o.end);
+
+		sht_reader_drop_caches(rd);
+		rc = sht_reader_query_full(rd, t, res);
+		bad += !orc_check_full(&f->o, &v, t, rc, res, 0, NULL, name);
+	}
+	ok(bad == 0, "%s: queries after sht_reader_drop_caches (%zu wrong)",
+	   name, bad);
+	sht_reader_close(rd);
+	sht_result_destroy(res);
+}
+
+/* Stats agree with info and with themselves. */
+static void test_stats(const ref *f)
+{
+	sht_reader *rd = NULL;
+	sht_stats s;
+	sht_info inf;
+	uint64_t nodes = 0, ivs = 0;
+	uint32_t l;
+	sht_err rc;
+
+	ref_restore(f);
+	if (try_open(f->path, &rd) != SHT_OK) {
+		ok(0, "stats: open");
+		return;
+	}
+	sht_reader_info(rd, &inf);
+	memset(&s, 0, sizeof s);
+	rc = sht_reader_stats(rd, &s);
+	for (l = 0; l < s.levels && l < SHT_STATS_MAX_LEVELS; l++) {
+		nodes += s.level[l].nodes;
+		ivs += s.level[l].intervals;
+	}
+	ok(rc == SHT_OK && s.leaf_nodes + s.core_nodes == inf.nodes &&
+	   s.levels == inf.depth && nodes == inf.nodes &&
+	   ivs == inf.intervals && s.level[0].nodes == s.leaf_nodes &&
+	   s.fill_leaf > 0 && s.fill_leaf <= 1 && s.fill_core >= 0 &&
+	   s.fill_core <= 1 &&
+	   inf.blocks >= inf.nodes + s.blob_blocks,
+	   "stats: %" PRIu64 " leaves + %" PRIu64 " core = %" PRIu64
+	   " nodes, %u levels, %" PRIu64 " intervals by level, fill %.2f/%.2f",
+	   s.leaf_nodes, s.core_nodes, inf.nodes, (unsigned)s.levels, ivs,
+	   s.fill_leaf, s.fill_core);
+	sht_reader_close(rd);
+}
+
+int main(void)
+{
+	uint64_t seed = orc_test_seed(4242);
+	double t0 = orc_now();
+	orc_rng r;
+	ref f;
+
+	if (orc_scratch_init("files") != 0)
+		bail_out("Cannot create a scratch directory");
+	orc_rng_seed(&r, seed);
+
+	/* a small eSHT file with blobs: every check on it */
+	if (ref_build(&f, SHT_VARIANT_ESHT, 4096, 10, 40, 150, seed) == 0) {
+		test_refusals(&f);
+		test_header_bits(&f, &r);
+		test_block_flips(&f, &r, 300);
+		test_structure(&f, &r);
+		test_stats(&f);
+		test_threads(&f, seed + 100, 3000);
+	}
+	ref_free(&f);
+	printf("# eSHT file done at %.1f s\n", orc_now() - t0);
+
+	/* a classic SHT file with small blocks: deeper, more blocks */
+	if (ref_build(&f, SHT_VARIANT_SHT, 1024, 3, 45, 300, seed + 1) == 0) {
+		test_block_flips(&f, &r, 300);
+		test_structure(&f, &r);
+		test_stats(&f);
+		test_threads(&f, seed + 200, 3000);
+	}
+	ref_free(&f);
+	printf("# total %.1f s\n", orc_now() - t0);
+	orc_scratch_done();
+	return done_testing();
+}
