@@ -116,24 +116,6 @@ struct qspec {
 
 enum { Q_SINGLE, Q_FULL, Q_2D };
 
-/* Does [s, e] hold a sample of the 2D query (or any point if r = 0)? */
-static int hits(const struct qspec *x, sht_time s, sht_time e)
-{
-	sht_time a = s > x->t1 ? s : x->t1, b = e < x->t2 ? e : x->t2;
-	uint64_t off, r, rem;
-
-	if (a > b)
-		return 0;
-	if (x->r <= 0 || b == x->t2)
-		return 1;
-	off = (uint64_t)a - (uint64_t)x->t1;
-	r = (uint64_t)x->r;
-	rem = off % r;
-	if (rem && r - rem > UINT64_MAX - off)
-		return 0;
-	return (rem ? off + (r - rem) : off) <= (uint64_t)b - (uint64_t)x->t1;
-}
-
 static int node_relevant(const struct qspec *x, sht_time s, sht_time e,
 			 uint32_t qmin, uint32_t qmax)
 {
@@ -143,7 +125,8 @@ static int node_relevant(const struct qspec *x, sht_time s, sht_time e,
 	case Q_FULL:
 		return s <= x->t && x->t <= e;
 	default:
-		return qmin <= x->qhi && x->qlo <= qmax && hits(x, s, e);
+		return qmin <= x->qhi && x->qlo <= qmax &&
+		       sht__q2d_hits(x->t1, x->t2, x->r, s, e);
 	}
 }
 
@@ -162,12 +145,6 @@ static sht_err keep_full(struct sht__store *st, const struct sht__node *n,
 	return make_iv(st, n, r, raw, &res->items[r->quark], res);
 }
 
-static int cmp_quark_id(const void *a, const void *b)
-{
-	sht_quark x = *(const sht_quark *)a, y = *(const sht_quark *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int rec_matches(const struct qspec *x, const struct sht__rec *r)
 {
 	switch (x->kind) {
@@ -176,10 +153,10 @@ static int rec_matches(const struct qspec *x, const struct sht__rec *r)
 	case Q_FULL:
 		return r->start <= x->t && x->t <= r->end;
 	default:
-		if (r->quark < x->qlo || r->quark > x->qhi || !hits(x, r->start, r->end))
+		if (r->quark < x->qlo || r->quark > x->qhi ||
+		    !sht__q2d_hits(x->t1, x->t2, x->r, r->start, r->end))
 			return 0;
-		return !x->sel || bsearch(&r->quark, x->sel, x->nsel,
-					  sizeof *x->sel, cmp_quark_id) != NULL;
+		return !x->sel || sht__quark_in(x->sel, x->nsel, r->quark);
 	}
 }
 
@@ -363,12 +340,6 @@ static void compact(sht_result *res, const uint8_t *found, uint64_t qc)
 	res->count = out;
 }
 
-static int cmp_quark(const void *a, const void *b)
-{
-	const sht_interval *x = a, *y = b;
-	return x->quark < y->quark ? -1 : x->quark > y->quark;
-}
-
 sht_err sht__q_full(const struct sht__root *rt, sht_time t, sht_result *res)
 {
 	struct qspec x;
@@ -388,46 +359,13 @@ sht_err sht__q_full(const struct sht__root *rt, sht_time t, sht_result *res)
 		err = visit_root(rt, &x, res);
 	if (err == SHT_OK && x.dense)
 		compact(res, x.found, qc);
-	else if (err == SHT_OK && res->count > 1)
-		qsort(res->items, res->count, sizeof *res->items, cmp_quark);
+	else if (err == SHT_OK)
+		sht__result_sort_quark(res);
 	free(x.found);
 	if (err != SHT_OK)
 		sht_result_clear(res);
 	return err == SHT_ERR_NOMEM && !*sht_errmsg()
 	       ? sht__error(err, "Cannot allocate a full query result") : err;
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-	const sht_interval *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->quark < y->quark ? -1 : x->quark > y->quark;
-}
-
-/* Sorted distinct copy of the quark set. */
-static sht_err make_selection(const sht_query2d *q, struct qspec *x,
-			      sht_quark **owned)
-{
-	size_t n = 0;
-	sht_quark *s = malloc((q->n_quarks ? q->n_quarks : 1) * sizeof *s);
-
-	if (!s)
-		return sht__error(SHT_ERR_NOMEM, "Cannot copy %zu quarks", q->n_quarks);
-	if (q->n_quarks) {
-		memcpy(s, q->quarks, q->n_quarks * sizeof *s);
-		qsort(s, q->n_quarks, sizeof *s, cmp_quark_id);
-	}
-	for (size_t i = 0; i < q->n_quarks; i++)
-		if (n == 0 || s[n - 1] != s[i])
-			s[n++] = s[i];
-	*owned = s;
-	x->sel = s;
-	x->nsel = n;
-	x->qlo = n ? s[0] : 1;
-	x->qhi = n ? s[n - 1] : 0;
-	return SHT_OK;
 }
 
 sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
@@ -438,11 +376,9 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 	sht_err err = SHT_OK;
 
 	sht_result_clear(res);
-	if (q->t1 > q->t2 || q->resolution < 0 ||
-	    (!q->quarks && (q->qmin > q->qmax)) || (q->quarks == NULL && q->n_quarks))
-		return sht__error(SHT_ERR_INVALID, "Cannot run 2D query: t1=%lld t2=%lld resolution=%lld quarks %u..%u",
-				  (long long)q->t1, (long long)q->t2,
-				  (long long)q->resolution, q->qmin, q->qmax);
+	err = sht__q2d_validate(q);
+	if (err != SHT_OK)
+		return err;
 	memset(&x, 0, sizeof x);
 	x.kind = Q_2D;
 	x.t1 = q->t1;
@@ -450,8 +386,11 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 	x.r = q->resolution;
 	x.qlo = q->qmin;
 	x.qhi = q->qmax;
-	if (q->quarks)
-		err = make_selection(q, &x, &owned);
+	if (q->quarks && (err = sht__q2d_selection(q, &owned, &x.nsel)) == SHT_OK) {
+		x.sel = owned;
+		x.qlo = x.nsel ? owned[0] : 1;
+		x.qhi = x.nsel ? owned[x.nsel - 1] : 0;
+	}
 	if (err == SHT_OK && x.qlo <= x.qhi)
 		err = visit_root(rt, &x, res);
 	free(owned);
@@ -459,7 +398,6 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 		sht_result_clear(res);
 		return err;
 	}
-	if (res->count > 1)
-		qsort(res->items, res->count, sizeof *res->items, cmp_time);
+	sht__result_sort_time(res);
 	return SHT_OK;
 }

@@ -26,4 +26,19 @@ sht_err sht__result_reserve(sht_result *res, size_t n);
 /* Copy len bytes plus a NUL into the result's arena; NULL on ENOMEM. */
 char *sht__result_strdup(sht_result *res, const char *s, size_t len);
 
+/* ---- 2D query helpers shared by every backend (query2d.c) ---- */
+
+/* Does [s, e] hold a sample of the query over [t1, t2] at resolution r:
+ * a time t1 + k r <= t2, or t2 itself; any point of [t1, t2] if r = 0. */
+int sht__q2d_hits(sht_time t1, sht_time t2, sht_time r, sht_time s, sht_time e);
+/* SHT_ERR_INVALID for t1 > t2, r < 0, an empty range or a NULL list. */
+sht_err sht__q2d_validate(const sht_query2d *q);
+/* Sorted distinct copy of q->quarks (malloc'd) and its length. */
+sht_err sht__q2d_selection(const sht_query2d *q, sht_quark **out, size_t *n);
+/* Binary search in a sorted selection. */
+int sht__quark_in(const sht_quark *sel, size_t n, sht_quark q);
+/* Order results by (start, quark), or by quark. */
+void sht__result_sort_time(sht_result *res);
+void sht__result_sort_quark(sht_result *res);
+
 #endif /* SHT_RESULT_INT_H */
