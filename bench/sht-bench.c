@@ -53,6 +53,10 @@
 static int g_verbose;
 
 static void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -624,6 +628,8 @@ struct store_opts {
 	uint64_t seed;
 	int cold;
 	int check;              /* run sht_reader_check too */
+	int no_single, no_full, no_2d;  /* --skip: phases left out */
+	int reuse;              /* --file: query an existing file */
 	size_t cache_bytes;
 	char path[4096];
 };
@@ -1105,28 +1111,35 @@ static void phase_query(void *ctx, struct metrics *ms)
 	}
 
 	/* Single queries, warm: 1000 warm-up, then the timed ones. */
-	note("single queries (warm)");
-	for (int i = 0; i < 1000; i++)
-		if (single_one(&s) < 0)
+	if (!o->no_single) {
+		note("single queries (warm)");
+		for (int i = 0; i < 1000; i++)
+			if (single_one(&s) < 0)
+				goto out;
+		if (single_batch(&s, o->queries, 0, "single_mean_us",
+				 "single_p50_us", "single_p99_us",
+				 "single_max_us", "single_visits",
+				 "single_misses", "single_read_bytes") < 0)
 			goto out;
-	if (single_batch(&s, o->queries, 0, "single_mean_us", "single_p50_us",
-			 "single_p99_us", "single_max_us", "single_visits",
-			 "single_misses", "single_read_bytes") < 0)
-		goto out;
-	put_int(ms, "single_n", (double)o->queries);
+		put_int(ms, "single_n", (double)o->queries);
+	}
 
-	note("full queries (warm)");
-	if (full_batch(&s, 20, o->full_queries, 0, "full_mean_ms",
-		       "full_p50_ms", "full_p99_ms", "full_max_ms",
-		       "full_visits", "full_items") < 0)
-		goto out;
-	put_int(ms, "full_n", (double)o->full_queries);
+	if (!o->no_full) {
+		note("full queries (warm)");
+		if (full_batch(&s, 20, o->full_queries, 0, "full_mean_ms",
+			       "full_p50_ms", "full_p99_ms", "full_max_ms",
+			       "full_visits", "full_items") < 0)
+			goto out;
+		put_int(ms, "full_n", (double)o->full_queries);
+	}
 
-	note("2D queries (warm)");
-	if (q2d_batch(&s, 0, "q2d_ms") < 0)
-		goto out;
+	if (!o->no_2d) {
+		note("2D queries (warm)");
+		if (q2d_batch(&s, 0, "q2d_ms") < 0)
+			goto out;
+	}
 
-	if (o->cold) {
+	if (o->cold && !o->no_single) {
 		note("single queries (cold)");
 		if (single_batch(&s, o->cold_queries, 1, "cold_single_mean_us",
 				 "cold_single_p50_us", "cold_single_p99_us",
@@ -1134,15 +1147,22 @@ static void phase_query(void *ctx, struct metrics *ms)
 				 "cold_single_misses",
 				 "cold_single_read_bytes") < 0)
 			goto out;
+	}
+	if (o->cold && !o->no_full) {
 		note("full queries (cold)");
 		if (full_batch(&s, 0, o->cold_full_queries, 1,
 			       "cold_full_mean_ms", "cold_full_p50_ms",
 			       "cold_full_p99_ms", "cold_full_max_ms",
 			       "cold_full_visits", "cold_full_items") < 0)
 			goto out;
-		note("2D and open (cold)");
+	}
+	if (o->cold && !o->no_2d) {
+		note("2D query (cold)");
 		if (q2d_batch(&s, 1, "cold_q2d_ms") < 0)
 			goto out;
+	}
+	if (o->cold) {
+		note("open (cold)");
 		if (time_opens(&s, 1, "cold_open_ms") < 0)
 			goto out;
 		put_int(ms, "cold_batch", (double)o->cold_batch);
@@ -1184,6 +1204,8 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 	put_int(out, "no_sync", o->bo.no_sync);
 	put_int(out, "seed", (double)o->seed);
 
+	if (o->reuse)
+		goto queries;
 	snprintf(o->path, sizeof o->path, "%s/sht-bench-%s-%" PRIu64
 		 "-%s-%ld.sht", o->dir, o->workload_name, o->size,
 		 variant_name(o->bo.variant), (long)getpid());
@@ -1199,7 +1221,8 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 		goto failed;
 	merge(out, &part);
 
-	note("run %d: queries", run);
+queries:
+	note("run %d: queries %s", run, o->path);
 	if (run_in_child("query_maxrss_bytes", "query_user_s", "query_sys_s",
 			 phase_query, o, &part) < 0)
 		goto failed;
@@ -1207,13 +1230,13 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 
 	if (get(out, "mismatches", &mis) && mis > 0)
 		rc = (int)mis;
-	if (!o->keep)
+	if (!o->keep && !o->reuse)
 		unlink(o->path);
 	json_line(strs, out);
 	return rc;
 failed:
 	fprintf(stderr, "sht-bench: run %d failed: %s\n", run, part.err);
-	if (!o->keep)
+	if (!o->keep && !o->reuse)
 		unlink(o->path);
 	return -1;
 }
@@ -1434,6 +1457,9 @@ static void usage(FILE *f)
 "  --opens N               opens timed for the median (9)\n"
 "  --cache-bytes B         reader node cache (0: library default)\n"
 "  --check                 also run sht_reader_check\n"
+"  --skip LIST             leave out query kinds: single,full,2d\n"
+"  --file PATH             query this existing file (built by --keep with\n"
+"                          the same workload options); no build\n"
 "  --seed S                query seed (1)\n"
 "common options:\n"
 "  --repeat K              run K times, then print the medians\n"
@@ -1535,6 +1561,22 @@ static int cmd_store(int argc, char **argv)
 				a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--check"))
 			o.check = 1;
+		else if (!strcmp(a, "--skip")) {
+			const char *v = need_arg(argc, argv, &i);
+
+			o.no_single |= strstr(v, "single") != NULL;
+			o.no_full |= strstr(v, "full") != NULL;
+			o.no_2d |= strstr(v, "2d") != NULL;
+			if (!o.no_single && !o.no_full && !o.no_2d)
+				die("--skip: a list of single, full, 2d");
+		} else if (!strcmp(a, "--file")) {
+			const char *v = need_arg(argc, argv, &i);
+
+			if (strlen(v) >= sizeof o.path)
+				die("--file: path too long");
+			strcpy(o.path, v);
+			o.reuse = 1;
+		}
 		else if (!strcmp(a, "--seed"))
 			o.seed = parse_u64(a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--repeat"))

@@ -22,7 +22,7 @@ sht_err sht__blob_load(struct sht__store *st, uint8_t kind, uint64_t first,
 	uint32_t bs = st->geom.block_size;
 	uint64_t n = sht__blob_blocks(len, bs);
 	uint64_t count = atomic_load(&st->block_count);
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	int rc;
 
 	if (first >= count || n > count - first)
@@ -47,7 +47,7 @@ sht_err sht__blob_load(struct sht__store *st, uint8_t kind, uint64_t first,
 sht_err sht__blob_read(struct sht__store *st, uint64_t first, uint64_t len,
 		       sht_result *res, const char **out)
 {
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	sht_err err = sht__blob_load(st, SHT__KIND_BLOB, first, len, &buf);
 
 	if (err != SHT_OK)

@@ -66,7 +66,7 @@ static void mark_run(struct walk *w, uint8_t kind, uint64_t first, uint64_t len)
 {
 	uint32_t bs = w->r->hd.block_size;
 	uint64_t n = sht__blob_blocks(len, bs);
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 
 	if (sht__blob_load(&w->r->st, kind, first, len, &buf) != SHT_OK) {
 		problem(w, "%s", sht_errmsg());

@@ -70,7 +70,7 @@ uint32_t sht__trk_width(const struct sht__trk *t, int *duration)
 	*duration = db < eb;
 	return sht__bits((uint64_t)t->qmax - t->qmin) +
 	       sht__bits(t->smax - t->smin) + (db < eb ? db : eb) +
-	       (__builtin_popcount(t->types) > 1 ? SHT__TBITS : 0) +
+	       ((t->types & (t->types - 1)) ? SHT__TBITS : 0) +
 	       value_bits(t);
 }
 
@@ -290,7 +290,7 @@ void sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
 		w.q = sht__bits((uint64_t)t->qmax - t->qmin);
 		w.s = sht__bits(t->smax - t->smin);
 		w.e = w.dur ? sht__bits(t->dmax - t->dmin) : sht__bits(t->emax - t->emin);
-		w.t = __builtin_popcount(t->types) > 1 ? SHT__TBITS : 0;
+		w.t = (t->types & (t->types - 1)) ? SHT__TBITS : 0;
 		w.v = value_bits(t);
 	}
 	recbytes = ((uint64_t)t->n * (w.q + w.s + w.e + w.t + w.v) + 7) / 8;
