@@ -30,6 +30,7 @@ typedef enum sht_err {
 	SHT_ERR_RANGE = -8,     /* time or quark outside the history */
 	SHT_ERR_INCOMPLETE = -9,/* file was never completed (crash, kill) */
 	SHT_ERR_TOOBIG = -10,   /* value larger than the format allows */
+	SHT_ERR_TYPE = -11,     /* value type differs from the attribute's */
 } sht_err;
 
 /* Static description of a status code, e.g. "file is corrupt". */

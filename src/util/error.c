@@ -24,6 +24,7 @@ const char *sht_strerror(sht_err err)
 	case SHT_ERR_RANGE: return "out of range";
 	case SHT_ERR_INCOMPLETE: return "file is incomplete";
 	case SHT_ERR_TOOBIG: return "value too large";
+	case SHT_ERR_TYPE: return "state value type mismatch";
 	}
 	return "unknown error";
 }
