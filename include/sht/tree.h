@@ -43,6 +43,8 @@ typedef struct sht_build_opts {
 	uint32_t max_children;  /* >= 2, 32 bytes each must fit in half a
 	                           block; 0: 50, or fewer if the block is small */
 	int no_sync;            /* 1: skip fsync at close (tests, benches) */
+	int threads;            /* 1: place intervals and encode/write nodes
+	                           on two threads of their own (same file) */
 } sht_build_opts;
 
 /* Fill opts with the defaults. */

@@ -25,6 +25,7 @@ struct sht_builder {
 	uint64_t next_block, next_seq, nodes, intervals;
 	uint32_t quark_max;
 	uint8_t *blk;                /* block_size encode buffer */
+	struct sht__pipe *pipe;      /* threads = 1: the pipeline */
 	struct sht__section sections[SHT__SECTION_SLOTS];
 	uint32_t nsections;
 };
@@ -39,6 +40,17 @@ sht_err sht__b_write_blob(struct sht_builder *b, uint8_t kind, const void *s,
 
 /* Insert with the lock held and the interval validated. */
 sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
+
+/* The threaded pipeline (pipeline.c). */
+sht_err sht__pipe_start(struct sht_builder *b);
+void sht__pipe_stop(struct sht_builder *b);
+sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv);
+/* With b->lock held: everything accepted is placed and written. */
+sht_err sht__pipe_drain(struct sht_builder *b);
+/* With b->lock held: a fresh open node, and handing a closed one over. */
+struct sht__open *sht__pipe_spare(struct sht_builder *b);
+sht_err sht__pipe_close(struct sht_builder *b, struct sht__open *o,
+			uint64_t block, sht_time end);
 
 /* Open-node lifecycle. */
 struct sht__open *sht__open_new(uint32_t max_children);

@@ -30,6 +30,7 @@ void sht_build_opts_init(sht_build_opts *opts)
 	opts->block_size = SHT_DEFAULT_BLOCK_SIZE;
 	opts->max_children = 0;      /* resolved at create: see tree.h */
 	opts->no_sync = 0;
+	opts->threads = 0;
 }
 
 struct sht__open *sht__open_new(uint32_t max_children)
@@ -103,6 +104,18 @@ static void link_child(struct sht__open *parent, const struct sht__child *c)
 	}
 }
 
+/* Threaded: the writer encodes and writes the node; the branch gets a
+ * fresh node at this level (open_branch resets it). */
+static sht_err hand_over(struct sht_builder *b, uint32_t level, sht_time end)
+{
+	struct sht__open *o = b->branch[level], *spare = sht__pipe_spare(b);
+
+	if (!spare)
+		return fail(b, sht__error(SHT_ERR_NOMEM, "Cannot allocate a node"));
+	b->branch[level] = spare;
+	return sht__pipe_close(b, o, b->next_block, end);
+}
+
 static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
 {
 	struct sht__open *o = b->branch[level];
@@ -119,13 +132,18 @@ static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
 	c.end = end;
 	c.qmin = o->sub_qmin;
 	c.qmax = o->sub_qmax;
-	sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
-	err = sht__b_write(b, b->blk, b->st.geom.block_size, c.block);
+	if (b->pipe) {
+		err = hand_over(b, level, end);
+	} else {
+		sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
+		err = sht__b_write(b, b->blk, b->st.geom.block_size, c.block);
+	}
 	if (err != SHT_OK)
 		return err;
 	b->next_block++;
 	b->nodes++;
-	atomic_store(&b->st.block_count, b->next_block);
+	if (!b->pipe)
+		atomic_store(&b->st.block_count, b->next_block);
 	if (level > 0)
 		link_child(b->branch[level - 1], &c);
 	else
@@ -380,6 +398,8 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 	err = builder_init(b, opts);
 	if (err == SHT_OK)
 		err = write_header(b, 0, start_time);
+	if (err == SHT_OK && opts->threads)
+		err = sht__pipe_start(b);
 	if (err != SHT_OK) {
 		sht_builder_destroy(b);
 		return err;
@@ -408,7 +428,11 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 	if (end_time < b->tree_end || end_time < b->start_time)
 		return sht__error(SHT_ERR_INVALID, "Cannot finish history: end=%lld before the last interval end=%lld",
 				  (long long)end_time, (long long)b->tree_end);
-	err = sht__b_close_from(b, 0, end_time);
+	err = b->pipe ? sht__pipe_drain(b) : SHT_OK;
+	if (err == SHT_OK)
+		err = sht__b_close_from(b, 0, end_time);
+	if (err == SHT_OK && b->pipe)
+		err = sht__pipe_drain(b);
 	if (err == SHT_OK)
 		err = sync_file(b);
 	if (err == SHT_OK)
@@ -437,6 +461,7 @@ void sht_builder_destroy(sht_builder *b)
 {
 	if (!b)
 		return;
+	sht__pipe_stop(b);
 	for (uint32_t i = 0; b->branch && i < b->depth; i++)
 		sht__open_free(b->branch[i]);
 	free(b->branch);

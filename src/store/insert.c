@@ -277,36 +277,51 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv)
 		b->quark_max = iv->quark;
 	b->any = 1;
 	b->intervals++;
-	atomic_store_explicit(&b->pub_end, b->tree_end, memory_order_release);
+	if (!b->pipe)        /* threaded: the caller side publishes it */
+		atomic_store_explicit(&b->pub_end, b->tree_end, memory_order_release);
 	return SHT_OK;
 }
 
-static sht_err validate(const struct sht_builder *b, const sht_interval *iv)
+/* Checks that need no tree state (the threaded path runs them unlocked). */
+static sht_err validate_value(const struct sht_builder *b, const sht_interval *iv)
 {
 	const sht_value *v = &iv->value;
 
-	if (b->failed || b->finished)
-		return sht__error(SHT_ERR_STATE, "Cannot insert: builder is %s",
-				  b->failed ? "failed" : "finished");
+	if (b->finished)
+		return sht__error(SHT_ERR_STATE, "Cannot insert: builder is finished");
 	if (iv->quark > SHT_QUARK_MAX || iv->start > iv->end ||
 	    iv->start < b->start_time || (unsigned)v->type > SHT_TYPE_STRING ||
 	    (v->type == SHT_TYPE_STRING && v->len && !v->u.str))
 		return sht__error(SHT_ERR_INVALID, "Cannot insert interval: quark=%u [%lld, %lld] type=%d (history starts at %lld)",
 				  iv->quark, (long long)iv->start, (long long)iv->end,
 				  (int)v->type, (long long)b->start_time);
-	if (iv->end < b->tree_end)
-		return sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",
-				  iv->quark, (long long)iv->end, (long long)b->tree_end);
 	if (v->type == SHT_TYPE_STRING && v->len > SHT_STRING_MAX)
 		return sht__error(SHT_ERR_TOOBIG, "Cannot insert string: quark=%u len=%u > %u",
 				  iv->quark, v->len, SHT_STRING_MAX);
 	return SHT_OK;
 }
 
+static sht_err validate(const struct sht_builder *b, const sht_interval *iv)
+{
+	sht_err err;
+
+	if (b->failed)
+		return sht__error(SHT_ERR_STATE, "Cannot insert: builder is failed");
+	err = validate_value(b, iv);
+	if (err == SHT_OK && iv->end < b->tree_end)
+		return sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",
+				  iv->quark, (long long)iv->end, (long long)b->tree_end);
+	return err;
+}
+
 sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv)
 {
 	sht_err err;
 
+	if (b->pipe) {
+		err = validate_value(b, iv);
+		return err == SHT_OK ? sht__pipe_insert(b, iv) : err;
+	}
 	pthread_mutex_lock(&b->lock);
 	err = validate(b, iv);
 	if (err == SHT_OK)

@@ -226,10 +226,17 @@ sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q, sht_result *res
 	return sht__q_2d(&rt, q, res);
 }
 
-static sht_err builder_state(const sht_builder *b)
+/* With the lock held: the builder can answer (threaded: everything
+ * accepted so far is placed and on disk first). */
+static sht_err builder_state(sht_builder *b)
 {
-	return b->failed ? sht__error(SHT_ERR_STATE, "Cannot query: builder failed")
-			 : SHT_OK;
+	sht_err err = SHT_OK;
+
+	if (!b->failed && b->pipe && !b->finished)
+		err = sht__pipe_drain(b);
+	if (b->failed)
+		return sht__error(SHT_ERR_STATE, "Cannot query: builder failed");
+	return err;
 }
 
 sht_err sht_builder_query(sht_builder *b, sht_quark q, sht_time t, sht_result *res)

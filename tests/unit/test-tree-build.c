@@ -798,7 +798,7 @@ static void *race_reader(void *arg)
 }
 
 static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
-			    uint64_t seed)
+			    uint64_t seed, int threads)
 {
 	sht_build_opts opts = mkopts(var, bs, mc);
 	char path[PATH_MAX], name[96];
@@ -811,8 +811,10 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	size_t i;
 	orc o;
 
+	opts.threads = threads;
 	snprintf(name, sizeof name, "concurrent build queries %s/%" PRIu32
-		 "/%" PRIu32, var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc);
+		 "/%" PRIu32 "%s", var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc,
+		 threads ? " threaded" : "");
 	orc_rng_seed(&r, seed);
 	orc_wl_mixed(&o, &r, bs, 0, 100000000, 100, 20, 600, 0);
 	orc_scratch_path(path, sizeof path, "race");
@@ -894,10 +896,12 @@ int main(void)
 	test_build_queries(SHT_VARIANT_ESHT, 1024, 3, seed + 1);
 	test_build_queries(SHT_VARIANT_ESHT, 4096, 10, seed + 2);
 	test_build_queries(SHT_VARIANT_SHT, 65536, 50, seed + 3);
-	test_build_race(SHT_VARIANT_ESHT, 1024, 3, seed + 10);
-	test_build_race(SHT_VARIANT_SHT, 1024, 2, seed + 11);
-	test_build_race(SHT_VARIANT_SHT, 4096, 10, seed + 13);
-	test_build_race(SHT_VARIANT_ESHT, 4096, 50, seed + 12);
+	test_build_race(SHT_VARIANT_ESHT, 1024, 3, seed + 10, 0);
+	test_build_race(SHT_VARIANT_SHT, 1024, 2, seed + 11, 0);
+	test_build_race(SHT_VARIANT_SHT, 4096, 10, seed + 13, 0);
+	test_build_race(SHT_VARIANT_ESHT, 4096, 50, seed + 12, 0);
+	test_build_race(SHT_VARIANT_SHT, 1024, 2, seed + 14, 1);
+	test_build_race(SHT_VARIANT_ESHT, 4096, 50, seed + 15, 1);
 	/* last: an empty tree exercises the empty-result paths */
 	test_empty(SHT_VARIANT_SHT, 0, 0);
 	test_empty(SHT_VARIANT_ESHT, -1000, 1000000);
