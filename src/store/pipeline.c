@@ -22,7 +22,7 @@
 
 #include "store/builder-int.h"
 
-#define BATCH 512                /* intervals per batch */
+#define BATCH 4096               /* intervals per batch */
 #define BATCHES 8                /* batches in flight */
 #define JOBS 8                   /* closed nodes waiting for the writer */
 
