@@ -10,5 +10,6 @@
 #include "sht/error.h"
 #include "sht/value.h"
 #include "sht/tree.h"
+#include "sht/state.h"
 
 #endif /* SHT_SHT_H */

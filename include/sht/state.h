@@ -1,0 +1,200 @@
+/*
+ * state.h: the state system: attribute tree, transient state, backends.
+ *
+ * Providers describe state changes ("thread 1432 is now blocked", "push
+ * this function on the call stack"); the state system turns them into
+ * intervals with the rules of ../shared/KERNEL_MODEL.md §2 (those of Trace
+ * Compass), keeps the attribute names, and answers queries by quark or by
+ * name.  Attributes form a tree of names; each has an integer quark, given
+ * in creation order (0, 1, 2, ...), never reused.  The root is implicit
+ * (SHT_QUARK_ROOT) and holds no value.
+ *
+ * Rules, in short: intervals are closed [start, end]; a change at t ends
+ * the ongoing interval at t - 1; a new attribute is null from the history
+ * start; writing the same value extends the interval; several changes at
+ * one timestamp keep the last; the first non-null value fixes an
+ * attribute's type (a different type is SHT_ERR_TYPE); clear nulls an
+ * attribute and its descendants; finishing ends every ongoing state.
+ * Changes arrive in non-decreasing time (an earlier one is SHT_ERR_ORDER).
+ */
+#ifndef SHT_STATE_H
+#define SHT_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sht/error.h"
+#include "sht/export.h"
+#include "sht/tree.h"
+#include "sht/value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The implicit root of the attribute tree (parent of top-level names). */
+#define SHT_QUARK_ROOT SHT_QUARK_NONE
+
+/* Largest stack a push may build (Trace Compass's limit). */
+#define SHT_STACK_MAX 100000
+
+typedef enum sht_backend {
+	SHT_BACKEND_TREE = 0,     /* history tree file (default) */
+	SHT_BACKEND_MEMORY = 1,   /* intervals kept in memory, no file */
+	SHT_BACKEND_NULL = 2,     /* intervals dropped: measures providers */
+} sht_backend;
+
+typedef struct sht_state_opts {
+	sht_backend backend;
+	sht_build_opts tree;      /* SHT_BACKEND_TREE: file options */
+	const char *provider;     /* provider identity stored in the file */
+	uint32_t provider_version;
+} sht_state_opts;
+
+/* Fill opts with the defaults (tree backend, default tree options). */
+SHT_API void sht_state_opts_init(sht_state_opts *opts);
+
+typedef struct sht_state sht_state;
+
+/*
+ * Start a history at start_time.  path names the file for the tree
+ * backend (NULL otherwise).  @return SHT_OK, SHT_ERR_INVALID, SHT_ERR_IO,
+ * SHT_ERR_NOMEM.
+ */
+SHT_API sht_err sht_state_create(const char *path, sht_time start_time,
+				 const sht_state_opts *opts, sht_state **out);
+
+/*
+ * Open a finished history file for queries (attribute names included).
+ * Fast: the attribute tree is read on first use.  Errors as
+ * sht_reader_open.
+ */
+SHT_API sht_err sht_state_open(const char *path, const sht_open_opts *opts,
+			       sht_state **out);
+
+/* Free everything.  An unfinished tree-backed history stays incomplete
+ * on disk (readers refuse it).  NULL is a no-op. */
+SHT_API void sht_state_close(sht_state *ss);
+
+/* ---- attribute tree ---------------------------------------------------- */
+
+/*
+ * Quark of the path elems[0..n) below parent (SHT_QUARK_ROOT for an
+ * absolute path), creating the missing elements, parent before child.
+ * Elements are arbitrary strings ("/" inside one is not a separator).
+ * @return SHT_OK; SHT_ERR_STATE on an opened (read-only) history.
+ */
+SHT_API sht_err sht_state_quark(sht_state *ss, sht_quark parent,
+				const char *const *elems, size_t n,
+				sht_quark *out);
+
+/* The same look-up without creating anything: SHT_NOT_FOUND if absent. */
+SHT_API sht_err sht_state_quark_find(sht_state *ss, sht_quark parent,
+				     const char *const *elems, size_t n,
+				     sht_quark *out);
+
+/* Path given as one string split at every "/" (convenience: elements
+ * holding "/" need the array forms).  create: 1 get-or-create, 0 find. */
+SHT_API sht_err sht_state_quark_path(sht_state *ss, const char *path,
+				     int create, sht_quark *out);
+
+/* Number of attributes (= the next quark). */
+SHT_API uint64_t sht_state_attr_count(sht_state *ss);
+
+/* Name of q (borrowed: valid until the state system is closed), its
+ * parent (SHT_QUARK_ROOT for a top-level attribute), its children in
+ * creation order (*out borrowed, valid until the next attribute is
+ * created).  SHT_ERR_RANGE for an unknown quark. */
+SHT_API sht_err sht_state_attr_name(sht_state *ss, sht_quark q,
+				    const char **name, size_t *len);
+SHT_API sht_err sht_state_attr_parent(sht_state *ss, sht_quark q,
+				      sht_quark *parent);
+SHT_API sht_err sht_state_attr_children(sht_state *ss, sht_quark q,
+					const sht_quark **out, size_t *n);
+
+/* Full path of q, elements joined with "/", into buf (always
+ * NUL-terminated); *need gets the length it takes.  SHT_ERR_TOOBIG if
+ * buf was too small (then call again with need + 1 bytes). */
+SHT_API sht_err sht_state_attr_path(sht_state *ss, sht_quark q, char *buf,
+				    size_t size, size_t *need);
+
+/*
+ * Quarks matching a pattern of "/"-separated elements, where an element
+ * "*" matches any one name, in depth-first creation order.  *out is
+ * malloc'd (free it).  A pattern with no match gives n = 0.
+ */
+SHT_API sht_err sht_state_attr_match(sht_state *ss, const char *pattern,
+				     sht_quark **out, size_t *n);
+
+/* ---- state changes (building) ------------------------------------------- */
+
+/* Set q to v at t (v copied).  SHT_ERR_TYPE on a type change,
+ * SHT_ERR_ORDER if t is before the previous change, SHT_ERR_RANGE if t is
+ * before the start, SHT_ERR_STATE after finish or on a failed history. */
+SHT_API sht_err sht_state_modify(sht_state *ss, sht_time t, sht_quark q,
+				 const sht_value *v);
+
+/* Null q and all its descendants at t (children first, creation order). */
+SHT_API sht_err sht_state_clear(sht_state *ss, sht_time t, sht_quark q);
+
+/* Stack attributes: q holds the depth (int32, null when empty) and its
+ * children "1", "2", ... the elements.  push: SHT_ERR_TYPE if q holds a
+ * non-int, SHT_ERR_TOOBIG past SHT_STACK_MAX.  pop: the popped value into
+ * *popped (may be NULL; its string borrowed until the next change), or
+ * SHT_NOT_FOUND, without change, if the stack is empty. */
+SHT_API sht_err sht_state_push(sht_state *ss, sht_time t, sht_quark q,
+			       const sht_value *v);
+SHT_API sht_err sht_state_pop(sht_state *ss, sht_time t, sht_quark q,
+			      sht_value *popped);
+
+/* q += delta (int32 or int64 kept; null counts as 0 and becomes int32
+ * unless the attribute is locked to int64).  SHT_ERR_TYPE otherwise. */
+SHT_API sht_err sht_state_increment(sht_state *ss, sht_time t, sht_quark q,
+				    int64_t delta);
+
+/* Replace the ongoing value of q in place: no interval boundary and no
+ * type check; it covers the whole ongoing interval. */
+SHT_API sht_err sht_state_update_ongoing(sht_state *ss, sht_quark q,
+					 const sht_value *v);
+
+/* The ongoing value of q (string borrowed until the next change). */
+SHT_API sht_err sht_state_ongoing(sht_state *ss, sht_quark q,
+				  sht_value *out, sht_time *since);
+
+/* End every ongoing state at end_time and complete the history (write the
+ * attribute tree and provider identity, mark the file complete). */
+SHT_API sht_err sht_state_finish(sht_state *ss, sht_time end_time);
+
+/* History bounds: start; end = the finish time, or, while building, the
+ * latest change time. */
+SHT_API sht_time sht_state_start(sht_state *ss);
+SHT_API sht_time sht_state_end(sht_state *ss);
+
+/* ---- queries (by quark; names through the look-ups above) ------------- */
+/*
+ * While building, queries see every state up to sht_state_end(), ongoing
+ * states included (their end is then the current end).  t outside
+ * [start, end] is SHT_ERR_RANGE.  Safe from other threads while one
+ * thread builds, and from many threads on an opened history.
+ */
+SHT_API sht_err sht_state_query(sht_state *ss, sht_quark q, sht_time t,
+				sht_result *res);
+SHT_API sht_err sht_state_query_full(sht_state *ss, sht_time t,
+				     sht_result *res);
+
+/* The intervals of q over [t1, t2] in time order; with r > 0 sampled as
+ * KERNEL_MODEL.md §2.3 describes (one per sample step, plus the one at t2). */
+SHT_API sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
+				      sht_time t2, sht_time r, sht_result *res);
+SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,
+				   sht_result *res);
+
+/* Provider identity stored with the history ("" and 0 if none). */
+SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,
+				   uint32_t *version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHT_STATE_H */

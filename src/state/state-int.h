@@ -1,0 +1,97 @@
+/*
+ * state-int.h: private structures of the state system (src/state only).
+ * The state system never includes src/store's private headers: it uses
+ * the store through its public API.
+ *
+ *   attrs      names <-> quarks (attrs.c)
+ *   transient  ongoing state per quark and the change rules (transient.c)
+ *   backends   where closed intervals go and come back from (backend-*.c)
+ *   queries    backend answers merged with ongoing states (squery.c)
+ */
+#ifndef SHT_STATE_INT_H
+#define SHT_STATE_INT_H
+
+#include <pthread.h>
+
+#include "state/attrs.h"
+#include "util/result-int.h"
+#include "util/util.h"
+
+/* Section kinds of a state-system history (docs/FORMAT.md §6). */
+enum {
+	SHT__SECTION_ATTRS = 1,
+	SHT__SECTION_PROVIDER = 2,
+	SHT__SECTION_CHECKPOINTS = 3,
+};
+
+/* Where closed intervals go.  Query functions see only closed intervals. */
+struct sht__backend_ops {
+	const char *name;
+	sht_err (*insert)(void *be, const sht_interval *iv);
+	/* Close the backend at end; sections: attribute tree and provider. */
+	sht_err (*finish)(void *be, sht_time end, const void *attrs,
+			  size_t attrs_len, const void *prov, size_t prov_len);
+	sht_err (*query)(void *be, sht_quark q, sht_time t, sht_result *res);
+	sht_err (*query_full)(void *be, sht_time t, sht_result *res);
+	sht_err (*query_2d)(void *be, const sht_query2d *q, sht_result *res);
+	void (*destroy)(void *be);
+};
+
+extern const struct sht__backend_ops sht__backend_tree;
+extern const struct sht__backend_ops sht__backend_mem;
+extern const struct sht__backend_ops sht__backend_null;
+extern const struct sht__backend_ops sht__backend_file;
+
+sht_err sht__backend_tree_create(const char *path, sht_time start,
+				 const sht_build_opts *opts, void **out);
+sht_err sht__backend_mem_create(void **out);
+/* The reader of an opened history (the state system keeps it too). */
+sht_err sht__backend_file_create(sht_reader *r, void **out);
+
+/* Ongoing state of one attribute. */
+struct sht__ongoing {
+	sht_value v;                 /* string: malloc'd copy, owned */
+	sht_time start;              /* start of the ongoing interval */
+	uint8_t locked;              /* sht_type fixed by the first non-null */
+};
+
+struct sht_state {
+	pthread_mutex_t lock;        /* every call; queries included */
+	struct sht__attrs *attrs;    /* NULL until loaded (opened history) */
+	struct sht__ongoing *cur;    /* ncur entries, one per quark */
+	size_t ncur, capcur;
+	const struct sht__backend_ops *ops;
+	void *be;
+	sht_reader *reader;          /* opened history: its reader */
+	int readonly;                /* opened: no changes */
+	int finished;
+	int failed;                  /* a backend error: only queries remain */
+	sht_time start;              /* history start */
+	sht_time now;                /* latest change time (building) */
+	sht_time end;                /* finish time, once finished */
+	sht_value popped;            /* last popped value (owned copy) */
+	char *provider;              /* identity, "" if none */
+	uint32_t provider_version;
+};
+
+/* Attribute tree, loaded on first use for an opened history. */
+sht_err sht__state_attrs(sht_state *ss, struct sht__attrs **out);
+
+/* Make room for ongoing states up to quark q (new ones null at start). */
+sht_err sht__ongoing_grow(sht_state *ss, uint64_t count);
+
+/* Change rules, with the lock held and arguments checked. */
+sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q,
+		    const sht_value *v);
+sht_err sht__clear(sht_state *ss, sht_time t, sht_quark q);
+
+sht_err sht__push(sht_state *ss, sht_time t, sht_quark q, const sht_value *v);
+sht_err sht__pop(sht_state *ss, sht_time t, sht_quark q, sht_value *popped);
+sht_err sht__increment(sht_state *ss, sht_time t, sht_quark q, int64_t delta);
+sht_err sht__update_ongoing(sht_state *ss, sht_quark q, const sht_value *v);
+
+/* Close every ongoing state at end (finish). */
+sht_err sht__close_all(sht_state *ss, sht_time end);
+void sht__ongoing_free(sht_state *ss);
+
+#endif /* SHT_STATE_INT_H */
