@@ -15,7 +15,7 @@ static sht_err tree_finish(void *be, sht_time end, const void *attrs,
 {
 	sht_err err = sht_builder_add_section(be, SHT__SECTION_ATTRS, 1, attrs, attrs_len);
 
-	if (err == SHT_OK && prov_len)
+	if (err == SHT_OK)
 		err = sht_builder_add_section(be, SHT__SECTION_PROVIDER, 1, prov, prov_len);
 	if (err == SHT_OK)
 		err = sht_builder_finish(be, end);

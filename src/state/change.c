@@ -169,7 +169,7 @@ static sht_err finish_locked(sht_state *ss, sht_time end)
 	if (err == SHT_OK && !(prov = provider_bytes(ss, &plen)))
 		err = sht__error(SHT_ERR_NOMEM, "Cannot encode the provider identity");
 	if (err == SHT_OK)
-		err = ss->ops->finish(ss->be, end, attrs, alen, prov, *ss->provider ? plen : 0);
+		err = ss->ops->finish(ss->be, end, attrs, alen, prov, plen);
 	free(attrs);
 	free(prov);
 	if (err < 0 && err != SHT_ERR_ORDER && err != SHT_ERR_STATE)

@@ -30,6 +30,8 @@ static uint64_t quark_limit(sht_state *ss)
 
 static sht_err check_time(const sht_state *ss, sht_time t)
 {
+	if (ss->ops == &sht__backend_null)
+		return sht__error(SHT_ERR_STATE, "Cannot query: the null backend keeps no history");
 	if (t < ss->start || t > end_now(ss))
 		return sht__error(SHT_ERR_RANGE, "Cannot query: t=%lld outside the history [%lld, %lld]",
 				  (long long)t, (long long)ss->start, (long long)end_now(ss));

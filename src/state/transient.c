@@ -88,6 +88,10 @@ sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 	if (v->type != SHT_TYPE_NULL && o->locked != SHT_TYPE_NULL && o->locked != v->type)
 		return sht__error(SHT_ERR_TYPE, "Cannot modify attribute: quark=%u holds %s values, got %s",
 				  q, sht_type_name((sht_type)o->locked), sht_type_name(v->type));
+	/* The first non-null value locks the type, even if it changes
+	 * nothing (update-ongoing may have put it there unlocked). */
+	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL)
+		o->locked = (uint8_t)v->type;
 	if (sht_value_equal(&o->v, v))
 		return SHT_OK;
 	if (o->start < t) {
@@ -96,10 +100,7 @@ sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 			return err;
 		o->start = t;
 	}
-	err = value_set(&o->v, v);
-	if (err == SHT_OK && v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL)
-		o->locked = (uint8_t)v->type;
-	return err;
+	return value_set(&o->v, v);
 }
 
 /* Post-order walk of q's subtree (children in creation order, each
