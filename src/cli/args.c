@@ -73,6 +73,41 @@ int cli_open_reader(const char *path, sht_reader **out)
 	return CLI_OK;
 }
 
+int cli_open_state(const char *path, sht_state **out)
+{
+	sht_err err = sht_state_open(path, NULL, out);
+
+	if (err < 0)
+		return cli_fail(err, "open %s", path);
+	return CLI_OK;
+}
+
+int cli_load_attrs(const char *path, sht_state *ss)
+{
+	const sht_quark *kids;
+	size_t n;
+	/* Any attribute call loads the tree and says whether that worked
+	 * (sht_state_attr_count cannot). */
+	sht_err err = sht_state_attr_children(ss, SHT_QUARK_ROOT, &kids, &n);
+
+	if (err < 0)
+		return cli_fail(err, "read the attribute tree of %s", path);
+	return CLI_OK;
+}
+
+int cli_resolve_path(const char *file, sht_state *ss, const char *path,
+		     sht_quark *out)
+{
+	sht_err err = sht_state_quark_path(ss, path, 0, out);
+
+	if (err == SHT_NOT_FOUND)
+		return cli_error("%s has no attribute '%s'", file, path);
+	if (err < 0)
+		return cli_fail(err, "look up attribute '%s' in %s", path,
+				file);
+	return CLI_OK;
+}
+
 /* ---- option parser ----------------------------------------------------- */
 
 void cli_args_init(cli_args *a, int argc, char **argv, int first,

@@ -31,6 +31,7 @@ int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
 /* ---- errors (args.c) --------------------------------------------------- */
@@ -55,6 +56,17 @@ int cli_finish_output(int status);
 /* Open a history file; on failure report "cannot open PATH" and return
  * CLI_FAIL. */
 int cli_open_reader(const char *path, sht_reader **out);
+/* The same through the state system (names, provider identity). */
+int cli_open_state(const char *path, sht_state **out);
+/* Load the attribute tree of an opened history (it loads on first use);
+ * on failure report "cannot read the attribute tree of PATH" and return
+ * CLI_FAIL.  A file without one has an empty tree: CLI_OK. */
+int cli_load_attrs(const char *path, sht_state *ss);
+/* Quark of the attribute at path ("/"-separated names) in the opened
+ * history file; on failure (no such attribute: "FILE has no attribute
+ * 'PATH'") report and return CLI_FAIL. */
+int cli_resolve_path(const char *file, sht_state *ss, const char *path,
+		     sht_quark *out);
 
 /* ---- option parser (args.c) -------------------------------------------- */
 
@@ -118,25 +130,65 @@ const char *cli_variant_name(sht_variant v);
 const char *cli_type_name(sht_type t);
 /* One interval as "quark  [start, end]  type  value". */
 void cli_print_interval(FILE *f, const sht_interval *iv);
+/* One interval with the path of its attribute:
+ * "quark  path  [start, end]  type  value" (path as cli_print_name). */
+void cli_print_interval_path(FILE *f, const sht_interval *iv,
+			     const char *path);
+/* An attribute name or path: as is if it is plain (not empty, no space,
+ * control character, quote or backslash), else as a quoted JSON string,
+ * so that a field never splits and "" shows an empty one. */
+void cli_print_name(FILE *f, const char *s, size_t len);
 /* One value as in the human form: null, a number, or a quoted string. */
 void cli_print_value(FILE *f, const sht_value *v);
-/* One interval as {"quark", "start", "end", "type", "value"}. */
-void cli_json_interval(json_writer *w, const sht_interval *iv);
+/* One interval as {"quark", "path", "start", "end", "type", "value"};
+ * path NULL leaves "path" out. */
+void cli_json_interval(json_writer *w, const sht_interval *iv,
+		       const char *path);
 /* The value alone as JSON. */
 void cli_json_value(json_writer *w, const sht_value *v);
 
-/* Header and statistics of an open file (sht info). */
-int cli_print_info(const char *path, sht_reader *r, int json);
+/* The full path of an attribute, in a buffer that grows as needed. */
+typedef struct cli_path {
+	char *buf;                /* NUL-terminated path; "" if unknown */
+	size_t cap;               /* bytes allocated */
+} cli_path;
+
+/* Path of q into p->buf: "" for a quark the attribute tree lacks (a file
+ * without one), or if memory runs out. */
+const char *cli_attr_path(sht_state *ss, sht_quark q, cli_path *p);
+void cli_path_free(cli_path *p);
+
+/* Printing the intervals of a query (sht query, sht history), each with
+ * its attribute's path: human lines, or one JSON array. */
+typedef struct cli_ivout {
+	int json;
+	json_writer w;
+	sht_state *ss;            /* where the paths come from */
+	cli_path path;
+} cli_ivout;
+
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json);
+void cli_ivout_result(cli_ivout *o, const sht_result *res);
+void cli_ivout_end(cli_ivout *o);
+
+/* Header and statistics of an open file, its attribute count and
+ * provider identity (sht info): r and ss open the same file. */
+int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json);
 
 /* What a build did (sht gen, sht demo). */
 typedef struct cli_build_summary {
 	const char *workload;     /* "staircase" or "churn" */
-	const char *path;
+	const char *path;         /* NULL: no file (memory, null backend) */
+	sht_backend backend;
 	sht_variant variant;
-	uint64_t intervals;
+	uint64_t intervals;       /* in the file; else the workload's count */
+	uint64_t attributes;
 	double seconds;
 	uint64_t file_bytes;
 } cli_build_summary;
+
+/* "tree", "memory" or "null". */
+const char *cli_backend_name(sht_backend b);
 
 void cli_print_build_summary(const cli_build_summary *s, int json);
 
@@ -158,10 +210,17 @@ typedef struct cli_workload {
 	sht__churn churn;
 } cli_workload;
 
-/* Build the workload into path; on failure the error is reported, the
+/* Provider version stored by `sht gen` and `sht demo` (the provider id
+ * is the workload's name). */
+#define CLI_WORKLOAD_VERSION 1u
+
+/* Build the workload through the state system (its _drive function) with
+ * the given backend; path is the file of the tree backend (NULL for the
+ * others), opts its options.  On failure the error is reported, the
  * partial file removed, and CLI_FAIL returned. */
 int cli_build_workload(const cli_workload *w, const char *path,
-		       const sht_build_opts *opts, cli_build_summary *out);
+		       sht_backend backend, const sht_build_opts *opts,
+		       cli_build_summary *out);
 
 /* Monotonic clock, in seconds. */
 double cli_now(void);

@@ -1,8 +1,9 @@
 /*
  * cmd-demo.c: `sht demo [--attributes A] [-o FILE]`: the whole job on an
- * embedded workload, in one command: build the staircase of BENCHMARKS.md
- * with the eSHT, show the file's statistics, answer a few queries and
- * compare each answer with the workload's formula, check the file.
+ * embedded workload, in one command: drive the staircase of BENCHMARKS.md
+ * through the state system into an eSHT file, show the file's statistics,
+ * answer a few queries (by quark and by attribute path) and compare each
+ * answer with the workload's formula, check the file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +16,13 @@
 static const char demo_usage[] =
 "Usage: sht demo [--attributes A] [-o FILE]\n"
 "\n"
-"Build the staircase workload of A attributes (default 100000; 20 changes\n"
-"each, 1000 ns apart) into an eSHT history file, print the build summary\n"
-"and the file's statistics, answer three single queries and one full\n"
-"query, comparing every answer with the workload's formula (\"ok\" or\n"
-"\"MISMATCH\"), and check the file.  Exits with status 1 on any mismatch.\n"
+"Perform the state changes of the staircase workload of A attributes\n"
+"(default 100000, named \"0\" .. \"A-1\"; 20 changes each, 1000 ns apart)\n"
+"through the state system into an eSHT history file, print the build\n"
+"summary and the file's statistics, answer three single queries, one\n"
+"query by attribute path and one full query, comparing every answer with\n"
+"the workload's formula (\"ok\" or \"MISMATCH\"), and check the file.\n"
+"Exits with status 1 on any mismatch.\n"
 "\n"
 "Options:\n"
 "  --attributes A     number of attributes (default 100000)\n"
@@ -65,24 +68,58 @@ static int demo_expect(const struct demo *d, sht_quark q, sht_time t,
 	return ok;
 }
 
-/* One single query; returns 1 if the answer is right. */
-static int demo_single(const struct demo *d, sht_reader *r, sht_result *res,
-		       sht_quark q, sht_time t)
+/* Print one interval as "quark  path  [start, end]  type  value". */
+static void demo_print(sht_state *ss, const sht_interval *iv, cli_path *p)
 {
-	sht_err err = sht_reader_query(r, q, t, res);
+	cli_print_interval_path(stdout, iv, cli_attr_path(ss, iv->quark, p));
+}
+
+/* The answer of a single query at (t, q); returns 1 if it is right. */
+static int demo_answer(const struct demo *d, sht_state *ss, sht_result *res,
+		       sht_quark q, sht_time t, cli_path *p)
+{
+	sht_err err = sht_state_query(ss, q, t, res);
 	const sht_interval *iv = NULL;
 
-	printf("single query: quark %lu at t=%lld\n", (unsigned long)q,
-	       (long long)t);
 	printf("  answer:   ");
 	if (err == SHT_OK && sht_result_count(res) == 1) {
 		iv = sht_result_at(res, 0);
-		cli_print_interval(stdout, iv);
+		demo_print(ss, iv, p);
 	} else {
 		printf("none (%s)\n", err < 0 ? sht_errmsg() :
 		       sht_strerror(err));
 	}
 	return demo_expect(d, q, t, iv);
+}
+
+static int demo_single(const struct demo *d, sht_state *ss, sht_result *res,
+		       sht_quark q, sht_time t, cli_path *p)
+{
+	printf("single query: quark %lu at t=%lld\n", (unsigned long)q,
+	       (long long)t);
+	return demo_answer(d, ss, res, q, t, p);
+}
+
+/* A query by name: attribute "a" is quark a. */
+static int demo_by_path(const struct demo *d, sht_state *ss, sht_result *res,
+			uint64_t a, sht_time t, cli_path *p)
+{
+	char name[24];
+	sht_quark q;
+	sht_err err;
+
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)a);
+	printf("query by path: attribute \"%s\" at t=%lld\n", name,
+	       (long long)t);
+	err = sht_state_quark_path(ss, name, 0, &q);
+	if (err != SHT_OK) {
+		printf("  quark:    none (%s)  -> MISMATCH\n", err < 0 ?
+		       sht_errmsg() : sht_strerror(err));
+		return 0;
+	}
+	printf("  quark:    %lu%s\n", (unsigned long)q,
+	       q == (sht_quark)a ? "" : " (expected another)");
+	return demo_answer(d, ss, res, q, t, p) && q == (sht_quark)a;
 }
 
 /* Number of wrong intervals in a full answer at t. */
@@ -105,10 +142,10 @@ static uint64_t full_wrong(const struct demo *d, const sht_result *res,
 	return wrong;
 }
 
-static int demo_full(const struct demo *d, sht_reader *r, sht_result *res,
-		     sht_time t)
+static int demo_full(const struct demo *d, sht_state *ss, sht_result *res,
+		     sht_time t, cli_path *p)
 {
-	sht_err err = sht_reader_query_full(r, t, res);
+	sht_err err = sht_state_query_full(ss, t, res);
 	size_t n = sht_result_count(res);
 	uint64_t wrong;
 
@@ -120,11 +157,11 @@ static int demo_full(const struct demo *d, sht_reader *r, sht_result *res,
 	printf("  answer:   %zu intervals, the first ones:\n", n);
 	for (size_t i = 0; i < n && i < DEMO_SHOW; i++) {
 		printf("            ");
-		cli_print_interval(stdout, sht_result_at(res, i));
+		demo_print(ss, sht_result_at(res, i), p);
 	}
 	wrong = full_wrong(d, res, t);
-	printf("  expected: %llu intervals, one per quark, values from the "
-	       "formula  -> ", (unsigned long long)d->w.attributes);
+	printf("  expected: %llu intervals, one per attribute, values from "
+	       "the formula  -> ", (unsigned long long)d->w.attributes);
 	if (wrong == 0)
 		printf("ok\n");
 	else
@@ -133,22 +170,26 @@ static int demo_full(const struct demo *d, sht_reader *r, sht_result *res,
 }
 
 /* Three single queries (the middle of the staircase, the last instant of
- * an initial null, the end of the history) and one full query. */
-static int demo_queries(const struct demo *d, sht_reader *r)
+ * an initial null, the end of the history), one by attribute path and one
+ * full query. */
+static int demo_queries(const struct demo *d, sht_state *ss)
 {
 	uint64_t a = d->w.attributes;
 	sht_time t_end = sht__staircase_end(&d->w);
 	sht_time null_end = (sht_time)(a - 1u) * d->w.step - 1;
 	sht_result *res = sht_result_create();
+	cli_path p = { NULL, 0 };
 	int ok = 1;
 
 	if (!res)
 		return cli_fail(SHT_ERR_NOMEM, "allocate a result set");
-	ok &= demo_single(d, r, res, (sht_quark)(a / 2u), t_end / 2);
-	ok &= demo_single(d, r, res, (sht_quark)(a - 1u),
-			  null_end < 0 ? 0 : null_end);
-	ok &= demo_single(d, r, res, 0, t_end);
-	ok &= demo_full(d, r, res, t_end / 3);
+	ok &= demo_single(d, ss, res, (sht_quark)(a / 2u), t_end / 2, &p);
+	ok &= demo_single(d, ss, res, (sht_quark)(a - 1u),
+			  null_end < 0 ? 0 : null_end, &p);
+	ok &= demo_single(d, ss, res, 0, t_end, &p);
+	ok &= demo_by_path(d, ss, res, a / 3u, t_end / 3 * 2, &p);
+	ok &= demo_full(d, ss, res, t_end / 3, &p);
+	cli_path_free(&p);
 	sht_result_destroy(res);
 	if (!ok)
 		return cli_error("some answers do not match the workload");
@@ -170,11 +211,13 @@ static int demo_build(const struct demo *d)
 	sht_build_opts_init(&opts);
 	opts.variant = SHT_VARIANT_ESHT;
 	opts.no_sync = d->temporary;
-	printf("== build: staircase, %llu attributes, %llu intervals, eSHT "
-	       "==\n", (unsigned long long)d->w.attributes,
+	printf("== build: staircase, %llu attributes, %llu intervals, eSHT, "
+	       "through the state system ==\n",
+	       (unsigned long long)d->w.attributes,
 	       (unsigned long long)sht__staircase_count(&d->w));
 	fflush(stdout);
-	status = cli_build_workload(&w, d->path, &opts, &sum);
+	status = cli_build_workload(&w, d->path, SHT_BACKEND_TREE, &opts,
+				    &sum);
 	if (status == CLI_OK)
 		cli_print_build_summary(&sum, 0);
 	return status;
@@ -185,6 +228,7 @@ static int demo_build(const struct demo *d)
 static int demo_run(const struct demo *d)
 {
 	sht_reader *r;
+	sht_state *ss;
 	int status, step;
 
 	status = demo_build(d);
@@ -192,11 +236,16 @@ static int demo_run(const struct demo *d)
 		return status;
 	if (cli_open_reader(d->path, &r) != CLI_OK)
 		return CLI_FAIL;
+	if (cli_open_state(d->path, &ss) != CLI_OK) {
+		sht_reader_close(r);
+		return CLI_FAIL;
+	}
 	printf("\n== info ==\n");
-	status = cli_print_info(d->path, r, 0);
+	status = cli_print_info(d->path, r, ss, 0);
 	printf("\n== queries ==\n");
-	step = demo_queries(d, r);
+	step = demo_queries(d, ss);
 	status = status != CLI_OK ? status : step;
+	sht_state_close(ss);
 	printf("\n== check ==\n");
 	fflush(stdout);
 	step = cli_check_reader(d->path, r);

@@ -1,11 +1,13 @@
 /*
- * cmd-gen.c: `sht gen staircase|churn`: generate a synthetic workload of
- * BENCHMARKS.md into a history file, and print what the build took.
- * cli_build_workload is shared with `sht demo`.
+ * cmd-gen.c: `sht gen staircase|churn`: perform the state changes of a
+ * synthetic workload of BENCHMARKS.md on a state system, which writes a
+ * history file (with its attribute tree and provider identity), and print
+ * what the build took.  --dump prints the workload's intervals from the
+ * interval generator instead.  cli_build_workload is shared with
+ * `sht demo`.
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -14,9 +16,14 @@ static const char gen_usage[] =
 "Usage: sht gen staircase --attributes A [--intervals I] [--step D]\n"
 "                         [BUILD OPTIONS] -o FILE\n"
 "       sht gen churn --threads N [BUILD OPTIONS] -o FILE\n"
+"       sht gen WORKLOAD ... --backend memory|null\n"
+"       sht gen WORKLOAD ... --dump\n"
 "\n"
-"Generate a synthetic workload (see BENCHMARKS.md) into the history file\n"
-"FILE and print one summary line: intervals, seconds, intervals/s, bytes.\n"
+"Perform the state changes of a synthetic workload (see BENCHMARKS.md)\n"
+"through the state system into the history file FILE, which keeps the\n"
+"attribute names and the provider identity (the workload's name, version\n"
+"1), and print one summary line: intervals, seconds, intervals/s,\n"
+"attributes, bytes.\n"
 "\n"
 "Workloads:\n"
 "  staircase     A attributes changing in turn, every D ns, I times each\n"
@@ -36,9 +43,14 @@ static const char gen_usage[] =
 "  --max-children C   children per node (default 50)\n"
 "  --no-sync          do not fsync the file at the end\n"
 "  -o, --output FILE  the history file to write (replaced)\n"
+"  --backend B        where the state system puts the intervals: tree\n"
+"                     (default: the file), memory or null (no file, no -o:\n"
+"                     times the state system alone; the summary then gives\n"
+"                     the workload's interval count)\n"
 "  --json             print the summary as one JSON object\n"
-"  --dump             print the intervals instead of building a file,\n"
-"                     one per line: quark  [start, end]  type  value\n"
+"  --dump             print the intervals of the interval generator (no\n"
+"                     state system, no file), one per line:\n"
+"                     quark  [start, end]  type  value\n"
 "  -h, --help         show this help\n";
 
 enum {
@@ -53,6 +65,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_JSON,
 	OPT_DUMP,
+	OPT_BACKEND,
 };
 
 #define BUILD_OPTS \
@@ -63,6 +76,7 @@ enum {
 	{ "output", 'o', 1, OPT_OUTPUT }, \
 	{ "json", 0, 0, OPT_JSON }, \
 	{ "dump", 0, 0, OPT_DUMP }, \
+	{ "backend", 0, 1, OPT_BACKEND }, \
 	{ NULL, 0, 0, 0 }
 
 static const cli_opt staircase_opts[] = {
@@ -83,6 +97,8 @@ struct gen_opts {
 	cli_workload w;
 	sht_build_opts build;
 	const char *output;       /* -o FILE */
+	sht_backend backend;      /* --backend */
+	int have_backend;
 	int have_size;            /* --attributes / --threads given */
 	int json;                 /* --json */
 	int dump;                 /* --dump */
@@ -103,11 +119,11 @@ static const char *workload_name(const cli_workload *w)
 	return w->kind == CLI_WORKLOAD_CHURN ? "churn" : "staircase";
 }
 
-static sht_time workload_end(const cli_workload *w)
+static uint64_t workload_count(const cli_workload *w)
 {
 	if (w->kind == CLI_WORKLOAD_CHURN)
-		return sht__churn_end(&w->churn);
-	return sht__staircase_end(&w->staircase);
+		return sht__churn_count(&w->churn);
+	return sht__staircase_count(&w->staircase);
 }
 
 static sht_err workload_run(const cli_workload *w, sht__emit_fn emit,
@@ -118,82 +134,68 @@ static sht_err workload_run(const cli_workload *w, sht__emit_fn emit,
 	return sht__staircase_run(&w->staircase, emit, ctx);
 }
 
-/* State of one build, passed to build_emit. */
-struct build_ctx {
-	sht_builder *b;
-	uint64_t count;           /* intervals inserted */
-	sht_interval failed;      /* the interval refused, if any */
-};
-
-static sht_err build_emit(void *ctx, const sht_interval *iv)
+static sht_err workload_drive(const cli_workload *w, sht_state *ss)
 {
-	struct build_ctx *c = ctx;
-	sht_err err = sht_builder_insert(c->b, iv);
-
-	if (err < 0) {
-		c->failed = *iv;
-		return err;
-	}
-	c->count++;
-	return SHT_OK;
+	if (w->kind == CLI_WORKLOAD_CHURN)
+		return sht__churn_drive(&w->churn, ss);
+	return sht__staircase_drive(&w->staircase, ss);
 }
 
-static uint64_t file_size(const char *path)
+/* The intervals and bytes of the finished file. */
+static int build_file_stats(const char *path, cli_build_summary *out)
 {
-	struct stat st;
+	sht_reader *r;
+	sht_info in;
 
-	if (stat(path, &st) != 0)
-		return 0;
-	return (uint64_t)st.st_size;
-}
-
-/* Generate and finish; on failure report and return CLI_FAIL (the
- * caller destroys the builder). */
-static int build_fill(const cli_workload *w, const char *path,
-		      struct build_ctx *c)
-{
-	sht_err err = workload_run(w, build_emit, c);
-
-	if (err < 0) {
-		if (c->failed.end >= c->failed.start)
-			return cli_fail(err, "insert interval quark=%lu "
-					"[%lld, %lld] into %s",
-					(unsigned long)c->failed.quark,
-					(long long)c->failed.start,
-					(long long)c->failed.end, path);
-		return cli_fail(err, "generate %s", workload_name(w));
-	}
-	err = sht_builder_finish(c->b, workload_end(w));
-	if (err < 0)
-		return cli_fail(err, "finish %s", path);
+	if (cli_open_reader(path, &r) != CLI_OK)
+		return CLI_FAIL;
+	sht_reader_info(r, &in);
+	out->intervals = in.intervals;
+	out->file_bytes = in.file_bytes;
+	sht_reader_close(r);
 	return CLI_OK;
 }
 
 int cli_build_workload(const cli_workload *w, const char *path,
-		       const sht_build_opts *opts, cli_build_summary *out)
+		       sht_backend backend, const sht_build_opts *opts,
+		       cli_build_summary *out)
 {
-	struct build_ctx c;
+	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
+	sht_state_opts so;
+	sht_state *ss;
 	double t0 = cli_now();
 	sht_err err;
-	int status;
 
-	memset(&c, 0, sizeof(c));
-	c.failed.start = 1;       /* no failed interval yet */
-	err = sht_builder_create(path, 0, opts, &c.b);
+	sht_state_opts_init(&so);
+	so.backend = backend;
+	so.tree = *opts;
+	so.provider = workload_name(w);
+	so.provider_version = CLI_WORKLOAD_VERSION;
+	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
-		return cli_fail(err, "create %s", path);
-	status = build_fill(w, path, &c);
-	sht_builder_destroy(c.b);
-	if (status != CLI_OK) {
-		remove(path);     /* incomplete: no reader would take it */
-		return status;
+		return file ? cli_fail(err, "create %s", file)
+			    : cli_fail(err, "create a %s state system",
+				       cli_backend_name(backend));
+	err = workload_drive(w, ss);
+	if (err < 0) {
+		cli_fail(err, "build %s%s%s", workload_name(w),
+			 file ? " into " : "", file ? file : "");
+		sht_state_close(ss);
+		if (file)
+			remove(file);     /* incomplete: no reader takes it */
+		return CLI_FAIL;
 	}
-	out->workload = workload_name(w);
-	out->path = path;
-	out->variant = opts->variant;
-	out->intervals = c.count;
+	memset(out, 0, sizeof(*out));
+	out->attributes = sht_state_attr_count(ss);
+	sht_state_close(ss);
 	out->seconds = cli_now() - t0;
-	out->file_bytes = file_size(path);
+	out->workload = workload_name(w);
+	out->path = file;
+	out->backend = backend;
+	out->variant = opts->variant;
+	if (file)
+		return build_file_stats(file, out);
+	out->intervals = workload_count(w);
 	return CLI_OK;
 }
 
@@ -263,6 +265,22 @@ static int parse_block_size(const char *cmd, const char *val, uint32_t *out)
 	return 0;
 }
 
+static int parse_backend(const char *cmd, const char *val, sht_backend *out)
+{
+	if (strcmp(val, "tree") == 0) {
+		*out = SHT_BACKEND_TREE;
+	} else if (strcmp(val, "memory") == 0) {
+		*out = SHT_BACKEND_MEMORY;
+	} else if (strcmp(val, "null") == 0) {
+		*out = SHT_BACKEND_NULL;
+	} else {
+		cli_usage_error(cmd, "invalid value '%s' for --backend: "
+				"expected 'tree', 'memory' or 'null'", val);
+		return -1;
+	}
+	return 0;
+}
+
 /* One option of gen_opts. */
 static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 {
@@ -292,6 +310,9 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 	case OPT_DUMP:
 		o->dump = 1;
 		return 0;
+	case OPT_BACKEND:
+		o->have_backend = 1;
+		return parse_backend(o->cmd, val, &o->backend);
 	default:
 		return gen_workload_opt(o, id, val);
 	}
@@ -312,7 +333,13 @@ static int gen_validate(struct gen_opts *o)
 	if (o->dump && o->output)
 		return cli_usage_error(o->cmd, "--dump writes no file: "
 				       "drop -o");
-	if (!o->dump && !o->output)
+	if (o->dump && o->have_backend)
+		return cli_usage_error(o->cmd, "--dump uses no state system: "
+				       "drop --backend");
+	if (o->backend != SHT_BACKEND_TREE && o->output)
+		return cli_usage_error(o->cmd, "--backend %s writes no file: "
+				       "drop -o", cli_backend_name(o->backend));
+	if (!o->dump && o->backend == SHT_BACKEND_TREE && !o->output)
 		return cli_usage_error(o->cmd, "missing -o FILE");
 	return CLI_OK;
 }
@@ -383,7 +410,8 @@ int cmd_gen(int argc, char **argv)
 		return status;
 	if (o.dump)
 		return gen_dump(&o.w);
-	status = cli_build_workload(&o.w, o.output, &o.build, &sum);
+	status = cli_build_workload(&o.w, o.output, o.backend, &o.build,
+				    &sum);
 	if (status != CLI_OK)
 		return status;
 	cli_print_build_summary(&sum, o.json);

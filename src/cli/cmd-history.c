@@ -1,31 +1,39 @@
 /*
- * cmd-history.c: `sht history FILE --quark Q [--from T1] [--to T2]
- * [--resolution R] [--json]`: the intervals of one quark over a time range
- * (a 2D query on one quark), optionally sampled at a resolution as a
- * timeline view would.
+ * cmd-history.c: `sht history FILE (--quark Q | --attribute PATH)
+ * [--from T1] [--to T2] [--resolution R] [--json]`: the intervals of one
+ * attribute over a time range (the state system's range query,
+ * KERNEL_MODEL.md §2.3), optionally sampled at a resolution as a timeline
+ * view would.
  */
 #include "cli.h"
 
 static const char history_usage[] =
-"Usage: sht history FILE --quark Q [--from T1] [--to T2] [--resolution R]\n"
-"                   [--json]\n"
+"Usage: sht history FILE (--quark Q | --attribute PATH) [--from T1]\n"
+"                   [--to T2] [--resolution R] [--json]\n"
 "\n"
-"Print the intervals of quark Q in the history file FILE that intersect\n"
-"[T1, T2], in time order, one per line: quark  [start, end]  type  value.\n"
+"Print the intervals of one attribute of the history file FILE from the\n"
+"one at T1 to the one at min(T2, end of the history), in time order, one\n"
+"per line: quark  path  [start, end]  type  value.\n"
 "\n"
 "Options:\n"
-"  --quark Q        the quark (required)\n"
-"  --from T1        start of the range, in ns (default: history start)\n"
-"  --to T2          end of the range, in ns (default: history end)\n"
-"  --resolution R   keep only the intervals that contain one of T1,\n"
-"                   T1 + R, T1 + 2R, ... or T2 (default 0: all)\n"
-"  --json           print a JSON array of {quark, start, end, type, value}\n"
-"  -h, --help       show this help\n";
+"  --quark Q         the attribute, by quark\n"
+"  --attribute PATH  the attribute, by path: its names joined with \"/\"\n"
+"                    (exactly one of --quark and --attribute)\n"
+"  --from T1         start of the range, in ns (default: history start);\n"
+"                    must lie in the history\n"
+"  --to T2           end of the range, in ns (default: history end)\n"
+"  --resolution R    keep only the intervals that contain one of T1,\n"
+"                    T1 + R, T1 + 2R, ... or the end (default 0: all)\n"
+"  --json            print a JSON array of {quark, path, start, end, type,\n"
+"                    value}\n"
+"  -h, --help        show this help\n";
 
-enum { OPT_QUARK = 1, OPT_FROM, OPT_TO, OPT_RESOLUTION, OPT_JSON };
+enum { OPT_QUARK = 1, OPT_ATTRIBUTE, OPT_FROM, OPT_TO, OPT_RESOLUTION,
+       OPT_JSON };
 
 static const cli_opt history_opts[] = {
 	{ "quark", 0, 1, OPT_QUARK },
+	{ "attribute", 0, 1, OPT_ATTRIBUTE },
 	{ "from", 0, 1, OPT_FROM },
 	{ "to", 0, 1, OPT_TO },
 	{ "resolution", 0, 1, OPT_RESOLUTION },
@@ -37,7 +45,9 @@ static const cli_opt history_opts[] = {
 struct history_opts {
 	const char *file;
 	uint64_t quark;
-	int have_quark, have_from, have_to;
+	const char *path;         /* --attribute PATH */
+	int n_attr;               /* --quark and --attribute given */
+	int have_from, have_to;
 	sht_time from, to, resolution;
 	int json;
 };
@@ -46,9 +56,13 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 {
 	switch (id) {
 	case OPT_QUARK:
-		o->have_quark = 1;
+		o->n_attr++;
 		return cli_parse_u64("history", "--quark", val, 0,
 				     SHT_QUARK_MAX, &o->quark);
+	case OPT_ATTRIBUTE:
+		o->n_attr++;
+		o->path = val;
+		return 0;
 	case OPT_FROM:
 		o->have_from = 1;
 		return cli_parse_i64("history", "--from", val, SHT_TIME_MIN,
@@ -94,8 +108,12 @@ static int history_parse(struct history_opts *o, int argc, char **argv)
 	}
 	if (!o->file)
 		return cli_usage_error("history", "missing FILE");
-	if (!o->have_quark)
-		return cli_usage_error("history", "missing --quark Q");
+	if (o->n_attr == 0)
+		return cli_usage_error("history", "missing --quark Q or "
+				       "--attribute PATH");
+	if (o->n_attr > 1)
+		return cli_usage_error("history", "one attribute only: give "
+				       "one --quark or one --attribute");
 	if (o->have_from && o->have_to && o->from > o->to)
 		return cli_usage_error("history", "--from %lld is after --to "
 				       "%lld", (long long)o->from,
@@ -103,76 +121,56 @@ static int history_parse(struct history_opts *o, int argc, char **argv)
 	return CLI_OK;
 }
 
-static void history_print(const struct history_opts *o,
-			  const sht_result *res)
+/* The attribute and the range, defaults from the file. */
+static int history_target(struct history_opts *o, sht_state *ss,
+			  sht_quark *q)
 {
-	size_t n = sht_result_count(res);
-	json_writer w;
+	sht_time start = sht_state_start(ss), end = sht_state_end(ss);
 
-	if (!o->json) {
-		for (size_t i = 0; i < n; i++)
-			cli_print_interval(stdout, sht_result_at(res, i));
-		return;
+	if (o->path) {
+		if (cli_resolve_path(o->file, ss, o->path, q) != CLI_OK)
+			return CLI_FAIL;
+	} else {
+		*q = (sht_quark)o->quark;
 	}
-	json_init(&w, stdout);
-	json_array_begin_lines(&w);
-	for (size_t i = 0; i < n; i++)
-		cli_json_interval(&w, sht_result_at(res, i));
-	json_array_end(&w);
-	fputc('\n', stdout);
-}
-
-/* Fill in the defaults from the file and check the range. */
-static int history_range(struct history_opts *o, sht_reader *r,
-			 sht_query2d *q)
-{
-	sht_info in;
-
-	sht_reader_info(r, &in);
-	if (o->quark >= in.quark_count)
-		return cli_error("%s has no quark %llu (quarks 0 .. %lld)",
-				 o->file, (unsigned long long)o->quark,
-				 (long long)in.quark_count - 1);
 	if (!o->have_from)
-		o->from = in.start;
+		o->from = start;
 	if (!o->have_to)
-		o->to = in.end;
+		o->to = end;
 	if (o->from > o->to)
 		return cli_error("empty range [%lld, %lld] (%s covers "
 				 "[%lld, %lld])", (long long)o->from,
 				 (long long)o->to, o->file,
-				 (long long)in.start, (long long)in.end);
-	q->qmin = q->qmax = (sht_quark)o->quark;
-	q->t1 = o->from;
-	q->t2 = o->to;
-	q->resolution = o->resolution;
+				 (long long)start, (long long)end);
 	return CLI_OK;
 }
 
-static int history_run(struct history_opts *o, sht_reader *r,
+static int history_run(struct history_opts *o, sht_state *ss,
 		       sht_result *res)
 {
-	sht_quark quark = (sht_quark)o->quark;
-	sht_query2d q = { 0 };
+	cli_ivout out;
+	sht_quark q;
 	sht_err err;
 
-	if (history_range(o, r, &q) != CLI_OK)
+	if (cli_load_attrs(o->file, ss) != CLI_OK ||
+	    history_target(o, ss, &q) != CLI_OK)
 		return CLI_FAIL;
-	q.quarks = &quark;
-	q.n_quarks = 1;
-	err = sht_reader_query_2d(r, &q, res);
+	err = sht_state_query_range(ss, q, o->from, o->to, o->resolution,
+				    res);
 	if (err < 0)
 		return cli_fail(err, "query quark %lu over [%lld, %lld] in %s",
-				(unsigned long)quark, (long long)q.t1,
-				(long long)q.t2, o->file);
-	history_print(o, res);
+				(unsigned long)q, (long long)o->from,
+				(long long)o->to, o->file);
+	cli_ivout_begin(&out, ss, o->json);
+	cli_ivout_result(&out, res);
+	cli_ivout_end(&out);
 	return CLI_OK;
 }
 
 int cmd_history(int argc, char **argv)
 {
 	struct history_opts o = { 0 };
-	sht_reader *r;
+	sht_state *ss;
 	sht_result *res;
 	int status = history_parse(&o, argc, argv);
 
@@ -180,14 +178,14 @@ int cmd_history(int argc, char **argv)
 		return cli_finish_output(CLI_OK);
 	if (status != CLI_OK)
 		return status;
-	if (cli_open_reader(o.file, &r) != CLI_OK)
+	if (cli_open_state(o.file, &ss) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (res)
-		status = history_run(&o, r, res);
+		status = history_run(&o, ss, res);
 	else
 		status = cli_fail(SHT_ERR_NOMEM, "allocate a result set");
 	sht_result_destroy(res);
-	sht_reader_close(r);
+	sht_state_close(ss);
 	return cli_finish_output(status);
 }

@@ -1,6 +1,7 @@
 /*
- * cmd-info.c: `sht info FILE [--json]`: a history file's header and the
- * statistics of its tree (nodes per level, fill, bytes per interval).
+ * cmd-info.c: `sht info FILE [--json]`: a history file's header, the
+ * statistics of its tree (nodes per level, fill, bytes per interval), its
+ * attribute count and provider identity.
  */
 #include <string.h>
 
@@ -10,8 +11,9 @@ static const char info_usage[] =
 "Usage: sht info FILE [--json]\n"
 "\n"
 "Print the header of the history file FILE and statistics of its tree:\n"
-"variant, block size, nodes, depth, intervals, fill, and per level\n"
-"(0 = leaves) the nodes, intervals and fill.\n"
+"variant, block size, nodes, depth, intervals, quarks, the number of\n"
+"attributes (named in its attribute tree), the provider that built it and\n"
+"its version, and per level (0 = leaves) the nodes, intervals and fill.\n"
 "\n"
 "Options:\n"
 "  --json       print one JSON object\n"
@@ -56,6 +58,7 @@ int cmd_info(int argc, char **argv)
 {
 	const char *file = NULL;
 	sht_reader *r;
+	sht_state *ss;
 	int json = 0;
 	int status = info_parse(argc, argv, &file, &json);
 
@@ -65,7 +68,14 @@ int cmd_info(int argc, char **argv)
 		return status;
 	if (cli_open_reader(file, &r) != CLI_OK)
 		return CLI_FAIL;
-	status = cli_print_info(file, r, json);
+	/* A second handle on the file for the names: the state system keeps
+	 * its reader to itself. */
+	if (cli_open_state(file, &ss) != CLI_OK) {
+		sht_reader_close(r);
+		return CLI_FAIL;
+	}
+	status = cli_print_info(file, r, ss, json);
+	sht_state_close(ss);
 	sht_reader_close(r);
 	return cli_finish_output(status);
 }

@@ -1,35 +1,51 @@
 /*
- * cmd-query.c: `sht query FILE --at T [--quark Q]... [--json]`: the state
- * at one time, of every attribute (full query) or of the given quarks
- * (single queries).
+ * cmd-query.c: `sht query FILE --at T [--quark Q]... [--attribute PATH]...
+ * [--json]`: the state at one time, of every attribute (full query) or
+ * of the given attributes (single queries), through the state system, so
+ * that every answer shows its attribute's path.
  */
 #include <stdlib.h>
 
 #include "cli.h"
 
 static const char query_usage[] =
-"Usage: sht query FILE --at T [--quark Q]... [--json]\n"
+"Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [--json]\n"
 "\n"
 "Print the intervals of the history file FILE that contain time T (ns):\n"
-"of every quark (full query), or of each quark given with --quark (single\n"
-"queries), one per line: quark  [start, end]  type  value.\n"
-"A quark with no interval at T is reported on standard error and the exit\n"
-"status is 1 (the other answers are still printed).\n"
+"of every attribute (full query), or of each attribute given with --quark\n"
+"or --attribute (single queries, in the order given), one per line:\n"
+"quark  path  [start, end]  type  value.\n"
+"A path that is empty or holds spaces, quotes or control characters is\n"
+"printed as a quoted string.  A quark with no interval at T is reported on\n"
+"standard error and the exit status is 1 (the other answers are still\n"
+"printed); an unknown attribute path is an error (exit status 1, nothing\n"
+"printed).\n"
 "\n"
 "Options:\n"
-"  --at T       the time, in ns (required)\n"
-"  --quark Q    query this quark only (repeatable)\n"
-"  --json       print a JSON array of {quark, start, end, type, value};\n"
-"               type is null, int (int32), long (int64), double or string\n"
-"  -h, --help   show this help\n";
+"  --at T            the time, in ns (required)\n"
+"  --quark Q         query this quark (repeatable)\n"
+"  --attribute PATH  query the attribute of this path, its names joined\n"
+"                    with \"/\", e.g. Threads/42/Status (repeatable)\n"
+"  --json            print a JSON array of {quark, path, start, end, type,\n"
+"                    value}; type is null, int (int32), long (int64),\n"
+"                    double or string; path is \"\" in a file without\n"
+"                    attribute names\n"
+"  -h, --help        show this help\n";
 
-enum { OPT_AT = 1, OPT_QUARK, OPT_JSON };
+enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON };
 
 static const cli_opt query_opts[] = {
 	{ "at", 0, 1, OPT_AT },
 	{ "quark", 0, 1, OPT_QUARK },
+	{ "attribute", 0, 1, OPT_ATTRIBUTE },
 	{ "json", 0, 0, OPT_JSON },
 	{ NULL, 0, 0, 0 }
+};
+
+/* One --quark or --attribute. */
+struct query_sel {
+	const char *path;         /* --attribute PATH, or NULL for --quark */
+	sht_quark quark;          /* --quark Q, or the path's once resolved */
 };
 
 /* The command line. */
@@ -37,15 +53,9 @@ struct query_opts {
 	const char *file;
 	sht_time at;
 	int have_at;
-	sht_quark *quarks;        /* --quark values, in order */
-	size_t n_quarks;
+	struct query_sel *sel;    /* in the order given */
+	size_t n_sel;
 	int json;
-};
-
-/* Where the answers go. */
-struct query_out {
-	int json;
-	json_writer w;
 };
 
 static int query_opt(struct query_opts *o, int id, const char *val)
@@ -61,7 +71,12 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 		if (cli_parse_u64("query", "--quark", val, 0, SHT_QUARK_MAX,
 				  &q) < 0)
 			return -1;
-		o->quarks[o->n_quarks++] = (sht_quark)q;
+		o->sel[o->n_sel].path = NULL;
+		o->sel[o->n_sel++].quark = (sht_quark)q;
+		return 0;
+	case OPT_ATTRIBUTE:
+		o->sel[o->n_sel].path = val;
+		o->sel[o->n_sel++].quark = SHT_QUARK_NONE;
 		return 0;
 	case OPT_JSON:
 		o->json = 1;
@@ -102,34 +117,34 @@ static int query_parse(struct query_opts *o, int argc, char **argv)
 	return CLI_OK;
 }
 
-static void out_result(struct query_out *out, const sht_result *res)
+/* Every path to its quark before any query: nothing is printed for a
+ * command line naming an unknown attribute. */
+static int query_resolve(struct query_opts *o, sht_state *ss)
 {
-	size_t n = sht_result_count(res);
-
-	for (size_t i = 0; i < n; i++) {
-		if (out->json)
-			cli_json_interval(&out->w, sht_result_at(res, i));
-		else
-			cli_print_interval(stdout, sht_result_at(res, i));
-	}
+	for (size_t i = 0; i < o->n_sel; i++)
+		if (o->sel[i].path &&
+		    cli_resolve_path(o->file, ss, o->sel[i].path,
+				     &o->sel[i].quark) != CLI_OK)
+			return CLI_FAIL;
+	return CLI_OK;
 }
 
-static int query_full(const struct query_opts *o, sht_reader *r,
-		      sht_result *res, struct query_out *out)
+static int query_full(const struct query_opts *o, sht_state *ss,
+		      sht_result *res, cli_ivout *out)
 {
-	sht_err err = sht_reader_query_full(r, o->at, res);
+	sht_err err = sht_state_query_full(ss, o->at, res);
 
 	if (err < 0)
 		return cli_fail(err, "query %s at t=%lld", o->file,
 				(long long)o->at);
-	out_result(out, res);
+	cli_ivout_result(out, res);
 	return CLI_OK;
 }
 
-static int query_one(const struct query_opts *o, sht_reader *r,
-		     sht_quark q, sht_result *res, struct query_out *out)
+static int query_one(const struct query_opts *o, sht_state *ss,
+		     sht_quark q, sht_result *res, cli_ivout *out)
 {
-	sht_err err = sht_reader_query(r, q, o->at, res);
+	sht_err err = sht_state_query(ss, q, o->at, res);
 
 	if (err == SHT_NOT_FOUND)
 		return cli_error("%s: no interval of quark %lu at t=%lld",
@@ -137,48 +152,46 @@ static int query_one(const struct query_opts *o, sht_reader *r,
 	if (err < 0)
 		return cli_fail(err, "query quark %lu at t=%lld in %s",
 				(unsigned long)q, (long long)o->at, o->file);
-	out_result(out, res);
+	cli_ivout_result(out, res);
 	return CLI_OK;
 }
 
-static int query_run(const struct query_opts *o, sht_reader *r,
-		     sht_result *res)
+static int query_run(struct query_opts *o, sht_state *ss, sht_result *res)
 {
-	struct query_out out;
-	int status = CLI_OK;
+	cli_ivout out;
+	int status;
 
-	out.json = o->json;
-	json_init(&out.w, stdout);
-	if (out.json)
-		json_array_begin_lines(&out.w);
-	if (o->n_quarks == 0)
-		status = query_full(o, r, res, &out);
-	for (size_t i = 0; i < o->n_quarks; i++)
-		if (query_one(o, r, o->quarks[i], res, &out) != CLI_OK)
+	/* The paths of the answers need the attribute tree anyway. */
+	if (cli_load_attrs(o->file, ss) != CLI_OK ||
+	    query_resolve(o, ss) != CLI_OK)
+		return CLI_FAIL;
+	cli_ivout_begin(&out, ss, o->json);
+	status = CLI_OK;
+	if (o->n_sel == 0)
+		status = query_full(o, ss, res, &out);
+	for (size_t i = 0; i < o->n_sel; i++)
+		if (query_one(o, ss, o->sel[i].quark, res, &out) != CLI_OK)
 			status = CLI_FAIL;
-	if (out.json) {
-		json_array_end(&out.w);
-		fputc('\n', stdout);
-	}
+	cli_ivout_end(&out);
 	return status;
 }
 
-static int query_open_run(const struct query_opts *o)
+static int query_open_run(struct query_opts *o)
 {
-	sht_reader *r;
+	sht_state *ss;
 	sht_result *res;
 	int status;
 
-	if (cli_open_reader(o->file, &r) != CLI_OK)
+	if (cli_open_state(o->file, &ss) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (!res) {
-		sht_reader_close(r);
+		sht_state_close(ss);
 		return cli_fail(SHT_ERR_NOMEM, "allocate a result set");
 	}
-	status = query_run(o, r, res);
+	status = query_run(o, ss, res);
 	sht_result_destroy(res);
-	sht_reader_close(r);
+	sht_state_close(ss);
 	return status;
 }
 
@@ -187,14 +200,14 @@ int cmd_query(int argc, char **argv)
 	struct query_opts o = { 0 };
 	int status;
 
-	o.quarks = malloc(sizeof(*o.quarks) * (size_t)argc);
-	if (!o.quarks)
+	o.sel = malloc(sizeof(*o.sel) * (size_t)argc);
+	if (!o.sel)
 		return cli_error("cannot allocate memory");
 	status = query_parse(&o, argc, argv);
 	if (status < 0)
 		status = CLI_OK;          /* --help */
 	else if (status == CLI_OK)
 		status = query_open_run(&o);
-	free(o.quarks);
+	free(o.sel);
 	return cli_finish_output(status);
 }

@@ -137,6 +137,12 @@ static void json_put_ascii(FILE *f, unsigned char c)
 		fputc(c, f);
 }
 
+/* Printable ASCII that needs no escape. */
+static int json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 void json_write_quoted(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -144,7 +150,17 @@ void json_write_quoted(FILE *f, const char *s, size_t len)
 
 	fputc('"', f);
 	while (i < len) {
-		size_t n = utf8_seq_len(p + i, len - i);
+		size_t n;
+
+		/* A run of plain bytes in one write (names, paths, keys). */
+		for (n = 0; i + n < len && json_plain(p[i + n]); n++)
+			;
+		if (n > 0) {
+			fwrite(p + i, 1, n, f);
+			i += n;
+			continue;
+		}
+		n = utf8_seq_len(p + i, len - i);
 
 		if (n == 1) {
 			json_put_ascii(f, p[i]);

@@ -10,14 +10,15 @@ static const char main_usage[] =
 "Usage: sht COMMAND [OPTIONS] [ARGS]\n"
 "       sht --help | --version\n"
 "\n"
-"Build and query state history files (.sht): on-disk interval stores for\n"
-"trace analysis.\n"
+"Build and query state history files (.sht): the intervals of a state\n"
+"system, on disk, with the names of its attributes, for trace analysis.\n"
 "\n"
 "Commands:\n"
-"  gen       generate a synthetic workload (staircase, churn) into a file\n"
-"  info      print a file's header and tree statistics\n"
-"  query     the state at one time (full or per quark)\n"
-"  history   the intervals of one quark over a time range\n"
+"  gen       build a synthetic workload (staircase, churn) into a file\n"
+"  info      print a file's header, tree statistics and provider\n"
+"  query     the state at one time (full, or per quark or attribute path)\n"
+"  history   the intervals of one attribute over a time range\n"
+"  tree      list the attribute tree (names and quarks)\n"
 "  check     verify a file's checksums and structure\n"
 "  demo      build, inspect, query and check a staircase history\n"
 "  help      show the help of a command\n"
@@ -36,6 +37,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info },
 	{ "query", cmd_query },
 	{ "history", cmd_history },
+	{ "tree", cmd_tree },
 	{ "check", cmd_check },
 	{ "demo", cmd_demo },
 	{ NULL, NULL }

@@ -1,10 +1,11 @@
 /*
  * print.c: printers shared by the CLI's commands: intervals and values in
- * the human and JSON forms, a file's header and statistics (sht info),
- * and a build summary (sht gen, sht demo).
+ * the human and JSON forms, attribute paths, a file's header and
+ * statistics (sht info), and a build summary (sht gen, sht demo).
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -59,13 +60,49 @@ void cli_print_value(FILE *f, const sht_value *v)
 	}
 }
 
-void cli_print_interval(FILE *f, const sht_interval *iv)
+/* "[start, end]  type  value\n" */
+static void print_interval_rest(FILE *f, const sht_interval *iv)
 {
-	fprintf(f, "%lu  [%lld, %lld]  %s  ", (unsigned long)iv->quark,
-		(long long)iv->start, (long long)iv->end,
-		cli_type_name(iv->value.type));
+	fprintf(f, "[%lld, %lld]  %s  ", (long long)iv->start,
+		(long long)iv->end, cli_type_name(iv->value.type));
 	cli_print_value(f, &iv->value);
 	fputc('\n', f);
+}
+
+void cli_print_interval(FILE *f, const sht_interval *iv)
+{
+	fprintf(f, "%lu  ", (unsigned long)iv->quark);
+	print_interval_rest(f, iv);
+}
+
+static int name_is_plain(const char *s, size_t len)
+{
+	if (len == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= ' ' || c == 0x7f || c == '"' || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
+void cli_print_name(FILE *f, const char *s, size_t len)
+{
+	if (name_is_plain(s, len))
+		fwrite(s, 1, len, f);
+	else
+		json_write_quoted(f, s, len);
+}
+
+void cli_print_interval_path(FILE *f, const sht_interval *iv,
+			     const char *path)
+{
+	fprintf(f, "%lu  ", (unsigned long)iv->quark);
+	cli_print_name(f, path, strlen(path));
+	fputs("  ", f);
+	print_interval_rest(f, iv);
 }
 
 void cli_json_value(json_writer *w, const sht_value *v)
@@ -89,10 +126,13 @@ void cli_json_value(json_writer *w, const sht_value *v)
 	}
 }
 
-void cli_json_interval(json_writer *w, const sht_interval *iv)
+void cli_json_interval(json_writer *w, const sht_interval *iv,
+		       const char *path)
 {
 	json_object_begin(w);
 	json_kv_uint(w, "quark", iv->quark);
+	if (path)
+		json_kv_string(w, "path", path);
 	json_kv_int(w, "start", iv->start);
 	json_kv_int(w, "end", iv->end);
 	json_kv_string(w, "type", cli_type_name(iv->value.type));
@@ -101,7 +141,89 @@ void cli_json_interval(json_writer *w, const sht_interval *iv)
 	json_object_end(w);
 }
 
+/* ---- attribute paths and query output ---------------------------------- */
+
+#define PATH_INITIAL 64u
+
+/* Room for size bytes; 0, or -1 if memory ran out. */
+static int path_reserve(cli_path *p, size_t size)
+{
+	char *b;
+
+	if (size <= p->cap)
+		return 0;
+	b = realloc(p->buf, size);
+	if (!b)
+		return -1;
+	p->buf = b;
+	p->cap = size;
+	return 0;
+}
+
+const char *cli_attr_path(sht_state *ss, sht_quark q, cli_path *p)
+{
+	size_t need = 0;
+	sht_err err;
+
+	if (path_reserve(p, PATH_INITIAL) < 0)
+		return "";
+	err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
+	if (err == SHT_ERR_TOOBIG && path_reserve(p, need + 1u) == 0)
+		err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
+	if (err < 0)
+		p->buf[0] = '\0';   /* no such attribute: a file without names */
+	return p->buf;
+}
+
+void cli_path_free(cli_path *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->cap = 0;
+}
+
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json)
+{
+	memset(o, 0, sizeof(*o));
+	o->json = json;
+	o->ss = ss;
+	json_init(&o->w, stdout);
+	if (json)
+		json_array_begin_lines(&o->w);
+}
+
+void cli_ivout_result(cli_ivout *o, const sht_result *res)
+{
+	size_t n = sht_result_count(res);
+
+	for (size_t i = 0; i < n; i++) {
+		const sht_interval *iv = sht_result_at(res, i);
+		const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
+
+		if (o->json)
+			cli_json_interval(&o->w, iv, path);
+		else
+			cli_print_interval_path(stdout, iv, path);
+	}
+}
+
+void cli_ivout_end(cli_ivout *o)
+{
+	if (o->json) {
+		json_array_end(&o->w);
+		fputc('\n', stdout);
+	}
+	cli_path_free(&o->path);
+}
+
 /* ---- sht info ---------------------------------------------------------- */
+
+/* What sht info reports beyond the reader's header and statistics. */
+struct info_names {
+	uint64_t attributes;
+	const char *provider;
+	uint32_t provider_version;
+};
 
 static double level_fill(const sht_level_stats *l, uint32_t block_size)
 {
@@ -111,7 +233,7 @@ static double level_fill(const sht_level_stats *l, uint32_t block_size)
 }
 
 static void info_json(const char *path, const sht_info *in,
-		      const sht_stats *st)
+		      const sht_stats *st, const struct info_names *nm)
 {
 	json_writer w;
 
@@ -130,6 +252,9 @@ static void info_json(const char *path, const sht_info *in,
 	json_kv_uint(&w, "depth", in->depth);
 	json_kv_uint(&w, "intervals", in->intervals);
 	json_kv_uint(&w, "quarks", in->quark_count);
+	json_kv_uint(&w, "attributes", nm->attributes);
+	json_kv_string(&w, "provider", nm->provider);
+	json_kv_uint(&w, "provider_version", nm->provider_version);
 	json_kv_int(&w, "start", in->start);
 	json_kv_int(&w, "end", in->end);
 	json_kv_uint(&w, "file_bytes", in->file_bytes);
@@ -175,7 +300,7 @@ static void kv_f(const char *key, double x, const char *unit)
 }
 
 static void info_human(const char *path, const sht_info *in,
-		       const sht_stats *st)
+		       const sht_stats *st, const struct info_names *nm)
 {
 	kv_s("file:", path);
 	kv_s("variant:", cli_variant_name(in->variant));
@@ -190,6 +315,11 @@ static void info_human(const char *path, const sht_info *in,
 	kv_u("depth:", in->depth);
 	kv_u("intervals:", in->intervals);
 	kv_u("quarks:", in->quark_count);
+	kv_u("attributes:", nm->attributes);
+	printf(KEY_FMT, "provider:");
+	cli_print_name(stdout, nm->provider, strlen(nm->provider));
+	putchar('\n');
+	kv_u("provider_version:", nm->provider_version);
 	kv_i("start:", in->start);
 	kv_i("end:", in->end);
 	kv_u("file_bytes:", in->file_bytes);
@@ -205,8 +335,9 @@ static void info_human(const char *path, const sht_info *in,
 		       level_fill(&st->level[i], in->block_size));
 }
 
-int cli_print_info(const char *path, sht_reader *r, int json)
+int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 {
+	struct info_names nm;
 	sht_info in;
 	sht_stats st;
 	sht_err err;
@@ -215,14 +346,42 @@ int cli_print_info(const char *path, sht_reader *r, int json)
 	err = sht_reader_stats(r, &st);
 	if (err < 0)
 		return cli_fail(err, "read the statistics of %s", path);
+	if (cli_load_attrs(path, ss) != CLI_OK)
+		return CLI_FAIL;
+	nm.attributes = sht_state_attr_count(ss);
+	sht_state_provider(ss, &nm.provider, &nm.provider_version);
 	if (json)
-		info_json(path, &in, &st);
+		info_json(path, &in, &st, &nm);
 	else
-		info_human(path, &in, &st);
+		info_human(path, &in, &st, &nm);
 	return CLI_OK;
 }
 
 /* ---- build summary ----------------------------------------------------- */
+
+const char *cli_backend_name(sht_backend b)
+{
+	switch (b) {
+	case SHT_BACKEND_TREE:   return "tree";
+	case SHT_BACKEND_MEMORY: return "memory";
+	case SHT_BACKEND_NULL:   return "null";
+	}
+	return "unknown";
+}
+
+static void summary_human(const cli_build_summary *s, double rate)
+{
+	printf("%s: %llu intervals in %.3f s (%.0f intervals/s), "
+	       "%llu attributes, ", s->workload,
+	       (unsigned long long)s->intervals, s->seconds, rate,
+	       (unsigned long long)s->attributes);
+	if (s->path)
+		printf("%llu bytes, %s (%s)\n",
+		       (unsigned long long)s->file_bytes, s->path,
+		       cli_variant_name(s->variant));
+	else
+		printf("%s backend (no file)\n", cli_backend_name(s->backend));
+}
 
 void cli_print_build_summary(const cli_build_summary *s, int json)
 {
@@ -230,19 +389,21 @@ void cli_print_build_summary(const cli_build_summary *s, int json)
 	json_writer w;
 
 	if (!json) {
-		printf("%s: %llu intervals in %.3f s (%.0f intervals/s), "
-		       "%llu bytes, %s (%s)\n", s->workload,
-		       (unsigned long long)s->intervals, s->seconds, rate,
-		       (unsigned long long)s->file_bytes, s->path,
-		       cli_variant_name(s->variant));
+		summary_human(s, rate);
 		return;
 	}
 	json_init(&w, stdout);
 	json_object_begin(&w);
 	json_kv_string(&w, "workload", s->workload);
-	json_kv_string(&w, "file", s->path);
+	json_key(&w, "file");
+	if (s->path)
+		json_cstring(&w, s->path);
+	else
+		json_null(&w);
+	json_kv_string(&w, "backend", cli_backend_name(s->backend));
 	json_kv_string(&w, "variant", cli_variant_name(s->variant));
 	json_kv_uint(&w, "intervals", s->intervals);
+	json_kv_uint(&w, "attributes", s->attributes);
 	json_kv_double(&w, "seconds", s->seconds);
 	json_kv_double(&w, "intervals_per_second", rate);
 	json_kv_uint(&w, "file_bytes", s->file_bytes);

@@ -24,6 +24,9 @@
  * Intervals per thread: Status 20 values + the final null (+ the initial
  * null [0, b-1] if i > 0), Exec_name 2 (+1), Threads/<i> 1; plus Threads:
  * 26 N - 1 in all.
+ *
+ * sht__churn_drive (end of the file) performs the same changes on a state
+ * system instead, which applies the same rules.
  */
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +79,13 @@ uint64_t sht__churn_quarks(const sht__churn *w)
 	if (!churn_valid(w))
 		return 0;
 	return 3u * w->threads + 1u;
+}
+
+uint64_t sht__churn_count(const sht__churn *w)
+{
+	if (!churn_valid(w))
+		return 0;
+	return 26u * w->threads - 1u;
 }
 
 static sht_quark status_quark(uint64_t i)
@@ -210,6 +220,32 @@ static sht_err churn_close(const sht__churn *w, const struct churn_out *out)
 	return err < 0 ? err : SHT_OK;
 }
 
+static sht_err churn_invalid(const sht__churn *w, const char *what)
+{
+	return sht__error(SHT_ERR_INVALID, "Cannot %s churn: threads=%llu "
+			  "(1 .. %lu)", what, (unsigned long long)w->threads,
+			  (unsigned long)(SHT_QUARK_MAX / 3u));
+}
+
+/* The threads living at t (b <= t <= b + CHURN_LIFE): [*lo, *hi]. */
+static void churn_living(const sht__churn *w, sht_time t, uint64_t *lo,
+			 uint64_t *hi)
+{
+	sht_time lo_t = t - CHURN_LIFE;
+
+	*lo = lo_t <= 0 ? 0 : (uint64_t)(lo_t + CHURN_BIRTH_STEP - 1) /
+			      CHURN_BIRTH_STEP;
+	*hi = (uint64_t)t / CHURN_BIRTH_STEP;
+	if (*hi > w->threads - 1u)
+		*hi = w->threads - 1u;
+}
+
+/* Time of the last change: the clear of the last thread. */
+static sht_time churn_last(const sht__churn *w)
+{
+	return (sht_time)(w->threads - 1u) * CHURN_BIRTH_STEP + CHURN_LIFE;
+}
+
 sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx)
 {
 	struct churn_thread ring[CHURN_RING];
@@ -217,22 +253,13 @@ sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx)
 	sht_time t_last;
 
 	if (!churn_valid(w))
-		return sht__error(SHT_ERR_INVALID, "Cannot generate churn: "
-				  "threads=%llu (1 .. %lu)",
-				  (unsigned long long)w->threads,
-				  (unsigned long)(SHT_QUARK_MAX / 3u));
+		return churn_invalid(w, "generate");
 	memset(ring, 0, sizeof(ring));
-	t_last = (sht_time)(w->threads - 1u) * CHURN_BIRTH_STEP + CHURN_LIFE;
+	t_last = churn_last(w);
 	for (sht_time t = 0; t <= t_last; t += CHURN_CHANGE_STEP) {
-		/* Living threads: b <= t <= b + CHURN_LIFE. */
-		sht_time lo_t = t - CHURN_LIFE;
-		uint64_t lo = lo_t <= 0 ? 0 :
-			(uint64_t)(lo_t + CHURN_BIRTH_STEP - 1) /
-			CHURN_BIRTH_STEP;
-		uint64_t hi = (uint64_t)t / CHURN_BIRTH_STEP;
+		uint64_t lo, hi;
 
-		if (hi > w->threads - 1u)
-			hi = w->threads - 1u;
+		churn_living(w, t, &lo, &hi);
 		for (uint64_t i = lo; i <= hi; i++) {
 			sht_err err = thread_step(&out, &ring[i % CHURN_RING],
 						  i, t);
@@ -241,6 +268,96 @@ sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx)
 		}
 	}
 	return churn_close(w, &out);
+}
+
+/* ---- through the state system ------------------------------------------ */
+/*
+ * The same changes as BENCHMARKS.md states them, on a state system, in
+ * the same order (time, then thread, then as written); the state system
+ * applies the rules the generator above applies by hand.  The ring keeps
+ * the quarks of the living threads.
+ */
+
+/* Quarks of one living thread. */
+struct churn_live {
+	sht_quark thread;         /* Threads/<i> */
+	sht_quark status;         /* Threads/<i>/Status */
+	sht_quark exec;           /* Threads/<i>/Exec_name */
+};
+
+/* At b: get-or-create Threads, Threads/<i>, Threads/<i>/Status,
+ * Threads/<i>/Exec_name; Exec_name = "proc<i>"; Status = 1. */
+static sht_err drive_birth(sht_state *ss, struct churn_live *th, uint64_t i,
+			   sht_time t)
+{
+	char id[24], name[32];
+	const char *path[3] = { "Threads", id, "Status" };
+	sht_quark threads;
+	sht_value v;
+	sht_err err;
+	int len;
+
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)i);
+	err = sht_state_quark(ss, SHT_QUARK_ROOT, path, 1, &threads);
+	if (err == SHT_OK)
+		err = sht_state_quark(ss, SHT_QUARK_ROOT, path, 2, &th->thread);
+	if (err == SHT_OK)
+		err = sht_state_quark(ss, SHT_QUARK_ROOT, path, 3, &th->status);
+	path[2] = "Exec_name";
+	if (err == SHT_OK)
+		err = sht_state_quark(ss, SHT_QUARK_ROOT, path, 3, &th->exec);
+	if (err < 0)
+		return err;
+	len = snprintf(name, sizeof(name), "proc%llu", (unsigned long long)i);
+	v = sht_value_string(name, (uint32_t)len);
+	err = sht_state_modify(ss, t, th->exec, &v);
+	if (err < 0)
+		return err;
+	v = sht_value_int32(1);
+	return sht_state_modify(ss, t, th->status, &v);
+}
+
+/* Thread i's changes at t, in the order written. */
+static sht_err drive_step(sht_state *ss, struct churn_live *th, uint64_t i,
+			  sht_time t)
+{
+	sht_time d = t - (sht_time)i * CHURN_BIRTH_STEP;
+	sht_value v;
+
+	if (d < 0 || d > CHURN_LIFE || d % CHURN_CHANGE_STEP != 0)
+		return SHT_OK;
+	if (d == 0)
+		return drive_birth(ss, th, i, t);
+	if (d == CHURN_LIFE)
+		return sht_state_clear(ss, t, th->thread);
+	v = sht_value_int32((int32_t)(1 + (d / CHURN_CHANGE_STEP) % 3));
+	return sht_state_modify(ss, t, th->status, &v);
+}
+
+sht_err sht__churn_drive(const sht__churn *w, sht_state *ss)
+{
+	struct churn_live ring[CHURN_RING];
+	sht_time t_last;
+	sht_err err;
+
+	if (!churn_valid(w))
+		return churn_invalid(w, "drive");
+	err = sht__drive_check(ss, "churn");
+	if (err < 0)
+		return err;
+	memset(ring, 0, sizeof(ring));
+	t_last = churn_last(w);
+	for (sht_time t = 0; t <= t_last; t += CHURN_CHANGE_STEP) {
+		uint64_t lo, hi;
+
+		churn_living(w, t, &lo, &hi);
+		for (uint64_t i = lo; i <= hi; i++) {
+			err = drive_step(ss, &ring[i % CHURN_RING], i, t);
+			if (err < 0)
+				return err;
+		}
+	}
+	return sht_state_finish(ss, sht__churn_end(w));
 }
 
 /* Status: null outside [b, b + 10000), else 1 + ((t - b) div 500) mod 3. */

@@ -15,7 +15,12 @@
  * Every end is j*D - 1 or T: non-decreasing.  Values are int32, so
  * I <= 2^31; A <= SHT_QUARK_MAX + 1 and A*I*D must fit sht_time.  Count: (A - 1) + A*(I - 1)
  * + A = A*(I + 1) - 1.
+ *
+ * sht__staircase_drive (end of the file) performs the same changes on a
+ * state system instead.
  */
+#include <stdio.h>
+
 #include "util/util.h"
 #include "workload/workload.h"
 
@@ -141,4 +146,82 @@ sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
 	if (k > w->intervals - 1u)
 		k = w->intervals - 1u;
 	return sht_value_int32((int32_t)k);
+}
+
+/* ---- through the state system ------------------------------------------ */
+/*
+ * staircase(A, I, D) as BENCHMARKS.md states it: create "0" .. "A-1",
+ * then modify(j*D, quark j mod A, int32 j div A) for j = 0 .. A*I-1, then
+ * finish at A*I*D.  The state system's rules make the intervals listed at
+ * the top of this file (a modify at the start time 0 leaves attribute 0 no
+ * null interval).
+ */
+
+sht_err sht__drive_check(sht_state *ss, const char *what)
+{
+	uint64_t n = sht_state_attr_count(ss);
+	sht_time start = sht_state_start(ss);
+
+	if (n != 0 || start != 0)
+		return sht__error(SHT_ERR_INVALID, "Cannot drive %s: the state "
+				  "system must be new and start at 0 "
+				  "(attributes=%llu start=%lld)", what,
+				  (unsigned long long)n, (long long)start);
+	return SHT_OK;
+}
+
+/* Create "0" .. "A-1" at the root, in order: quark a = attribute "a". */
+static sht_err staircase_attrs(const sht__staircase *w, sht_state *ss)
+{
+	char name[24];
+	const char *elem = name;
+
+	for (uint64_t a = 0; a < w->attributes; a++) {
+		sht_quark q;
+		sht_err err;
+
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)a);
+		err = sht_state_quark(ss, SHT_QUARK_ROOT, &elem, 1, &q);
+		if (err < 0)
+			return err;
+		if (q != (sht_quark)a)
+			return sht__error(SHT_ERR_INVALID, "Cannot drive "
+					  "staircase: attribute \"%s\" got "
+					  "quark %lu", name, (unsigned long)q);
+	}
+	return SHT_OK;
+}
+
+sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss)
+{
+	uint64_t a_count = w->attributes;
+	uint64_t total;
+	sht_err err;
+
+	if (!staircase_valid(w))
+		return sht__error(SHT_ERR_INVALID, "Cannot drive staircase: "
+				  "attributes=%llu intervals=%lu step=%lld "
+				  "(each >= 1, A*I*D within sht_time)",
+				  (unsigned long long)w->attributes,
+				  (unsigned long)w->intervals,
+				  (long long)w->step);
+	err = sht__drive_check(ss, "staircase");
+	if (err == SHT_OK)
+		err = staircase_attrs(w, ss);
+	if (err < 0)
+		return err;
+	total = a_count * w->intervals;
+	for (uint64_t j = 0, a = 0, k = 0; j < total; j++) {
+		sht_value v = sht_value_int32((int32_t)k);
+
+		err = sht_state_modify(ss, (sht_time)j * w->step,
+				       (sht_quark)a, &v);
+		if (err < 0)
+			return err;
+		if (++a == a_count) {   /* a = j mod A, k = j div A */
+			a = 0;
+			k++;
+		}
+	}
+	return sht_state_finish(ss, sht__staircase_end(w));
 }

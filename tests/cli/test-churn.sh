@@ -1,7 +1,7 @@
 # test-churn.sh: the churn workload (many short-lived threads): the
 # generator's stream (--dump) is in builder order and covers every quark,
-# and the built files of both variants answer as the workload's formula
-# (computed here in bash) says.
+# and the files built through the state system with both variants answer
+# as the workload's formula (computed here in bash) says.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 N=30
@@ -113,7 +113,8 @@ for variant in esht sht; do
 	ok $bad "$variant: single queries match the formula"
 
 	run "$SHT" query "$f" --at 5000 --quark 12
-	is "$out" '12  [3000, 12999]  string  "proc3"' "$variant: human string value"
+	is "$out" '12  Threads/3/Exec_name  [3000, 12999]  string  "proc3"' \
+		"$variant: human string value, with the path"
 
 	for t in 0 7250 25000 $T; do
 		run "$SHT" query "$f" --at "$t" --json

@@ -1,5 +1,6 @@
-# test-demo.sh: `sht demo` builds, inspects, queries and checks a
-# staircase history, comparing every answer with the formula.
+# test-demo.sh: `sht demo` builds (through the state system), inspects,
+# queries (by quark, by path) and checks a staircase history, comparing
+# every answer with the formula.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 tmp=$SHT_TMP/demo-tmp
@@ -7,8 +8,10 @@ mkdir -p "$tmp"
 
 run env TMPDIR="$tmp" "$SHT" demo --attributes 2000
 is "$rc" 0 "demo --attributes 2000 succeeds"
-is "$(printf '%s\n' "$out" | grep -c -- '-> ok$')" 4 \
-	"demo: four answers, all ok"
+is "$(printf '%s\n' "$out" | grep -c -- '-> ok$')" 5 \
+	"demo: five answers, all ok"
+printf '%s\n' "$out" | grep -q '^query by path: attribute "666" at t='
+ok $? "demo: a query by attribute path"
 printf '%s\n' "$out" | grep -q MISMATCH
 ok $((!$?)) "demo: no MISMATCH"
 printf '%s\n' "$out" | grep -qE '^staircase: 41999 intervals in '

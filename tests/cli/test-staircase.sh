@@ -1,6 +1,7 @@
-# test-staircase.sh: build the staircase workload with both tree variants
-# and check that info, query, history and check give the answers of the
-# workload's formula (computed here in bash, independently of the C code).
+# test-staircase.sh: build the staircase workload (through the state
+# system) with both tree variants and check that info, query, history and
+# check give the answers of the workload's formula (computed here in bash,
+# independently of the C code).
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 A=100 I=20 D=1000
@@ -108,7 +109,8 @@ for variant in esht sht; do
 
 	# Human form.
 	run "$SHT" query "$f" --at 1000 --quark 1
-	is "$out" "1  [1000, 100999]  int  0" "$variant: human query line"
+	is "$out" "1  1  [1000, 100999]  int  0" \
+		"$variant: human query line (quark, path, interval)"
 
 	# Full queries: one interval per quark, all matching.
 	for t in 0 54321 1000000 $T; do
@@ -150,7 +152,7 @@ for variant in esht sht; do
 	is "$(answers)" "$want" "$variant: history at a resolution of 600000"
 
 	run "$SHT" history "$f" --quark 0 --from 0 --to 0
-	is "$rc:$out" "0:0  [0, 99999]  int  0" \
+	is "$rc:$out" "0:0  0  [0, 99999]  int  0" \
 		"$variant: history of quark 0 over [0, 0] is one interval"
 
 	expect_rc 1 "$variant: history of a quark beyond the file fails" \

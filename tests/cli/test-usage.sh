@@ -11,7 +11,7 @@ expect_rc 0 "sht --version" "$SHT" --version
 case $out in "sht "[0-9]*.[0-9]*.[0-9]*) r=0 ;; *) r=1 ;; esac
 ok $r "sht --version prints 'sht X.Y.Z ...'"
 
-for cmd in gen info query history check demo; do
+for cmd in gen info query history tree check demo; do
 	expect_rc 0 "sht $cmd --help" "$SHT" $cmd --help
 	case $out in "Usage: sht $cmd"*) r=0 ;; *) r=1 ;; esac
 	ok $r "sht $cmd --help prints its usage"
@@ -72,6 +72,18 @@ usage "flag with a value" "$SHT" gen staircase --attributes 10 --json=1 \
 	-o "$SHT_TMP/x.sht"
 usage "extra argument to gen" "$SHT" gen staircase --attributes 10 extra \
 	-o "$SHT_TMP/x.sht"
+usage "--backend foo" "$SHT" gen staircase --attributes 10 --backend foo \
+	-o "$SHT_TMP/x.sht"
+usage "--backend without value" "$SHT" gen churn --threads 10 -o \
+	"$SHT_TMP/x.sht" --backend
+usage "--backend memory with -o" "$SHT" gen staircase --attributes 10 \
+	--backend memory -o "$SHT_TMP/x.sht"
+usage "--backend null with -o" "$SHT" gen churn --threads 10 \
+	--backend null -o "$SHT_TMP/x.sht"
+usage "--dump with --backend" "$SHT" gen staircase --attributes 10 --dump \
+	--backend null
+usage "--backend tree without -o" "$SHT" gen staircase --attributes 10 \
+	--backend tree
 [ ! -e "$SHT_TMP/x.sht" ]
 ok $? "no usage error wrote a file"
 
@@ -89,6 +101,22 @@ usage "history --from after --to" "$SHT" history "$f" --quark 1 --from 10 \
 	--to 5
 usage "history --resolution -1" "$SHT" history "$f" --quark 1 \
 	--resolution -1
+usage "history with --quark and --attribute" "$SHT" history "$f" \
+	--quark 1 --attribute 1
+usage "history with two --quark" "$SHT" history "$f" --quark 1 --quark 2
+usage "history with two --attribute" "$SHT" history "$f" --attribute 1 \
+	--attribute 2
+usage "history --attribute without value" "$SHT" history "$f" --attribute
+usage "query --attribute without value" "$SHT" query "$f" --at 5 \
+	--attribute
+usage "tree without FILE" "$SHT" tree
+usage "tree with two files" "$SHT" tree "$f" "$f"
+usage "tree unknown option" "$SHT" tree "$f" --bogus
+for bad in -1 abc 1.5 '' 4294967296; do
+	usage "tree --depth '$bad'" "$SHT" tree "$f" --depth "$bad"
+done
+usage "tree --pattern ''" "$SHT" tree "$f" --pattern ''
+usage "tree --pattern without value" "$SHT" tree "$f" --pattern
 usage "check without FILE" "$SHT" check
 usage "check with an option it lacks" "$SHT" check "$f" --json
 usage "demo --attributes 0" "$SHT" demo --attributes 0

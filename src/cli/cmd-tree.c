@@ -1,0 +1,317 @@
+/*
+ * cmd-tree.c: `sht tree FILE [--json] [--depth N] [--pattern GLOB]`: the
+ * attribute tree of a history file, depth first in creation order, one
+ * line (or JSON object) per attribute, written as it is walked: a tree of
+ * millions of attributes streams out in time linear in its size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char tree_usage[] =
+"Usage: sht tree FILE [--json] [--depth N] [--pattern GLOB]\n"
+"\n"
+"List the attributes of the history file FILE, depth first, children in\n"
+"creation order (= quark order), one per line: its name and quark as\n"
+"\"name (quark)\", indented by two spaces per level.  A name that is empty\n"
+"or holds spaces, quotes or control characters is printed as a quoted\n"
+"string.\n"
+"\n"
+"Options:\n"
+"  --depth N        list N levels only (1: the top-level attributes; with\n"
+"                   --pattern, the levels below each match, 0: the matches\n"
+"                   alone)\n"
+"  --pattern GLOB   list the attributes matching GLOB, \"/\"-separated\n"
+"                   names where \"*\" matches any one name (e.g.\n"
+"                   Threads/*/Status), each by its full path, with the\n"
+"                   attributes below it; none matching is an error\n"
+"  --json           print a JSON array of {quark, path, parent}, one per\n"
+"                   line; parent is null for a top-level attribute\n"
+"  -h, --help       show this help\n";
+
+enum { OPT_JSON = 1, OPT_DEPTH, OPT_PATTERN };
+
+static const cli_opt tree_opts[] = {
+	{ "json", 0, 0, OPT_JSON },
+	{ "depth", 0, 1, OPT_DEPTH },
+	{ "pattern", 0, 1, OPT_PATTERN },
+	{ NULL, 0, 0, 0 }
+};
+
+/* The command line. */
+struct tree_opts {
+	const char *file;
+	uint64_t depth;           /* levels listed below each start */
+	const char *pattern;
+	int json;
+};
+
+/* One level of the walk: the children of parent, the next one at i. */
+struct frame {
+	sht_quark parent;
+	const sht_quark *kids;    /* borrowed from the state system */
+	size_t n, i;
+	size_t prefix;            /* length of parent's path in the buffer,
+				   * NO_PREFIX for the root */
+};
+
+#define NO_PREFIX SIZE_MAX
+
+/* The walk's state. */
+struct walk {
+	const struct tree_opts *o;
+	sht_state *ss;
+	json_writer w;
+	struct frame *stack;
+	size_t depth, cap;        /* frames in use, allocated */
+	char *path;               /* path of the current attribute */
+	size_t path_cap;
+	int indent_base;          /* level printed without indent */
+};
+
+static int walk_reserve_path(struct walk *k, size_t size)
+{
+	char *p;
+	size_t cap = k->path_cap ? k->path_cap : 64u;
+
+	if (size <= k->path_cap)
+		return CLI_OK;
+	while (cap < size)
+		cap *= 2;
+	p = realloc(k->path, cap);
+	if (!p)
+		return cli_fail(SHT_ERR_NOMEM, "allocate a path of %zu bytes",
+				size);
+	k->path = p;
+	k->path_cap = cap;
+	return CLI_OK;
+}
+
+/* path = path[0, prefix) + "/" + name, or name alone below the root;
+ * *plen gets its length. */
+static int walk_set_path(struct walk *k, size_t prefix, const char *name,
+			 size_t len, size_t *plen)
+{
+	size_t at = prefix == NO_PREFIX ? 0 : prefix + 1;
+
+	if (walk_reserve_path(k, at + len + 1) != CLI_OK)
+		return CLI_FAIL;
+	if (prefix != NO_PREFIX)
+		k->path[prefix] = '/';
+	memcpy(k->path + at, name, len);
+	k->path[at + len] = '\0';
+	*plen = at + len;
+	return CLI_OK;
+}
+
+/* Print q, whose path is in k->path, at level (its depth below the
+ * start); label: its name (len bytes). */
+static void walk_print(struct walk *k, sht_quark q, sht_quark parent,
+		       size_t level, const char *label, size_t len)
+{
+	if (k->o->json) {
+		json_object_begin(&k->w);
+		json_kv_uint(&k->w, "quark", q);
+		json_kv_string(&k->w, "path", k->path);
+		json_key(&k->w, "parent");
+		if (parent == SHT_QUARK_ROOT)
+			json_null(&k->w);
+		else
+			json_uint(&k->w, parent);
+		json_object_end(&k->w);
+		return;
+	}
+	for (size_t i = (size_t)k->indent_base; i < level; i++)
+		fputs("  ", stdout);
+	cli_print_name(stdout, label, len);
+	printf(" (%lu)\n", (unsigned long)q);
+}
+
+/* Push the children of q (path length prefix). */
+static int walk_push(struct walk *k, sht_quark q, size_t prefix)
+{
+	struct frame *f;
+	sht_err err;
+
+	if (k->depth == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16u;
+
+		f = realloc(k->stack, cap * sizeof(*f));
+		if (!f)
+			return cli_fail(SHT_ERR_NOMEM, "allocate the walk");
+		k->stack = f;
+		k->cap = cap;
+	}
+	f = &k->stack[k->depth];
+	err = sht_state_attr_children(k->ss, q, &f->kids, &f->n);
+	if (err < 0)
+		return cli_fail(err, "read the children of quark %lu",
+				(unsigned long)q);
+	f->parent = q;
+	f->i = 0;
+	f->prefix = prefix;
+	k->depth++;
+	return CLI_OK;
+}
+
+/* List everything below start (SHT_QUARK_ROOT or a match whose path is
+ * in k->path) down to the depth limit. */
+static int walk_below(struct walk *k, sht_quark start)
+{
+	size_t prefix = start == SHT_QUARK_ROOT ? NO_PREFIX : strlen(k->path);
+
+	k->depth = 0;
+	if (k->o->depth == 0)
+		return CLI_OK;
+	if (walk_push(k, start, prefix) != CLI_OK)
+		return CLI_FAIL;
+	while (k->depth > 0 && !ferror(stdout)) {
+		struct frame *f = &k->stack[k->depth - 1];
+		size_t level = k->depth;  /* of f's children */
+		const char *name;
+		size_t len, plen;
+		sht_quark q;
+		sht_err err;
+
+		if (f->i == f->n) {
+			k->depth--;
+			continue;
+		}
+		q = f->kids[f->i++];
+		err = sht_state_attr_name(k->ss, q, &name, &len);
+		if (err < 0)
+			return cli_fail(err, "read the name of quark %lu",
+					(unsigned long)q);
+		if (walk_set_path(k, f->prefix, name, len, &plen) != CLI_OK)
+			return CLI_FAIL;
+		walk_print(k, q, f->parent, level, name, len);
+		if (level < k->o->depth && walk_push(k, q, plen) != CLI_OK)
+			return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+/* Each match by its full path, then what lies below it. */
+static int walk_matches(struct walk *k)
+{
+	sht_quark *m = NULL;
+	size_t n = 0;
+	sht_err err = sht_state_attr_match(k->ss, k->o->pattern, &m, &n);
+	cli_path p = { NULL, 0 };
+	int status = CLI_OK;
+
+	if (err < 0)
+		return cli_fail(err, "match '%s' in %s", k->o->pattern,
+				k->o->file);
+	k->indent_base = 0;
+	for (size_t i = 0; i < n && status == CLI_OK && !ferror(stdout); i++) {
+		const char *path = cli_attr_path(k->ss, m[i], &p);
+		sht_quark parent = SHT_QUARK_ROOT;
+		size_t len = strlen(path);
+
+		sht_state_attr_parent(k->ss, m[i], &parent);
+		status = walk_reserve_path(k, len + 1);
+		if (status != CLI_OK)
+			break;
+		memcpy(k->path, path, len + 1);
+		walk_print(k, m[i], parent, 0, path, len);
+		status = walk_below(k, m[i]);
+	}
+	free(m);
+	cli_path_free(&p);
+	if (status == CLI_OK && n == 0)
+		status = cli_error("%s: no attribute matches '%s'",
+				   k->o->file, k->o->pattern);
+	return status;
+}
+
+static int tree_walk(const struct tree_opts *o, sht_state *ss)
+{
+	struct walk k;
+	int status;
+
+	memset(&k, 0, sizeof(k));
+	k.o = o;
+	k.ss = ss;
+	k.indent_base = 1;
+	json_init(&k.w, stdout);
+	if (o->json)
+		json_array_begin_lines(&k.w);
+	status = o->pattern ? walk_matches(&k) : walk_below(&k, SHT_QUARK_ROOT);
+	if (o->json) {
+		json_array_end(&k.w);
+		fputc('\n', stdout);
+	}
+	free(k.stack);
+	free(k.path);
+	return status;
+}
+
+static int tree_opt(struct tree_opts *o, int id, const char *val)
+{
+	switch (id) {
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	case OPT_DEPTH:
+		return cli_parse_u64("tree", "--depth", val, 0, UINT32_MAX,
+				     &o->depth);
+	case OPT_PATTERN:
+		o->pattern = val;
+		return 0;
+	default:                  /* positional */
+		if (o->file) {
+			cli_usage_error("tree", "unexpected argument '%s'", val);
+			return -1;
+		}
+		o->file = val;
+		return 0;
+	}
+}
+
+/* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
+static int tree_parse(struct tree_opts *o, int argc, char **argv)
+{
+	cli_args a;
+	const char *val;
+	int id;
+
+	cli_args_init(&a, argc, argv, 1, "tree", tree_opts);
+	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
+		if (id == CLI_ARG_BAD)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
+			fputs(tree_usage, stdout);
+			return -1;
+		}
+		if (tree_opt(o, id, val) < 0)
+			return CLI_USAGE;
+	}
+	if (!o->file)
+		return cli_usage_error("tree", "missing FILE");
+	if (o->pattern && !*o->pattern)
+		return cli_usage_error("tree", "empty --pattern");
+	return CLI_OK;
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	struct tree_opts o = { 0 };
+	sht_state *ss;
+	int status;
+
+	o.depth = UINT64_MAX;
+	status = tree_parse(&o, argc, argv);
+	if (status < 0)
+		return cli_finish_output(CLI_OK);
+	if (status != CLI_OK)
+		return status;
+	if (cli_open_state(o.file, &ss) != CLI_OK)
+		return CLI_FAIL;
+	status = cli_load_attrs(o.file, ss);
+	if (status == CLI_OK)
+		status = tree_walk(&o, ss);
+	sht_state_close(ss);
+	return cli_finish_output(status);
+}
