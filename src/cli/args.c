@@ -357,3 +357,25 @@ const char *cli_variant_name(sht_variant v)
 {
 	return v == SHT_VARIANT_SHT ? "sht" : "esht";
 }
+
+int cli_parse_options(int argc, char **argv, int first, const char *cmd,
+		      const cli_opt *opts, const char *usage, cli_opt_fn fn,
+		      void *ctx)
+{
+	cli_args a;
+	const char *val;
+	int id;
+
+	cli_args_init(&a, argc, argv, first, cmd, opts);
+	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
+		if (id == CLI_ARG_BAD)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
+			fputs(usage, stdout);
+			return -1;
+		}
+		if (fn(ctx, id, val) < 0)
+			return CLI_USAGE;
+	}
+	return CLI_OK;
+}

@@ -105,6 +105,17 @@ void cli_args_init(cli_args *a, int argc, char **argv, int first,
  * the option's value or the positional argument. */
 int cli_next(cli_args *a, const char **val);
 
+/*
+ * The option loop every command runs: each option and positional argument
+ * (id CLI_ARG_POS) goes to fn, which returns < 0 after reporting a usage
+ * error; --help prints usage.  Returns CLI_OK, CLI_USAGE, or -1 after
+ * --help.
+ */
+typedef int (*cli_opt_fn)(void *ctx, int id, const char *val);
+int cli_parse_options(int argc, char **argv, int first, const char *cmd,
+		      const cli_opt *opts, const char *usage, cli_opt_fn fn,
+		      void *ctx);
+
 /* ---- strict number parsing (args.c) ------------------------------------ */
 /*
  * Each returns 0 and sets *out, or reports a usage error naming opt and

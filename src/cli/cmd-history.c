@@ -88,24 +88,19 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 	}
 }
 
+static int history_opt_cb(void *ctx, int id, const char *val)
+{
+	return history_opt(ctx, id, val);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int history_parse(struct history_opts *o, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "history", history_opts,
+				   history_usage, history_opt_cb, o);
 
-	cli_args_init(&a, argc, argv, 1, "history", history_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(history_usage, stdout);
-			return -1;
-		}
-		if (history_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (!o->file)
 		return cli_usage_error("history", "missing FILE");
 	if (o->n_attr == 0)

@@ -92,24 +92,19 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 	}
 }
 
+static int query_opt_cb(void *ctx, int id, const char *val)
+{
+	return query_opt(ctx, id, val);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int query_parse(struct query_opts *o, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "query", query_opts,
+				   query_usage, query_opt_cb, o);
 
-	cli_args_init(&a, argc, argv, 1, "query", query_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(query_usage, stdout);
-			return -1;
-		}
-		if (query_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (!o->file)
 		return cli_usage_error("query", "missing FILE");
 	if (!o->have_at)

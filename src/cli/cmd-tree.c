@@ -270,24 +270,19 @@ static int tree_opt(struct tree_opts *o, int id, const char *val)
 	}
 }
 
+static int tree_opt_cb(void *ctx, int id, const char *val)
+{
+	return tree_opt(ctx, id, val);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int tree_parse(struct tree_opts *o, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "tree", tree_opts,
+				   tree_usage, tree_opt_cb, o);
 
-	cli_args_init(&a, argc, argv, 1, "tree", tree_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(tree_usage, stdout);
-			return -1;
-		}
-		if (tree_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (!o->file)
 		return cli_usage_error("tree", "missing FILE");
 	if (o->pattern && !*o->pattern)
