@@ -15,7 +15,11 @@
  * one timestamp keep the last; the first non-null value fixes an
  * attribute's type (a different type is SHT_ERR_TYPE); clear nulls an
  * attribute and its descendants; finishing ends every ongoing state.
- * Changes arrive in non-decreasing time (an earlier one is SHT_ERR_ORDER).
+ * Changes arrive in non-decreasing time: a change call earlier than the
+ * latest accepted one (one that passed the time checks, even if it changed
+ * nothing or failed on its type) is SHT_ERR_ORDER.  With time-ordered
+ * input this gives the same history as Trace Compass, whose clock moves
+ * only on effective changes.
  */
 #ifndef SHT_STATE_H
 #define SHT_STATE_H

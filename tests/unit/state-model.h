@@ -1,0 +1,778 @@
+/*
+ * state-model.h: a brute-force model of the state system, written straight
+ * from ../shared/KERNEL_MODEL.md §2 and the comments of include/sht/state.h,
+ * for the state tests (tests/unit/test-state-*.c).  Header-only: every
+ * tests/unit/test-*.c is its own program, so everything here is static.
+ *
+ * Per attribute: its name, parent and children (creation order), the list
+ * of closed intervals (time order), the ongoing value with its start, and
+ * the locked type.  Every operation is applied literally, with no
+ * shortcut:
+ *
+ *   modify(t, v, q)   time checks; type lock (null always allowed; the
+ *                     first non-null v locks the type even when it equals
+ *                     the ongoing value, as Trace Compass sets the type
+ *                     before its equality test); same
+ *                     value: nothing; ongoing start < t: store
+ *                     [start, t - 1]; then ongoing = (v, t) (or, at the
+ *                     ongoing start, v replaces the value in place).
+ *   clear(t, q)       post-order: each child (creation order) cleared
+ *                     before q gets modify(t, null).
+ *   push(t, v, q)     depth = ongoing of q (null: 0, int32: it, else a type
+ *                     error); depth >= SHT_STACK_MAX: SHT_ERR_TOOBIG;
+ *                     get-or-create child "<depth + 1>"; modify(q, depth + 1);
+ *                     modify(child, v).  (In this order: a failure of the
+ *                     second or third step keeps what the earlier ones did.)
+ *   pop(t, q)         ongoing null: SHT_NOT_FOUND, nothing changes;
+ *                     not int32: type error; popped = ongoing of child
+ *                     "<depth>"; modify(q, depth - 1 or null);
+ *                     clear(child).
+ *   increment(t,q,d)  null: int32 d (int64 d if locked to int64); int32 /
+ *                     int64: add; else a type error; then modify.
+ *   update_ongoing    the ongoing value is replaced: no time, no type
+ *                     check, no type lock, no interval.
+ *   finish(end)       every ongoing state with start <= end is stored as
+ *                     [start, end].
+ *
+ * Time checks (every change except update_ongoing): t < history start:
+ * SHT_ERR_RANGE; t < the latest change time: SHT_ERR_ORDER.  The latest
+ * change time (sm_model.latest, the end of the history while building) is,
+ * as in Trace Compass's TransientState.processStateChange, the largest t
+ * of a modify that changed something (steps 3 or 4 below; a same-value
+ * modify or a refused one does not move it).  With sm_model.latest_on_call
+ * set it is instead the largest t of every change call that passed the
+ * time checks.
+ *
+ * Queries: the interval of q containing t, t in [start, end] where end is
+ * the finish time or, while building, the latest change time (ongoing
+ * states then end there); range queries follow KERNEL_MODEL §2.3 to the
+ * letter.
+ */
+#ifndef SHT_TEST_STATE_MODEL_H
+#define SHT_TEST_STATE_MODEL_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static inline void *sm_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "state-model: out of memory\n");
+		abort();
+	}
+	return q;
+}
+
+#define SM_GROW(arr, n, cap)                                                 \
+	do {                                                                 \
+		if ((n) == (cap)) {                                          \
+			(cap) = (cap) ? 2 * (cap) : 8;                       \
+			(arr) = sm_xrealloc((arr), (cap) * sizeof *(arr));   \
+		}                                                            \
+	} while (0)
+
+static inline const char *sm_err_name(sht_err e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case SHT_OK: return "SHT_OK";
+	case SHT_END: return "SHT_END";
+	case SHT_NOT_FOUND: return "SHT_NOT_FOUND";
+	case SHT_ERR_NOMEM: return "SHT_ERR_NOMEM";
+	case SHT_ERR_IO: return "SHT_ERR_IO";
+	case SHT_ERR_CORRUPT: return "SHT_ERR_CORRUPT";
+	case SHT_ERR_VERSION: return "SHT_ERR_VERSION";
+	case SHT_ERR_STATE: return "SHT_ERR_STATE";
+	case SHT_ERR_INVALID: return "SHT_ERR_INVALID";
+	case SHT_ERR_ORDER: return "SHT_ERR_ORDER";
+	case SHT_ERR_RANGE: return "SHT_ERR_RANGE";
+	case SHT_ERR_INCOMPLETE: return "SHT_ERR_INCOMPLETE";
+	case SHT_ERR_TOOBIG: return "SHT_ERR_TOOBIG";
+	case SHT_ERR_TYPE: return "SHT_ERR_TYPE";
+	}
+	snprintf(buf, sizeof buf, "sht_err(%d)", (int)e);
+	return buf;
+}
+
+/* Value equality as the contract states it: same type, same value,
+ * strings by bytes, doubles by bit pattern.  (Independent of the
+ * library's sht_value_equal, which is itself under test.) */
+static inline int sm_value_eq(const sht_value *a, const sht_value *b)
+{
+	uint64_t x, y;
+
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case SHT_TYPE_NULL:
+		return 1;
+	case SHT_TYPE_INT32:
+		return a->u.i32 == b->u.i32;
+	case SHT_TYPE_INT64:
+		return a->u.i64 == b->u.i64;
+	case SHT_TYPE_DOUBLE:
+		memcpy(&x, &a->u.d, sizeof x);
+		memcpy(&y, &b->u.d, sizeof y);
+		return x == y;
+	case SHT_TYPE_STRING:
+		if (a->len != b->len)
+			return 0;
+		for (x = 0; x < a->len; x++)
+			if (a->u.str[x] != b->u.str[x])
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Owned deep copy (free with sm_value_free). */
+static inline sht_value sm_value_dup(const sht_value *v)
+{
+	sht_value c = *v;
+
+	if (v->type == SHT_TYPE_STRING) {
+		char *s = sm_xrealloc(NULL, (size_t)v->len + 1);
+
+		if (v->len)
+			memcpy(s, v->u.str, v->len);
+		s[v->len] = '\0';
+		c.u.str = s;
+	}
+	return c;
+}
+
+static inline void sm_value_free(sht_value *v)
+{
+	if (v->type == SHT_TYPE_STRING)
+		free((void *)(uintptr_t)v->u.str);
+	*v = sht_value_null();
+}
+
+/* Readable value, strings shortened and escaped. */
+static inline const char *sm_value_str(const sht_value *v, char *buf,
+				       size_t n)
+{
+	uint64_t bits;
+	size_t k, o;
+
+	switch (v->type) {
+	case SHT_TYPE_NULL:
+		snprintf(buf, n, "null");
+		break;
+	case SHT_TYPE_INT32:
+		snprintf(buf, n, "int32 %" PRId32, v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		snprintf(buf, n, "int64 %" PRId64, v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		memcpy(&bits, &v->u.d, sizeof bits);
+		snprintf(buf, n, "double %g (0x%016" PRIx64 ")", v->u.d,
+			 bits);
+		break;
+	case SHT_TYPE_STRING:
+		o = (size_t)snprintf(buf, n, "string[%" PRIu32 "] \"",
+				     v->len);
+		for (k = 0; k < v->len && k < 24 && o + 6 < n; k++) {
+			unsigned char c = (unsigned char)v->u.str[k];
+
+			if (c >= 32 && c < 127 && c != '"' && c != '\\')
+				buf[o++] = (char)c;
+			else
+				o += (size_t)snprintf(buf + o, n - o, "\\x%02x",
+						      c);
+		}
+		snprintf(buf + o, n - o, "%s\"", k < v->len ? "..." : "");
+		break;
+	default:
+		snprintf(buf, n, "type %d?", (int)v->type);
+	}
+	return buf;
+}
+
+static inline const char *sm_iv_str(const sht_interval *iv, char *buf,
+				    size_t n)
+{
+	char vb[128];
+
+	snprintf(buf, n, "q%" PRIu32 " [%" PRId64 ", %" PRId64 "] %s",
+		 iv->quark, iv->start, iv->end,
+		 sm_value_str(&iv->value, vb, sizeof vb));
+	return buf;
+}
+
+static inline int sm_iv_eq(const sht_interval *a, const sht_interval *b)
+{
+	return a->quark == b->quark && a->start == b->start &&
+	       a->end == b->end && sm_value_eq(&a->value, &b->value);
+}
+
+/* ---- random numbers: xoshiro256** seeded by splitmix64 ------------------ */
+
+typedef struct sm_rng {
+	uint64_t s[4];
+} sm_rng;
+
+static inline void sm_rng_seed(sm_rng *r, uint64_t seed)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+static inline uint64_t sm_next(sm_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t res = ((s[1] * 5) << 7 | (s[1] * 5) >> 57) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = s[3] << 45 | s[3] >> 19;
+	return res;
+}
+
+/* Uniform in [0, n), n > 0. */
+static inline uint64_t sm_below(sm_rng *r, uint64_t n)
+{
+	uint64_t x, lim = UINT64_MAX - UINT64_MAX % n;
+
+	do
+		x = sm_next(r);
+	while (x >= lim);
+	return x % n;
+}
+
+static inline int64_t sm_range(sm_rng *r, int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)sm_below(r, (uint64_t)(hi - lo) + 1u);
+}
+
+static inline int sm_pct(sm_rng *r, unsigned pct)
+{
+	return sm_below(r, 100) < pct;
+}
+
+/* The test seed: SHT_TEST_SEED (decimal or 0x hex) or dflt; printed. */
+static inline uint64_t sm_test_seed(uint64_t dflt)
+{
+	const char *env = getenv("SHT_TEST_SEED");
+	uint64_t seed = dflt;
+
+	if (env && *env)
+		seed = strtoull(env, NULL, 0);
+	printf("# seed %" PRIu64 " (override with SHT_TEST_SEED)\n", seed);
+	fflush(stdout);
+	return seed;
+}
+
+static inline double sm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- scratch files -------------------------------------------------------- */
+
+static char sm_dir[4096];
+static int sm_dir_made;
+static int sm_files;
+
+/* SHT_TMP (set by CTest) or a fresh directory under /tmp. */
+static inline int sm_scratch_init(const char *tag)
+{
+	const char *t = getenv("SHT_TMP");
+
+	if (t && *t) {
+		snprintf(sm_dir, sizeof sm_dir, "%s", t);
+		return 0;
+	}
+	snprintf(sm_dir, sizeof sm_dir, "/tmp/sht-%s-XXXXXX", tag);
+	if (!mkdtemp(sm_dir))
+		return -1;
+	sm_dir_made = 1;
+	return 0;
+}
+
+static inline void sm_scratch_path(char *buf, size_t n, const char *name)
+{
+	int k = snprintf(buf, n, "%s/%s-%d.sht", sm_dir, name, sm_files++);
+
+	if (k < 0 || (size_t)k >= n)
+		abort();
+}
+
+static inline void sm_scratch_done(void)
+{
+	if (sm_dir_made)
+		rmdir(sm_dir);
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+typedef struct sm_attr {
+	char *name;
+	size_t name_len;
+	sht_quark parent;            /* SHT_QUARK_ROOT for top level */
+	sht_quark *kids;
+	size_t nkids, capkids;
+	sht_interval *ivs;           /* closed intervals, time order, owned */
+	size_t niv, capiv;
+	sht_value cur;               /* ongoing value (owned) */
+	sht_time cur_start;
+	sht_type locked;             /* SHT_TYPE_NULL: not locked yet */
+} sm_attr;
+
+typedef struct sm_model {
+	sm_attr *a;
+	size_t n, cap;
+	sht_quark *roots;
+	size_t nroots, caproots;
+	sht_time start;
+	sht_time latest;             /* latest change time */
+	int latest_on_call;          /* see the top of this file */
+	int lock_on_change;          /* 1: a same-value modify does not lock
+	                                the type (NOT Trace Compass's rule;
+	                                a switch to look past that one
+	                                difference) */
+	int finished;
+	sht_time end;                /* finish time */
+	sht_value popped;            /* last popped value (owned) */
+} sm_model;
+
+static inline void sm_init(sm_model *m, sht_time start)
+{
+	memset(m, 0, sizeof *m);
+	m->start = start;
+	m->latest = start;
+	m->popped = sht_value_null();
+}
+
+static inline void sm_free(sm_model *m)
+{
+	size_t q, i;
+
+	for (q = 0; q < m->n; q++) {
+		sm_attr *a = &m->a[q];
+
+		for (i = 0; i < a->niv; i++)
+			sm_value_free(&a->ivs[i].value);
+		free(a->ivs);
+		free(a->kids);
+		free(a->name);
+		sm_value_free(&a->cur);
+	}
+	free(m->a);
+	free(m->roots);
+	sm_value_free(&m->popped);
+	memset(m, 0, sizeof *m);
+}
+
+/* Current end of the history: the finish time or the latest change. */
+static inline sht_time sm_end(const sm_model *m)
+{
+	return m->finished ? m->end : m->latest;
+}
+
+static inline void sm_children(const sm_model *m, sht_quark parent,
+			       const sht_quark **kids, size_t *n)
+{
+	if (parent == SHT_QUARK_ROOT) {
+		*kids = m->roots;
+		*n = m->nroots;
+	} else {
+		*kids = m->a[parent].kids;
+		*n = m->a[parent].nkids;
+	}
+}
+
+/* Child `name` of parent: SHT_OK (found or created), SHT_NOT_FOUND. */
+static inline sht_err sm_child(sm_model *m, sht_quark parent,
+			       const char *name, size_t len, int create,
+			       sht_quark *out)
+{
+	const sht_quark *kids;
+	size_t nk, i;
+	sm_attr *a;
+
+	sm_children(m, parent, &kids, &nk);
+	for (i = 0; i < nk; i++) {
+		const sm_attr *c = &m->a[kids[i]];
+
+		if (c->name_len == len && memcmp(c->name, name, len) == 0) {
+			*out = kids[i];
+			return SHT_OK;
+		}
+	}
+	if (!create)
+		return SHT_NOT_FOUND;
+	SM_GROW(m->a, m->n, m->cap);
+	a = &m->a[m->n];
+	memset(a, 0, sizeof *a);
+	a->name = sm_xrealloc(NULL, len + 1);
+	memcpy(a->name, name, len);
+	a->name[len] = '\0';
+	a->name_len = len;
+	a->parent = parent;
+	a->cur = sht_value_null();
+	a->cur_start = m->start;
+	a->locked = SHT_TYPE_NULL;
+	*out = (sht_quark)m->n++;
+	if (parent == SHT_QUARK_ROOT) {
+		SM_GROW(m->roots, m->nroots, m->caproots);
+		m->roots[m->nroots++] = *out;
+	} else {
+		sm_attr *p = &m->a[parent];
+
+		SM_GROW(p->kids, p->nkids, p->capkids);
+		p->kids[p->nkids++] = *out;
+	}
+	return SHT_OK;
+}
+
+/* Path elems[0..n) below parent. */
+static inline sht_err sm_quark(sm_model *m, sht_quark parent,
+			       const char *const *elems, size_t n, int create,
+			       sht_quark *out)
+{
+	sht_quark q = parent;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sht_err e = sm_child(m, q, elems[i], strlen(elems[i]), create,
+				     &q);
+
+		if (e != SHT_OK)
+			return e;
+	}
+	*out = q;
+	return SHT_OK;
+}
+
+/* Time checks of a change at t (the latest change time moves to t). */
+static inline sht_err sm_check_time(sm_model *m, sht_time t)
+{
+	if (m->finished)
+		return SHT_ERR_STATE;
+	if (t < m->start)
+		return SHT_ERR_RANGE;
+	if (t < m->latest)
+		return SHT_ERR_ORDER;
+	if (m->latest_on_call)
+		m->latest = t;
+	return SHT_OK;
+}
+
+static inline void sm_store(sm_attr *a, sht_quark q, sht_time s, sht_time e,
+			    const sht_value *v)
+{
+	sht_interval *iv;
+
+	SM_GROW(a->ivs, a->niv, a->capiv);
+	iv = &a->ivs[a->niv++];
+	iv->quark = q;
+	iv->start = s;
+	iv->end = e;
+	iv->value = sm_value_dup(v);
+}
+
+/* KERNEL_MODEL §2.2 modify, steps 1 to 4 (time already checked). */
+static inline sht_err sm_modify_raw(sm_model *m, sht_time t, sht_quark q,
+				    const sht_value *v)
+{
+	sm_attr *a = &m->a[q];
+
+	/* 1. type lock */
+	if (v->type != SHT_TYPE_NULL && a->locked != SHT_TYPE_NULL &&
+	    a->locked != v->type)
+		return SHT_ERR_TYPE;
+	if (v->type != SHT_TYPE_NULL && a->locked == SHT_TYPE_NULL &&
+	    !m->lock_on_change)
+		a->locked = v->type;
+	/* 2. same value: nothing */
+	if (sm_value_eq(&a->cur, v))
+		return SHT_OK;
+	if (v->type != SHT_TYPE_NULL && a->locked == SHT_TYPE_NULL)
+		a->locked = v->type;
+	/* 3. store [start, t - 1] */
+	if (a->cur_start < t) {
+		sm_store(a, q, a->cur_start, t - 1, &a->cur);
+		a->cur_start = t;
+	}
+	/* 4. (or) replace in place */
+	sm_value_free(&a->cur);
+	a->cur = sm_value_dup(v);
+	if (t > m->latest)
+		m->latest = t;
+	return SHT_OK;
+}
+
+static inline sht_err sm_modify(sm_model *m, sht_time t, sht_quark q,
+				const sht_value *v)
+{
+	sht_err e = sm_check_time(m, t);
+
+	return e != SHT_OK ? e : sm_modify_raw(m, t, q, v);
+}
+
+static inline void sm_clear_raw(sm_model *m, sht_time t, sht_quark q)
+{
+	static const sht_value null = { SHT_TYPE_NULL, 0, { 0 } };
+	size_t i;
+
+	for (i = 0; i < m->a[q].nkids; i++)
+		sm_clear_raw(m, t, m->a[q].kids[i]);
+	sm_modify_raw(m, t, q, &null);
+}
+
+static inline sht_err sm_clear(sm_model *m, sht_time t, sht_quark q)
+{
+	sht_err e = sm_check_time(m, t);
+
+	if (e == SHT_OK)
+		sm_clear_raw(m, t, q);
+	return e;
+}
+
+static inline sht_err sm_push(sm_model *m, sht_time t, sht_quark q,
+			      const sht_value *v)
+{
+	sht_err e = sm_check_time(m, t);
+	int32_t depth;
+	char name[16];
+	sht_quark sub;
+	sht_value dv;
+
+	if (e != SHT_OK)
+		return e;
+	if (m->a[q].cur.type == SHT_TYPE_NULL)
+		depth = 0;
+	else if (m->a[q].cur.type == SHT_TYPE_INT32)
+		depth = m->a[q].cur.u.i32;
+	else
+		return SHT_ERR_TYPE;
+	if (depth >= SHT_STACK_MAX)
+		return SHT_ERR_TOOBIG;
+	depth++;
+	snprintf(name, sizeof name, "%d", (int)depth);
+	sm_child(m, q, name, strlen(name), 1, &sub);
+	dv = sht_value_int32(depth);
+	e = sm_modify_raw(m, t, q, &dv);
+	if (e != SHT_OK)
+		return e;
+	return sm_modify_raw(m, t, sub, v);
+}
+
+/* popped: the model's copy (valid until the next pop). */
+static inline sht_err sm_pop(sm_model *m, sht_time t, sht_quark q,
+			     sht_value *popped)
+{
+	sht_err e = sm_check_time(m, t);
+	int32_t depth;
+	char name[16];
+	sht_quark sub;
+	sht_value dv;
+
+	if (e != SHT_OK)
+		return e;
+	if (m->a[q].cur.type == SHT_TYPE_NULL)
+		return SHT_NOT_FOUND;
+	if (m->a[q].cur.type != SHT_TYPE_INT32)
+		return SHT_ERR_TYPE;
+	depth = m->a[q].cur.u.i32;
+	snprintf(name, sizeof name, "%d", (int)depth);
+	if (depth <= 0 || sm_child(m, q, name, strlen(name), 0, &sub) !=
+	    SHT_OK) {
+		/* Never produced by the tests' scripts (undefined). */
+		fprintf(stderr, "state-model: pop of a broken stack\n");
+		abort();
+	}
+	sm_value_free(&m->popped);
+	m->popped = sm_value_dup(&m->a[sub].cur);
+	dv = depth > 1 ? sht_value_int32(depth - 1) : sht_value_null();
+	e = sm_modify_raw(m, t, q, &dv);
+	if (e != SHT_OK)
+		return e;
+	sm_clear_raw(m, t, sub);
+	if (popped)
+		*popped = m->popped;
+	return SHT_OK;
+}
+
+static inline sht_err sm_increment(sm_model *m, sht_time t, sht_quark q,
+				   int64_t delta)
+{
+	sht_err e = sm_check_time(m, t);
+	const sm_attr *a = &m->a[q];
+	sht_value nv;
+
+	if (e != SHT_OK)
+		return e;
+	switch (a->cur.type) {
+	case SHT_TYPE_NULL:
+		nv = a->locked == SHT_TYPE_INT64 ? sht_value_int64(delta)
+						 : sht_value_int32((int32_t)delta);
+		break;
+	case SHT_TYPE_INT32:
+		nv = sht_value_int32((int32_t)(a->cur.u.i32 + delta));
+		break;
+	case SHT_TYPE_INT64:
+		nv = sht_value_int64(a->cur.u.i64 + delta);
+		break;
+	default:
+		return SHT_ERR_TYPE;
+	}
+	return sm_modify_raw(m, t, q, &nv);
+}
+
+static inline sht_err sm_update_ongoing(sm_model *m, sht_quark q,
+					const sht_value *v)
+{
+	if (m->finished)
+		return SHT_ERR_STATE;
+	sm_value_free(&m->a[q].cur);
+	m->a[q].cur = sm_value_dup(v);
+	return SHT_OK;
+}
+
+static inline sht_err sm_finish(sm_model *m, sht_time end)
+{
+	size_t q;
+
+	if (m->finished)
+		return SHT_ERR_STATE;
+	if (end < m->latest)           /* (latest >= start) */
+		return SHT_ERR_ORDER;
+	for (q = 0; q < m->n; q++) {
+		sm_attr *a = &m->a[q];
+
+		if (a->cur_start <= end)
+			sm_store(a, (sht_quark)q, a->cur_start, end, &a->cur);
+	}
+	m->finished = 1;
+	m->end = end;
+	return SHT_OK;
+}
+
+/* ---- model queries -------------------------------------------------------- */
+
+/* The interval of q containing t, borrowed (value owned by the model), or
+ * SHT_ERR_RANGE.  While building, the ongoing state ends at the latest
+ * change time. */
+static inline sht_err sm_at(const sm_model *m, sht_quark q, sht_time t,
+			    sht_interval *out)
+{
+	const sm_attr *a;
+	size_t lo, hi;
+
+	if (q >= m->n || t < m->start || t > sm_end(m))
+		return SHT_ERR_RANGE;
+	a = &m->a[q];
+	lo = 0;
+	hi = a->niv;
+	while (lo < hi) {            /* first interval with end >= t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->ivs[mid].end < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < a->niv) {
+		if (a->ivs[lo].start > t) {
+			fprintf(stderr, "state-model: gap in q%" PRIu32
+				" at %" PRId64 "\n", q, t);
+			abort();
+		}
+		*out = a->ivs[lo];
+		return SHT_OK;
+	}
+	if (m->finished || a->cur_start > t) {
+		fprintf(stderr, "state-model: nothing for q%" PRIu32
+			" at %" PRId64 "\n", q, t);
+		abort();
+	}
+	out->quark = q;
+	out->start = a->cur_start;
+	out->end = m->latest;
+	out->value = a->cur;
+	return SHT_OK;
+}
+
+/* A list of borrowed intervals. */
+typedef struct sm_list {
+	sht_interval *v;
+	size_t n, cap;
+} sm_list;
+
+static inline void sm_list_add(sm_list *l, const sht_interval *iv)
+{
+	SM_GROW(l->v, l->n, l->cap);
+	l->v[l->n++] = *iv;
+}
+
+/* KERNEL_MODEL §2.3 range query, with (r > 0) or without resolution. */
+static inline sht_err sm_range_query(const sm_model *m, sht_quark q,
+				     sht_time t1, sht_time t2, sht_time r,
+				     sm_list *out)
+{
+	sht_time end = t2 < sm_end(m) ? t2 : sm_end(m);
+	sht_interval iv;
+	sht_err e;
+
+	out->n = 0;
+	e = sm_at(m, q, t1, &iv);
+	if (e != SHT_OK)
+		return e;
+	if (r <= 0) {
+		sm_list_add(out, &iv);
+		while (iv.end < end) {
+			sm_at(m, q, iv.end + 1, &iv);
+			sm_list_add(out, &iv);
+		}
+		return SHT_OK;
+	}
+	{
+		sht_time ts = t1;
+		int any = 0;
+
+		while (ts <= end) {
+			sm_at(m, q, ts, &iv);
+			sm_list_add(out, &iv);
+			any = 1;
+			ts += ((iv.end - ts) / r + 1) * r;
+		}
+		if (any && iv.end < end) {
+			sm_at(m, q, end, &iv);
+			sm_list_add(out, &iv);
+		}
+	}
+	return SHT_OK;
+}
+
+#endif /* SHT_TEST_STATE_MODEL_H */
