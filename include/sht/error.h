@@ -31,6 +31,7 @@ typedef enum sht_err {
 	SHT_ERR_INCOMPLETE = -9,/* file was never completed (crash, kill) */
 	SHT_ERR_TOOBIG = -10,   /* value larger than the format allows */
 	SHT_ERR_TYPE = -11,     /* value type differs from the attribute's */
+	SHT_ERR_NOATTR = -12,   /* an attribute the change needs is absent */
 } sht_err;
 
 /* Static description of a status code, e.g. "file is corrupt". */

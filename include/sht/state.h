@@ -29,6 +29,7 @@
 
 #include "sht/error.h"
 #include "sht/export.h"
+#include "sht/source.h"
 #include "sht/tree.h"
 #include "sht/value.h"
 
@@ -46,6 +47,9 @@ typedef enum sht_backend {
 	SHT_BACKEND_TREE = 0,     /* history tree file (default) */
 	SHT_BACKEND_MEMORY = 1,   /* intervals kept in memory, no file */
 	SHT_BACKEND_NULL = 2,     /* intervals dropped: measures providers */
+	SHT_BACKEND_PARTIAL = 3,  /* only the intervals crossing checkpoints,
+	                             and the checkpoints: queries replay the
+	                             trace (sht_state_open_partial) */
 } sht_backend;
 
 typedef struct sht_state_opts {
@@ -53,6 +57,8 @@ typedef struct sht_state_opts {
 	sht_build_opts tree;      /* SHT_BACKEND_TREE: file options */
 	const char *provider;     /* provider identity stored in the file */
 	uint32_t provider_version;
+	uint64_t checkpoint_events; /* partial: events between checkpoints;
+	                               0: 50 000 */
 } sht_state_opts;
 
 /* Fill opts with the defaults (tree backend, default tree options). */
@@ -192,6 +198,36 @@ SHT_API sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 				      sht_time t2, sht_time r, sht_result *res);
 SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,
 				   sht_result *res);
+
+/* ---- running a provider over a trace ----------------------------------- */
+
+/* Mark the start of one event, before its changes (sht_state_run does it;
+ * a hand-written loop must too for partial histories, which place their
+ * checkpoints at event boundaries).  SHT_ERR_ORDER for an earlier event. */
+SHT_API sht_err sht_state_event(sht_state *ss, const sht_event *ev);
+
+/*
+ * Run p over the events of src, from where it stands to its end: for each,
+ * sht_state_event then p->handle.  As Trace Compass does, a handler's
+ * SHT_ERR_TYPE, SHT_ERR_RANGE, SHT_ERR_NOATTR or SHT_NOT_FOUND skips the rest of that
+ * event only (counted in *skipped, which may be NULL); any other error
+ * stops the run.  *events counts the events (may be NULL).
+ */
+SHT_API sht_err sht_state_run(sht_state *ss, const sht_source *src,
+			      const sht_provider *p, uint64_t *events,
+			      uint64_t *skipped);
+
+/*
+ * Open a partial history: queries rebuild the states between checkpoints
+ * by seeking src to the checkpoint before them and replaying p, which must
+ * be the provider (same identity and version) that built the file.  src
+ * and p stay the caller's and must outlive the state system.  Answers are
+ * those of the full history.
+ */
+SHT_API sht_err sht_state_open_partial(const char *path,
+				       const sht_open_opts *opts,
+				       const sht_source *src,
+				       const sht_provider *p, sht_state **out);
 
 /* Provider identity stored with the history ("" and 0 if none). */
 SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,

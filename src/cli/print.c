@@ -365,6 +365,7 @@ const char *cli_backend_name(sht_backend b)
 	case SHT_BACKEND_TREE:   return "tree";
 	case SHT_BACKEND_MEMORY: return "memory";
 	case SHT_BACKEND_NULL:   return "null";
+	case SHT_BACKEND_PARTIAL: return "partial";
 	}
 	return "unknown";
 }

@@ -20,10 +20,14 @@ static sht_time end_now(const sht_state *ss)
 
 static uint64_t quark_limit(sht_state *ss)
 {
+	struct sht__attrs *a;
 	sht_info info;
 
 	if (!ss->readonly)
 		return ss->ncur;
+	/* A partial history stores only some attributes' intervals. */
+	if (ss->partial)
+		return sht__state_attrs(ss, &a) == SHT_OK ? sht__attrs_count(a) : 0;
 	sht_reader_info(ss->reader, &info);
 	return info.quark_count;
 }
@@ -61,6 +65,8 @@ static sht_err single_locked(sht_state *ss, sht_quark q, sht_time t, sht_result 
 		ongoing_iv(ss, q, &iv);
 		return sht_result_append(res, &iv);
 	}
+	if (ss->partial)
+		return sht__partial_single(ss, q, t, res);
 	return ss->ops->query(ss->be, q, t, res);
 }
 
@@ -114,7 +120,8 @@ sht_err sht_state_query_full(sht_state *ss, sht_time t, sht_result *res)
 	sht_result_clear(res);
 	err = check_time(ss, t);
 	if (err == SHT_OK)
-		err = ss->ops->query_full(ss->be, t, res);
+		err = ss->partial ? sht__partial_full(ss, t, res)
+				  : ss->ops->query_full(ss->be, t, res);
 	if (err == SHT_OK && building(ss))
 		err = overlay_full(ss, t, res);
 	pthread_mutex_unlock(&ss->lock);
@@ -155,7 +162,8 @@ static sht_err q2d_locked(sht_state *ss, const sht_query2d *q, sht_result *res)
 	if (err == SHT_OK)
 		err = check_time(ss, q->t2);
 	if (err == SHT_OK)
-		err = ss->ops->query_2d(ss->be, q, res);
+		err = ss->partial ? sht__partial_2d(ss, q, res)
+				  : ss->ops->query_2d(ss->be, q, res);
 	if (err == SHT_OK && building(ss))
 		err = overlay_2d(ss, q, res);
 	return err;

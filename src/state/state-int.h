@@ -22,7 +22,22 @@ enum {
 	SHT__SECTION_ATTRS = 1,
 	SHT__SECTION_PROVIDER = 2,
 	SHT__SECTION_CHECKPOINTS = 3,
+	SHT__SECTION_TYPES = 4,
 };
+
+/* A partial history's checkpoint: the state just before the event at
+ * index/pos, whose time is ts (the first event of its timestamp), is the
+ * state at ts - 1, which the stored intervals give in full. */
+struct sht__ckpt {
+	uint64_t attrs;              /* attributes existing then */
+	uint64_t index;              /* event number */
+	uint64_t pos;                /* the source's position of that event */
+	sht_time ts;
+};
+
+/* Does [s, e] hold a checkpoint's time - 1 (so a partial history keeps
+ * it)?  cp sorted by ts; checkpoint 0 (the first event) never counts. */
+int sht__crosses(const struct sht__ckpt *cp, size_t n, sht_time s, sht_time e);
 
 /* Where closed intervals go.  Query functions see only closed intervals. */
 struct sht__backend_ops {
@@ -41,10 +56,15 @@ extern const struct sht__backend_ops sht__backend_tree;
 extern const struct sht__backend_ops sht__backend_mem;
 extern const struct sht__backend_ops sht__backend_null;
 extern const struct sht__backend_ops sht__backend_file;
+extern const struct sht__backend_ops sht__backend_partial;
 
 sht_err sht__backend_tree_create(const char *path, sht_time start,
 				 const sht_build_opts *opts, void **out);
 sht_err sht__backend_mem_create(void **out);
+sht_err sht__backend_partial_create(sht_state *ss, const char *path,
+				    const sht_state_opts *opts, void **out);
+/* Partial build: count an event, maybe place a checkpoint. */
+sht_err sht__partial_event(void *be, const sht_event *ev);
 /* The reader of an opened history (the state system keeps it too). */
 sht_err sht__backend_file_create(sht_reader *r, void **out);
 
@@ -53,6 +73,7 @@ struct sht__ongoing {
 	sht_value v;                 /* string: malloc'd copy, owned */
 	sht_time start;              /* start of the ongoing interval */
 	uint8_t locked;              /* sht_type fixed by the first non-null */
+	sht_time locked_at;          /* when it was fixed (partial histories) */
 };
 
 struct sht_state {
@@ -69,10 +90,32 @@ struct sht_state {
 	sht_time start;              /* history start */
 	sht_time now;                /* latest change time (building) */
 	sht_time end;                /* finish time, once finished */
+	int attrs_borrowed;          /* a replay's: attrs belongs to another */
+	uint64_t visible;            /* borrowed: quarks < visible exist now */
+	struct sht__partial *partial;/* opened partial history: the replayer */
 	sht_value popped;            /* last popped value (owned copy) */
 	char *provider;              /* identity, "" if none */
 	uint32_t provider_version;
 };
+
+/* An empty state system (no backend yet), or NULL. */
+sht_state *sht__state_new(void);
+
+/* Opened partial histories (partial.c). */
+sht_err sht__partial_open(sht_state *ss, const sht_source *src,
+			  const sht_provider *p);
+void sht__partial_free(struct sht__partial *pq);
+sht_err sht__partial_single(sht_state *ss, sht_quark q, sht_time t, sht_result *res);
+sht_err sht__partial_full(sht_state *ss, sht_time t, sht_result *res);
+sht_err sht__partial_2d(sht_state *ss, const sht_query2d *q, sht_result *res);
+
+/* The attribute tree as this state system sees it: a replay borrows the
+ * final tree but sees only the attributes that existed at its point in
+ * the trace, and "creates" the next ones as the first run did. */
+sht_err sht__attr_get(sht_state *ss, sht_quark parent, const char *name,
+		      size_t len, int create, sht_quark *out);
+void sht__attr_children(sht_state *ss, sht_quark q, const sht_quark **kids,
+			size_t *n);
 
 /* Attribute tree, loaded on first use for an opened history. */
 sht_err sht__state_attrs(sht_state *ss, struct sht__attrs **out);
@@ -89,6 +132,9 @@ sht_err sht__push(sht_state *ss, sht_time t, sht_quark q, const sht_value *v);
 sht_err sht__pop(sht_state *ss, sht_time t, sht_quark q, sht_value *popped);
 sht_err sht__increment(sht_state *ss, sht_time t, sht_quark q, int64_t delta);
 sht_err sht__update_ongoing(sht_state *ss, sht_quark q, const sht_value *v);
+/* Set q's ongoing interval (a replay's starting state). */
+sht_err sht__ongoing_set(sht_state *ss, sht_quark q, const sht_value *v,
+			sht_time start);
 
 /* Close every ongoing state at end (finish). */
 sht_err sht__close_all(sht_state *ss, sht_time end);

@@ -19,7 +19,7 @@ void sht_state_opts_init(sht_state_opts *opts)
 	opts->provider = "";
 }
 
-static sht_state *state_new(void)
+sht_state *sht__state_new(void)
 {
 	sht_state *ss = calloc(1, sizeof *ss);
 
@@ -43,6 +43,9 @@ static sht_err make_backend(sht_state *ss, const char *path,
 	case SHT_BACKEND_NULL:
 		ss->ops = &sht__backend_null;
 		return SHT_OK;
+	case SHT_BACKEND_PARTIAL:
+		ss->ops = &sht__backend_partial;
+		return sht__backend_partial_create(ss, path, o, &ss->be);
 	}
 	return sht__error(SHT_ERR_INVALID, "Cannot create history: backend=%d", (int)o->backend);
 }
@@ -51,7 +54,7 @@ sht_err sht_state_create(const char *path, sht_time start_time,
 			 const sht_state_opts *opts, sht_state **out)
 {
 	sht_state_opts def;
-	sht_state *ss = state_new();
+	sht_state *ss = sht__state_new();
 	sht_err err;
 
 	if (!opts) {
@@ -104,7 +107,7 @@ static sht_err load_provider(sht_state *ss)
 
 sht_err sht_state_open(const char *path, const sht_open_opts *opts, sht_state **out)
 {
-	sht_state *ss = state_new();
+	sht_state *ss = sht__state_new();
 	sht_info info;
 	sht_err err;
 
@@ -130,14 +133,34 @@ sht_err sht_state_open(const char *path, const sht_open_opts *opts, sht_state **
 	return SHT_OK;
 }
 
+sht_err sht_state_open_partial(const char *path, const sht_open_opts *opts,
+			       const sht_source *src, const sht_provider *p,
+			       sht_state **out)
+{
+	sht_state *ss;
+	sht_err err = sht_state_open(path, opts, &ss);
+
+	if (err != SHT_OK)
+		return err;
+	err = sht__partial_open(ss, src, p);
+	if (err != SHT_OK) {
+		sht_state_close(ss);
+		return err;
+	}
+	*out = ss;
+	return SHT_OK;
+}
+
 void sht_state_close(sht_state *ss)
 {
 	if (!ss)
 		return;
 	if (ss->ops && ss->be)
 		ss->ops->destroy(ss->be);
+	sht__partial_free(ss->partial);
 	sht_reader_close(ss->reader);
-	sht__attrs_destroy(ss->attrs);
+	if (!ss->attrs_borrowed)
+		sht__attrs_destroy(ss->attrs);
 	sht__ongoing_free(ss);
 	free(ss->provider);
 	pthread_mutex_destroy(&ss->lock);
@@ -167,6 +190,43 @@ sht_err sht__state_attrs(sht_state *ss, struct sht__attrs **out)
 
 /* ---- attribute tree ----------------------------------------------------- */
 
+sht_err sht__attr_get(sht_state *ss, sht_quark parent, const char *name,
+		      size_t len, int create, sht_quark *out)
+{
+	sht_quark q;
+	sht_err err;
+
+	if (!ss->attrs_borrowed)
+		return sht__attrs_get(ss->attrs, parent, name, len, create, out);
+	if (parent != SHT_QUARK_ROOT && parent >= ss->visible)
+		return sht__error(SHT_ERR_RANGE, "Cannot look up: quark=%u does not exist yet", parent);
+	err = sht__attrs_get(ss->attrs, parent, name, len, 0, &q);
+	if (err == SHT_OK && q >= ss->visible)
+		err = SHT_NOT_FOUND;         /* created later in the trace */
+	if (err == SHT_NOT_FOUND && create) {
+		if (sht__attrs_get(ss->attrs, parent, name, len, 0, &q) != SHT_OK || q != ss->visible)
+			return sht__error(SHT_ERR_STATE, "Cannot replay: the provider creates %.*s where the first run did not",
+					  (int)len, name);
+		ss->visible++;
+		err = SHT_OK;
+	}
+	if (err == SHT_OK)
+		*out = q;
+	return err;
+}
+
+void sht__attr_children(sht_state *ss, sht_quark q, const sht_quark **kids,
+			size_t *n)
+{
+	if (sht__attrs_children(ss->attrs, q, kids, n) != SHT_OK) {
+		*n = 0;
+		return;
+	}
+	/* Children are in creation order: the later ones are a suffix. */
+	while (ss->attrs_borrowed && *n && (*kids)[*n - 1] >= ss->visible)
+		(*n)--;
+}
+
 static sht_err lookup(sht_state *ss, sht_quark parent, const char *const *elems,
 		      size_t n, int create, sht_quark *out)
 {
@@ -177,7 +237,7 @@ static sht_err lookup(sht_state *ss, sht_quark parent, const char *const *elems,
 	if (err == SHT_OK && create && ss->readonly)
 		err = sht__error(SHT_ERR_STATE, "Cannot create attributes in an opened history");
 	for (size_t i = 0; err == SHT_OK && i < n; i++)
-		err = sht__attrs_get(a, q, elems[i], strlen(elems[i]), create, &q);
+		err = sht__attr_get(ss, q, elems[i], strlen(elems[i]), create, &q);
 	if (err == SHT_OK && create)
 		err = sht__ongoing_grow(ss, sht__attrs_count(a));
 	if (err == SHT_OK)
@@ -221,7 +281,7 @@ sht_err sht_state_quark_path(sht_state *ss, const char *path, int create,
 	while (err == SHT_OK) {
 		const char *slash = strchr(path, '/');
 		size_t len = slash ? (size_t)(slash - path) : strlen(path);
-		err = sht__attrs_get(a, q, path, len, create, &q);
+		err = sht__attr_get(ss, q, path, len, create, &q);
 		if (!slash)
 			break;
 		path = slash + 1;

@@ -90,8 +90,10 @@ sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 				  q, sht_type_name((sht_type)o->locked), sht_type_name(v->type));
 	/* The first non-null value locks the type, even if it changes
 	 * nothing (update-ongoing may have put it there unlocked). */
-	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL)
+	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL) {
 		o->locked = (uint8_t)v->type;
+		o->locked_at = t;
+	}
 	if (sht_value_equal(&o->v, v))
 		return SHT_OK;
 	if (o->start < t) {
@@ -129,7 +131,7 @@ sht_err sht__clear(sht_state *ss, sht_time t, sht_quark q)
 		/* Descend to the first child not yet done, or finish the frame. */
 		for (;;) {
 			struct frame *f = &st[n - 1];
-			sht__attrs_children(ss->attrs, f->q, &kids, &nk);
+			sht__attr_children(ss, f->q, &kids, &nk);
 			if (f->next < nk) {
 				cur = kids[f->next++];
 				break;
@@ -150,7 +152,7 @@ static sht_err stack_slot(sht_state *ss, sht_quark q, int32_t d, int create,
 {
 	char name[16];
 	int len = snprintf(name, sizeof name, "%d", (int)d);
-	sht_err err = sht__attrs_get(ss->attrs, q, name, (size_t)len, create, out);
+	sht_err err = sht__attr_get(ss, q, name, (size_t)len, create, out);
 
 	if (err == SHT_OK)
 		err = sht__ongoing_grow(ss, sht__attrs_count(ss->attrs));
@@ -205,7 +207,7 @@ sht_err sht__pop(sht_state *ss, sht_time t, sht_quark q, sht_value *popped)
 		return SHT_NOT_FOUND;
 	err = stack_slot(ss, q, depth, 0, &slot);
 	if (err == SHT_NOT_FOUND)
-		return sht__error(SHT_ERR_INVALID, "Cannot pop: quark=%u has depth %d but no element %d",
+		return sht__error(SHT_ERR_NOATTR, "Cannot pop: quark=%u has depth %d but no element %d",
 				  q, (int)depth, (int)depth);
 	if (err != SHT_OK)
 		return err;
@@ -242,6 +244,13 @@ sht_err sht__increment(sht_state *ss, sht_time t, sht_quark q, int64_t delta)
 				  q, sht_type_name(o->v.type));
 	}
 	return sht__modify(ss, t, q, &nv);
+}
+
+sht_err sht__ongoing_set(sht_state *ss, sht_quark q, const sht_value *v,
+			sht_time start)
+{
+	ss->cur[q].start = start;
+	return value_set(&ss->cur[q].v, v);
 }
 
 sht_err sht__update_ongoing(sht_state *ss, sht_quark q, const sht_value *v)

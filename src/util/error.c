@@ -25,6 +25,7 @@ const char *sht_strerror(sht_err err)
 	case SHT_ERR_INCOMPLETE: return "file is incomplete";
 	case SHT_ERR_TOOBIG: return "value too large";
 	case SHT_ERR_TYPE: return "state value type mismatch";
+	case SHT_ERR_NOATTR: return "attribute not found";
 	}
 	return "unknown error";
 }

@@ -103,6 +103,7 @@ static inline const char *sm_err_name(sht_err e)
 	case SHT_ERR_INCOMPLETE: return "SHT_ERR_INCOMPLETE";
 	case SHT_ERR_TOOBIG: return "SHT_ERR_TOOBIG";
 	case SHT_ERR_TYPE: return "SHT_ERR_TYPE";
+	case SHT_ERR_NOATTR: return "SHT_ERR_NOATTR";
 	}
 	snprintf(buf, sizeof buf, "sht_err(%d)", (int)e);
 	return buf;

@@ -1,0 +1,52 @@
+/*
+ * run.c: running a provider over a source (the loop every analysis runs),
+ * and the event boundaries partial histories place checkpoints at.
+ */
+#include "state/state-int.h"
+
+sht_err sht_state_event(sht_state *ss, const sht_event *ev)
+{
+	sht_err err = SHT_OK;
+
+	pthread_mutex_lock(&ss->lock);
+	if (ss->readonly || ss->finished || ss->failed)
+		err = sht__error(SHT_ERR_STATE, "Cannot run an event: the history is not being built");
+	else if (ev->ts < ss->now)
+		err = sht__error(SHT_ERR_ORDER, "Cannot run event: t=%lld before the previous change at %lld",
+				 (long long)ev->ts, (long long)ss->now);
+	else if (ss->ops == &sht__backend_partial)
+		err = sht__partial_event(ss->be, ev);
+	pthread_mutex_unlock(&ss->lock);
+	return err;
+}
+
+/* Errors a handler may meet on a sound trace: they skip the event only. */
+static int skippable(sht_err err)
+{
+	return err == SHT_ERR_TYPE || err == SHT_ERR_RANGE || err == SHT_ERR_NOATTR ||
+	       err == SHT_NOT_FOUND;
+}
+
+sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *p,
+		      uint64_t *events, uint64_t *skipped)
+{
+	uint64_t n = 0, skip = 0;
+	sht_event ev;
+	sht_err err;
+
+	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
+		err = sht_state_event(ss, &ev);
+		if (err == SHT_OK)
+			err = p->handle(p->ctx, ss, &ev);
+		n++;
+		if (err != SHT_OK && !skippable(err))
+			break;
+		skip += err != SHT_OK;
+		err = SHT_OK;
+	}
+	if (events)
+		*events = n;
+	if (skipped)
+		*skipped = skip;
+	return err == SHT_END ? SHT_OK : err;
+}
