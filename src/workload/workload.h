@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "sht/sht.h"
+#include "sht/source.h"
 
 /* Receives each interval; a negative return stops the generator, which
  * returns that code. */
@@ -71,5 +72,78 @@ sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
 				sht_time t);
 sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
 			    char *buf);
+
+/* ---- as event streams, for providers (events.c) ------------------------- */
+/*
+ * Each workload also exists as a source of events (sht/source.h) plus a
+ * provider that turns each event into the workload's state changes:
+ * running the provider over every event of the source, in order, on a
+ * new state system that starts at 0 performs exactly the changes of
+ * sht__*_drive, in the same order (finish at sht__*_end is the caller's).
+ *
+ * Positions are event indexes 0, 1, 2, ...: seek(p) makes event p the
+ * next one, in O(1) (staircase) or O(log N) (churn); seek(p >= count)
+ * makes next return SHT_END.  Every event has cpu = -1; its data points
+ * to the struct below (owned by the source, valid until its next call).
+ *
+ * staircase: one event "staircase_modify" per j = 0 .. A*I-1:
+ *   ts = j*D, data = { attribute = j mod A, value = j div A }; the
+ *   provider does modify(ts, attribute "<a>", int32 value).  On a state
+ *   system with no attribute it first creates "0" .. "A-1" in order
+ *   (quark = index, as the driver); otherwise it looks "<a>" up by name
+ *   (get-or-create), so a replay may start at any event.
+ *
+ * churn: one event per (time slot, thread) step, in the driver's order
+ *   (time, then lower thread first): thread i has 21 events, at
+ *   ts = 1000 i + 500 k for step k = 0 .. 20:
+ *     k = 0       "thread_birth":  get-or-create Threads, Threads/<i>,
+ *                 Threads/<i>/Status, Threads/<i>/Exec_name (this order),
+ *                 Exec_name = "proc<i>", then Status = int32 1;
+ *     k = 1 .. 19 "thread_status": Status = int32 1 + k mod 3;
+ *     k = 20      "thread_exit":   clear(Threads/<i>).
+ *   Every event get-or-creates the four attributes of its thread first,
+ *   in birth order, so a replay may start at any event.
+ *
+ * The providers' ctx points at the caller's workload struct (not a
+ * copy): keep it alive and unchanged while the provider is in use.
+ */
+
+typedef struct sht__staircase_event {
+	uint64_t attribute;      /* a = j mod A: attribute "<a>" */
+	int32_t value;           /* k = j div A: the int32 set */
+} sht__staircase_event;
+
+typedef enum sht__churn_kind {
+	SHT__CHURN_BIRTH = 0,    /* "thread_birth" */
+	SHT__CHURN_STATUS = 1,   /* "thread_status" */
+	SHT__CHURN_EXIT = 2,     /* "thread_exit" */
+} sht__churn_kind;
+
+typedef struct sht__churn_event {
+	sht__churn_kind kind;
+	uint64_t thread;         /* i */
+	uint32_t step;           /* k = 0 .. 20: ts = 1000 i + 500 k */
+	int32_t status;          /* Status set (1 + k mod 3); 0 for exit */
+} sht__churn_event;
+
+/* Number of events (0 for an invalid workload) and the time of the last
+ * one (the history still ends at sht__*_end). */
+uint64_t sht__staircase_events(const sht__staircase *w);
+uint64_t sht__churn_events(const sht__churn *w);
+sht_time sht__staircase_last_time(const sht__staircase *w);
+sht_time sht__churn_last_time(const sht__churn *w);
+
+/* A source over the workload's events, positioned at event 0 (it keeps a
+ * copy of w).  SHT_ERR_INVALID for a bad workload, SHT_ERR_NOMEM.  Free
+ * with sht__workload_source_free (NULL-safe, zeroes *s). */
+sht_err sht__staircase_source(const sht__staircase *w, sht_source *out);
+sht_err sht__churn_source(const sht__churn *w, sht_source *out);
+void sht__workload_source_free(sht_source *s);
+
+/* The provider, id "staircase" / "churn", version 1; ctx = w (kept alive
+ * by the caller).  Its handler returns the state system's errors, or
+ * SHT_ERR_INVALID for an event without data or outside the workload. */
+void sht__staircase_provider(const sht__staircase *w, sht_provider *out);
+void sht__churn_provider(const sht__churn *w, sht_provider *out);
 
 #endif /* SHT_WORKLOAD_H */
