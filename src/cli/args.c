@@ -379,3 +379,13 @@ int cli_parse_options(int argc, char **argv, int first, const char *cmd,
 	}
 	return CLI_OK;
 }
+
+int cli_take_file(const char *cmd, const char **file, const char *val)
+{
+	if (*file) {
+		cli_usage_error(cmd, "unexpected argument '%s'", val);
+		return -1;
+	}
+	*file = val;
+	return 0;
+}

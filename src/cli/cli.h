@@ -112,6 +112,9 @@ int cli_next(cli_args *a, const char **val);
  * --help.
  */
 typedef int (*cli_opt_fn)(void *ctx, int id, const char *val);
+/* Take the one positional FILE argument: -1 (usage error reported) if
+ * *file is already set. */
+int cli_take_file(const char *cmd, const char **file, const char *val);
 int cli_parse_options(int argc, char **argv, int first, const char *cmd,
 		      const cli_opt *opts, const char *usage, cli_opt_fn fn,
 		      void *ctx);

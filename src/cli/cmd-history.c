@@ -78,13 +78,7 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 		o->json = 1;
 		return 0;
 	default:                  /* positional */
-		if (o->file) {
-			cli_usage_error("history", "unexpected argument '%s'",
-					val);
-			return -1;
-		}
-		o->file = val;
-		return 0;
+		return cli_take_file("history", &o->file, val);
 	}
 }
 

@@ -82,13 +82,7 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 		o->json = 1;
 		return 0;
 	default:                  /* positional */
-		if (o->file) {
-			cli_usage_error("query", "unexpected argument '%s'",
-					val);
-			return -1;
-		}
-		o->file = val;
-		return 0;
+		return cli_take_file("query", &o->file, val);
 	}
 }
 

@@ -261,12 +261,7 @@ static int tree_opt(struct tree_opts *o, int id, const char *val)
 		o->pattern = val;
 		return 0;
 	default:                  /* positional */
-		if (o->file) {
-			cli_usage_error("tree", "unexpected argument '%s'", val);
-			return -1;
-		}
-		o->file = val;
-		return 0;
+		return cli_take_file("tree", &o->file, val);
 	}
 }
 

@@ -134,25 +134,6 @@ void sht__workload_source_free(sht_source *s)
 	s->ops = NULL;
 }
 
-/* Create "0" .. "A-1" at the root of an empty state system, in order, so
- * that quark = index (as sht__staircase_drive does). */
-static sht_err staircase_create_all(const sht__staircase *w, sht_state *ss)
-{
-	char name[24];
-	const char *elem = name;
-
-	for (uint64_t a = 0; a < w->attributes; a++) {
-		sht_quark q;
-		sht_err err;
-
-		snprintf(name, sizeof(name), "%llu", (unsigned long long)a);
-		err = sht_state_quark(ss, SHT_QUARK_ROOT, &elem, 1, &q);
-		if (err < 0)
-			return err;
-	}
-	return SHT_OK;
-}
-
 /* Quark of attribute "<a>": get-or-create by name, after creating them
  * all on an empty state system. */
 static sht_err staircase_quark(const sht__staircase *w, sht_state *ss,
@@ -162,7 +143,7 @@ static sht_err staircase_quark(const sht__staircase *w, sht_state *ss,
 	const char *elem = name;
 
 	if (sht_state_attr_count(ss) == 0) {
-		sht_err err = staircase_create_all(w, ss);
+		sht_err err = sht__staircase_attrs(w, ss);
 
 		if (err < 0)
 			return err;

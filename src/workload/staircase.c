@@ -171,7 +171,7 @@ sht_err sht__drive_check(sht_state *ss, const char *what)
 }
 
 /* Create "0" .. "A-1" at the root, in order: quark a = attribute "a". */
-static sht_err staircase_attrs(const sht__staircase *w, sht_state *ss)
+sht_err sht__staircase_attrs(const sht__staircase *w, sht_state *ss)
 {
 	char name[24];
 	const char *elem = name;
@@ -207,7 +207,7 @@ sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss)
 				  (long long)w->step);
 	err = sht__drive_check(ss, "staircase");
 	if (err == SHT_OK)
-		err = staircase_attrs(w, ss);
+		err = sht__staircase_attrs(w, ss);
 	if (err < 0)
 		return err;
 	total = a_count * w->intervals;

@@ -60,6 +60,9 @@ sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx);
  * message set; ss is then unfinished (close it).
  */
 sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss);
+/* Create "0" .. "A-1" at the root of an empty state system, in order, so
+ * that quark = index (SHT_ERR_INVALID if the numbering differs). */
+sht_err sht__staircase_attrs(const sht__staircase *w, sht_state *ss);
 sht_err sht__churn_drive(const sht__churn *w, sht_state *ss);
 /* Shared by the drivers: SHT_ERR_INVALID (message naming what) unless ss
  * has no attribute and starts at 0. */
