@@ -157,7 +157,9 @@ typedef struct sht_level_stats {
 } sht_level_stats;
 
 typedef struct sht_stats {
-	uint64_t leaf_nodes, core_nodes, blob_blocks;
+	uint64_t leaf_nodes, core_nodes;
+	uint64_t blob_blocks;     /* blocks of long string values */
+	uint64_t section_blocks;  /* blocks of sections (attribute tree, ...) */
 	uint64_t leaf_used_bytes, core_used_bytes;
 	double fill_leaf;         /* used bytes / block bytes over leaves */
 	double fill_core;         /* same over core nodes (0 if none) */

@@ -248,6 +248,7 @@ static void info_json(const char *path, const sht_info *in,
 	json_kv_uint(&w, "leaf_nodes", st->leaf_nodes);
 	json_kv_uint(&w, "core_nodes", st->core_nodes);
 	json_kv_uint(&w, "blob_blocks", st->blob_blocks);
+	json_kv_uint(&w, "section_blocks", st->section_blocks);
 	json_kv_uint(&w, "blocks", in->blocks);
 	json_kv_uint(&w, "depth", in->depth);
 	json_kv_uint(&w, "intervals", in->intervals);
@@ -311,6 +312,7 @@ static void info_human(const char *path, const sht_info *in,
 	kv_u("leaf_nodes:", st->leaf_nodes);
 	kv_u("core_nodes:", st->core_nodes);
 	kv_u("blob_blocks:", st->blob_blocks);
+	kv_u("section_blocks:", st->section_blocks);
 	kv_u("blocks:", in->blocks);
 	kv_u("depth:", in->depth);
 	kv_u("intervals:", in->intervals);

@@ -330,6 +330,8 @@ sht_err sht_reader_stats(sht_reader *r, sht_stats *out)
 	out->fill_core = out->core_nodes
 			 ? (double)out->core_used_bytes / ((double)out->core_nodes * r->hd.block_size) : 0;
 	out->bytes_per_interval = r->hd.intervals ? (double)r->size / (double)r->hd.intervals : 0;
-	out->blob_blocks = r->hd.block_count - r->hd.nodes;
+	for (uint32_t i = 0; i < r->hd.nsections; i++)
+		out->section_blocks += sht__blob_blocks(r->hd.sections[i].length, r->hd.block_size);
+	out->blob_blocks = r->hd.block_count - r->hd.nodes - out->section_blocks;
 	return err;
 }

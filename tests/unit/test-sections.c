@@ -63,6 +63,13 @@ static void read_back(void)
 	free(data);
 	ok(sht_reader_section(r, 42, NULL, &data, NULL) == SHT_NOT_FOUND, "unknown kind not found");
 	ok(sht_reader_check(r, NULL, NULL, 0) == SHT_OK, "check accepts sections");
+	{
+		sht_stats st;
+		/* 1 (empty) + 1 (8 bytes) + 3 (10 000 bytes in 4 KiB blocks) + 5 x 1 */
+		ok(sht_reader_stats(r, &st) == SHT_OK && st.section_blocks == 10 &&
+		   st.blob_blocks == 0, "stats count section blocks apart from blobs (%llu)",
+		   (unsigned long long)st.section_blocks);
+	}
 	ok(sht_reader_query(r, 3, 50, res) == SHT_OK && sht_result_items(res)[0].value.u.i32 == 5,
 	   "the tree is intact");
 	sht_reader_close(r);
