@@ -1,8 +1,10 @@
 /*
- * sht-bench.c: benchmarks of the history tree store, the workloads and
- * metrics of ../shared/BENCHMARKS.md, and the machine's physical limits.
+ * sht-bench.c: benchmarks of the history tree store and of the whole
+ * state system, the workloads and metrics of ../shared/BENCHMARKS.md, and
+ * the machine's physical limits.
  *
  *   sht-bench store --workload staircase|churn --size N [options]
+ *   sht-bench state --workload staircase|churn --size N [options]
  *   sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K]
  *
  * Output: JSON lines on stdout, one object per run, flushed as soon as the
@@ -1429,12 +1431,774 @@ static void phase_limits(void *ctx, struct metrics *ms)
 				 (double)sysconf(_SC_PAGESIZE));
 }
 
+/* ---- state: the whole state system ---------------------------------------------- */
+/*
+ * sht-bench state drives the workload's state changes through the state
+ * system (sht_state_create with provider "staircase" or "churn", version 1;
+ * sht__staircase_drive / sht__churn_drive, which end with sht_state_finish;
+ * sht_state_close) instead of feeding the builder directly.  Phases, each
+ * in a forked child (design note 1):
+ *   store   (tree backend, unless --no-store) the store-only build of the
+ *           same workload with the same tree options, as `sht-bench store`
+ *           does it: the baseline of the state system's overhead;
+ *   build   create, drive, close; with the memory backend the queries run
+ *           in this child too, on the finished history, before the close
+ *           (the history lives nowhere else), and the build's peak is the
+ *           VmHWM read at the end of the drive;
+ *   query   (tree backend) opens of the file, then the queries.
+ * Every answer is checked (design note 2); the state system stores null
+ * intervals, so every quark has an interval at every t of the history and
+ * a missing one counts as a mismatch.
+ */
+
+struct state_opts {
+	struct workload w;
+	const char *workload_name;
+	uint64_t size;
+	uint32_t intervals;     /* staircase I */
+	sht_backend backend;
+	sht_build_opts bo;      /* tree backend: variant, block, children,
+				   no_sync, threads */
+	const char *dir;
+	int keep;
+	int no_store;           /* skip the store-only build */
+	uint64_t queries;       /* single queries, by quark and by name */
+	uint64_t full_queries;
+	uint64_t range_queries;
+	uint64_t range_points;  /* resolution = history length / points */
+	int opens;
+	uint64_t seed;
+	char path[4096];
+	char store_path[4096];
+};
+
+static const char *backend_name(sht_backend b)
+{
+	return b == SHT_BACKEND_MEMORY ? "memory" :
+	       b == SHT_BACKEND_NULL ? "null" : "tree";
+}
+
+static sht_err wl_drive(const struct workload *w, sht_state *ss)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_drive(&w->st, ss)
+				       : sht__churn_drive(&w->ch, ss);
+}
+
+/* State changes the drive makes: staircase A*I modifies; churn, per
+ * thread, 2 modifies at birth, 19 Status modifies and 1 clear. */
+static uint64_t wl_changes(const struct workload *w)
+{
+	return w->kind == WL_STAIRCASE
+		       ? w->st.attributes * (uint64_t)w->st.intervals
+		       : 22 * w->ch.threads;
+}
+
+static uint64_t wl_count(const struct workload *w)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_count(&w->st)
+				       : sht__churn_count(&w->ch);
+}
+
+/* Full name of quark q in the workload's attribute tree. */
+static void wl_path(const struct workload *w, sht_quark q, char *buf,
+		    size_t size)
+{
+	static const char *const leaf[3] = { "", "/Status", "/Exec_name" };
+
+	if (w->kind == WL_STAIRCASE)
+		snprintf(buf, size, "%" PRIu32, q);
+	else if (q == 0)
+		snprintf(buf, size, "Threads");
+	else
+		snprintf(buf, size, "Threads/%" PRIu32 "%s", (q - 1) / 3,
+			 leaf[(q - 1) % 3]);
+}
+
+struct squery {
+	const struct state_opts *o;
+	sht_state *ss;
+	sht_result *res;
+	uint64_t rng;
+	uint64_t mismatches;
+	uint64_t reported;
+	struct metrics *ms;
+};
+
+static sht_time sq_time(struct squery *s)
+{
+	const struct workload *w = &s->o->w;
+
+	return w->start + (sht_time)rng_below(&s->rng,
+					       (uint64_t)(w->end - w->start) + 1);
+}
+
+static void sq_mismatch(struct squery *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sq_mismatch(struct squery *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->mismatches++;
+	if (s->reported++ >= 10)
+		return;
+	fputs("sht-bench: MISMATCH ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Check the answer of a single query of (q, t) that returned err. */
+static void sq_check_single(struct squery *s, sht_quark q, sht_time t,
+			    sht_err err)
+{
+	if (err != SHT_OK || sht_result_count(s->res) != 1) {
+		sq_mismatch(s, "q=%" PRIu32 " t=%" PRId64 ": %s, %zu intervals",
+			    q, t, err == SHT_OK ? "ok" : sht_strerror(err),
+			    sht_result_count(s->res));
+		return;
+	}
+	s->mismatches += (uint64_t)check_answer(
+		&s->o->w, q, t, sht_result_at(s->res, 0), &s->reported);
+}
+
+static int sq_failed(struct squery *s, const char *what, sht_err err)
+{
+	fail(s->ms, what, err);
+	return -1;
+}
+
+/* Single queries by quark: 1 000 warm-up, then --queries timed. */
+static int sq_single(struct squery *s)
+{
+	uint64_t n = s->o->queries;
+	double *lat = xmalloc(n * sizeof *lat);
+	struct lat l;
+
+	for (uint64_t i = 0; i < 1000 + n; i++) {
+		sht_quark q = (sht_quark)rng_below(&s->rng, s->o->w.quarks);
+		sht_time t = sq_time(s);
+		double t0, t1;
+		sht_err err;
+
+		t0 = now_s();
+		err = sht_state_query(s->ss, q, t, s->res);
+		t1 = now_s();
+		if (err < 0 && err != SHT_ERR_RANGE) {
+			free(lat);
+			return sq_failed(s, "sht_state_query", err);
+		}
+		if (i >= 1000)
+			lat[i - 1000] = t1 - t0;
+		sq_check_single(s, q, t, err);
+	}
+	l = lat_summary(lat, n);
+	put(s->ms, "single_mean_us", l.mean * 1e6);
+	put(s->ms, "single_p50_us", l.p50 * 1e6);
+	put(s->ms, "single_p99_us", l.p99 * 1e6);
+	put(s->ms, "single_max_us", l.max * 1e6);
+	put_int(s->ms, "single_n", (double)n);
+	free(lat);
+	return 0;
+}
+
+/* Single queries by name: sht_state_quark_path (find), then
+ * sht_state_query; names formatted before the clock starts. */
+static int sq_single_name(struct squery *s)
+{
+	uint64_t n = s->o->queries;
+	double *lat = xmalloc(n * sizeof *lat);
+	double *look = xmalloc(n * sizeof *look);
+	struct lat l;
+	char name[64];
+
+	for (uint64_t i = 0; i < n; i++) {
+		sht_quark q = (sht_quark)rng_below(&s->rng, s->o->w.quarks);
+		sht_quark found = SHT_QUARK_NONE;
+		sht_time t = sq_time(s);
+		double t0, t1, t2;
+		sht_err err;
+
+		wl_path(&s->o->w, q, name, sizeof name);
+		t0 = now_s();
+		err = sht_state_quark_path(s->ss, name, 0, &found);
+		t1 = now_s();
+		if (err == SHT_OK)
+			err = sht_state_query(s->ss, found, t, s->res);
+		t2 = now_s();
+		if (err < 0 && err != SHT_ERR_RANGE) {
+			free(lat);
+			free(look);
+			return sq_failed(s, "look-up and query", err);
+		}
+		lat[i] = t2 - t0;
+		look[i] = t1 - t0;
+		if (found != q)
+			sq_mismatch(s, "name \"%s\" gave quark %" PRIu32
+				    ", expected %" PRIu32, name, found, q);
+		else
+			sq_check_single(s, q, t, err);
+	}
+	l = lat_summary(lat, n);
+	put(s->ms, "name_mean_us", l.mean * 1e6);
+	put(s->ms, "name_p50_us", l.p50 * 1e6);
+	put(s->ms, "name_p99_us", l.p99 * 1e6);
+	l = lat_summary(look, n);
+	put(s->ms, "lookup_mean_us", l.mean * 1e6);
+	put(s->ms, "lookup_p50_us", l.p50 * 1e6);
+	put(s->ms, "lookup_p99_us", l.p99 * 1e6);
+	free(lat);
+	free(look);
+	return 0;
+}
+
+/* A full query at t: one interval per quark, in quark order, each
+ * containing t; 64 random quarks checked against the oracle. */
+static void sq_check_full(struct squery *s, sht_time t)
+{
+	size_t n = sht_result_count(s->res);
+	const sht_interval *it = sht_result_items(s->res);
+
+	if (n != s->o->w.quarks) {
+		sq_mismatch(s, "full query t=%" PRId64 ": %zu intervals, "
+			    "expected %" PRIu64, t, n, s->o->w.quarks);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].quark != (sht_quark)i || it[i].start > t ||
+		    it[i].end < t) {
+			sq_mismatch(s, "full query t=%" PRId64 ": item %zu is "
+				    "q=%" PRIu32 " [%" PRId64 ", %" PRId64 "]",
+				    t, i, it[i].quark, it[i].start, it[i].end);
+			return;
+		}
+	}
+	for (int k = 0; k < 64; k++) {
+		sht_quark q = (sht_quark)rng_below(&s->rng, n);
+
+		s->mismatches += (uint64_t)check_answer(&s->o->w, q, t, &it[q],
+							&s->reported);
+	}
+}
+
+static int sq_full(struct squery *s)
+{
+	uint64_t n = s->o->full_queries;
+	double *lat = xmalloc(n * sizeof *lat);
+	struct lat l;
+
+	for (uint64_t i = 0; i < 20 + n; i++) {
+		sht_time t = sq_time(s);
+		double t0, t1;
+		sht_err err;
+
+		t0 = now_s();
+		err = sht_state_query_full(s->ss, t, s->res);
+		t1 = now_s();
+		if (err < 0) {
+			free(lat);
+			return sq_failed(s, "sht_state_query_full", err);
+		}
+		if (i >= 20)
+			lat[i - 20] = t1 - t0;
+		sq_check_full(s, t);
+	}
+	l = lat_summary(lat, n);
+	put(s->ms, "full_mean_ms", l.mean * 1e3);
+	put(s->ms, "full_p50_ms", l.p50 * 1e3);
+	put(s->ms, "full_p99_ms", l.p99 * 1e3);
+	put(s->ms, "full_max_ms", l.max * 1e3);
+	put_int(s->ms, "full_n", (double)n);
+	return free(lat), 0;
+}
+
+/*
+ * A range query of q over [t1, t2] at resolution r: the intervals of q
+ * holding a sample t1 + k r or t2 (KERNEL_MODEL.md §2.3), in time order,
+ * each one once, none other.  Each checked at both ends.
+ */
+static void sq_check_range(struct squery *s, sht_quark q, sht_time t1,
+			   sht_time t2, sht_time r)
+{
+	size_t n = sht_result_count(s->res);
+	const sht_interval *it = sht_result_items(s->res);
+	size_t k = 0;
+	int hit = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].quark != q ||
+		    (i > 0 && it[i].start <= it[i - 1].end)) {
+			sq_mismatch(s, "range q=%" PRIu32 ": item %zu out of "
+				    "order or of another quark", q, i);
+			return;
+		}
+		s->mismatches += (uint64_t)check_answer(
+			&s->o->w, q, it[i].start, &it[i], &s->reported);
+		s->mismatches += (uint64_t)check_answer(
+			&s->o->w, q, it[i].end, &it[i], &s->reported);
+	}
+	for (sht_time x = t1;; x = t2 - x > r ? x + r : t2) {
+		while (k < n && it[k].end < x) {
+			if (!hit)
+				goto extra;
+			k++;
+			hit = 0;
+		}
+		if (k == n || it[k].start > x) {
+			sq_mismatch(s, "range q=%" PRIu32 ": no interval at "
+				    "sample %" PRId64, q, x);
+			return;
+		}
+		hit = 1;
+		if (x == t2)
+			break;
+	}
+	if (k + 1 == n)
+		return;
+	k++;
+extra:
+	sq_mismatch(s, "range q=%" PRIu32 ": interval %zu holds no sample", q,
+		    k);
+}
+
+static int sq_range(struct squery *s)
+{
+	const struct workload *w = &s->o->w;
+	uint64_t n = s->o->range_queries;
+	double *lat = xmalloc(n * sizeof *lat);
+	sht_time r = (w->end - w->start) / (sht_time)s->o->range_points;
+	double items = 0;
+	struct lat l;
+
+	if (r < 1)
+		r = 1;
+	for (uint64_t i = 0; i < 10 + n; i++) {
+		sht_quark q = (sht_quark)rng_below(&s->rng, w->quarks);
+		double t0, t1;
+		sht_err err;
+
+		t0 = now_s();
+		err = sht_state_query_range(s->ss, q, w->start, w->end, r,
+					    s->res);
+		t1 = now_s();
+		if (err < 0) {
+			free(lat);
+			return sq_failed(s, "sht_state_query_range", err);
+		}
+		if (i >= 10) {
+			lat[i - 10] = t1 - t0;
+			items += (double)sht_result_count(s->res);
+		}
+		sq_check_range(s, q, w->start, w->end, r);
+	}
+	l = lat_summary(lat, n);
+	put(s->ms, "range_mean_us", l.mean * 1e6);
+	put(s->ms, "range_p50_us", l.p50 * 1e6);
+	put(s->ms, "range_p99_us", l.p99 * 1e6);
+	put(s->ms, "range_items", items / (double)n);
+	put_int(s->ms, "range_n", (double)n);
+	put_int(s->ms, "range_points", (double)s->o->range_points);
+	return free(lat), 0;
+}
+
+/* The history's identity: attributes, bounds, provider. */
+static void sq_check_history(struct squery *s)
+{
+	const struct workload *w = &s->o->w;
+	const char *id = NULL;
+	uint32_t version = 0;
+	uint64_t attrs = sht_state_attr_count(s->ss);
+
+	if (attrs != w->quarks)
+		sq_mismatch(s, "%" PRIu64 " attributes, expected %" PRIu64,
+			    attrs, w->quarks);
+	if (sht_state_start(s->ss) != w->start ||
+	    sht_state_end(s->ss) != w->end)
+		sq_mismatch(s, "history [%" PRId64 ", %" PRId64 "], expected "
+			    "[%" PRId64 ", %" PRId64 "]", sht_state_start(s->ss),
+			    sht_state_end(s->ss), w->start, w->end);
+	if (sht_state_provider(s->ss, &id, &version) != SHT_OK ||
+	    strcmp(id, s->o->workload_name) != 0 || version != 1)
+		sq_mismatch(s, "provider \"%s\" v%" PRIu32 ", expected \"%s\" v1",
+			    id ? id : "(none)", version, s->o->workload_name);
+}
+
+/* Every query kind on s->ss; 0 or -1 (failure in s->ms). */
+static int sq_all(struct squery *s)
+{
+	sq_check_history(s);
+	/* Warm-up (as the store benchmark's sht_reader_stats does before its
+	 * queries): 65 full queries evenly spread over the history read the
+	 * nodes of every part of it into the node cache; the 1 000 random
+	 * single queries below and the 20 full ones warm the rest. */
+	note("warm-up");
+	for (int i = 0; i <= 64; i++) {
+		const struct workload *w = &s->o->w;
+		sht_time t = w->start + (sht_time)((double)(w->end - w->start) *
+						   i / 64);
+		sht_err err = sht_state_query_full(s->ss, t, s->res);
+
+		if (err < 0)
+			return sq_failed(s, "sht_state_query_full", err);
+	}
+	note("single queries by quark");
+	if (sq_single(s) < 0)
+		return -1;
+	note("single queries by name");
+	if (sq_single_name(s) < 0)
+		return -1;
+	note("full queries");
+	if (sq_full(s) < 0)
+		return -1;
+	note("range queries");
+	return sq_range(s);
+}
+
+/* ---- state: build ---------------------------------------------------------------- */
+
+static double rusage_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6;
+}
+
+static void phase_state_build(void *ctx, struct metrics *ms)
+{
+	const struct state_opts *o = ctx;
+	sht_state_opts so;
+	sht_state *ss = NULL;
+	uint64_t rss0 = proc_status_bytes("VmRSS");
+	uint64_t count = wl_count(&o->w);
+	struct rusage ru;
+	double t0, t1, t2, t3, t4, build;
+	sht_err err;
+
+	sht_state_opts_init(&so);
+	so.backend = o->backend;
+	so.tree = o->bo;
+	so.provider = o->workload_name;
+	so.provider_version = 1;
+
+	t0 = now_s();
+	err = sht_state_create(o->backend == SHT_BACKEND_TREE ? o->path : NULL,
+			       o->w.start, &so, &ss);
+	t1 = now_s();
+	if (err < 0) {
+		fail(ms, "sht_state_create", err);
+		return;
+	}
+	err = wl_drive(&o->w, ss);
+	t2 = now_s();
+	if (err < 0) {
+		fail(ms, "drive (changes and sht_state_finish)", err);
+		sht_state_close(ss);
+		return;
+	}
+	put_int(ms, "build_vmhwm_bytes", (double)proc_status_bytes("VmHWM"));
+	if (o->backend == SHT_BACKEND_MEMORY) {
+		struct squery s;
+
+		/* The build's own CPU and peak, before the queries. */
+		getrusage(RUSAGE_SELF, &ru);
+		put(ms, "build_user_s", rusage_s(&ru.ru_utime));
+		put(ms, "build_sys_s", rusage_s(&ru.ru_stime));
+		put_int(ms, "build_maxrss_bytes",
+			(double)proc_status_bytes("VmHWM"));
+		memset(&s, 0, sizeof s);
+		s.o = o;
+		s.ss = ss;
+		s.ms = ms;
+		s.rng = o->seed;
+		s.res = sht_result_create();
+		if (!s.res)
+			die("out of memory");
+		sq_all(&s);
+		put_int(ms, "mismatches", (double)s.mismatches);
+		sht_result_destroy(s.res);
+		put_int(ms, "query_vmhwm_bytes",
+			(double)proc_status_bytes("VmHWM"));
+	}
+	t3 = now_s();
+	sht_state_close(ss);
+	t4 = now_s();
+	if (o->backend != SHT_BACKEND_MEMORY) {
+		getrusage(RUSAGE_SELF, &ru);
+		put(ms, "build_user_s", rusage_s(&ru.ru_utime));
+		put(ms, "build_sys_s", rusage_s(&ru.ru_stime));
+	}
+	build = (t2 - t0) + (t4 - t3);
+	put(ms, "build_s", build);
+	put(ms, "build_create_s", t1 - t0);
+	put(ms, "build_drive_s", t2 - t1);
+	put(ms, "build_close_s", t4 - t3);
+	put_int(ms, "intervals", (double)count);
+	put(ms, "intervals_per_s", (double)count / build);
+	put_int(ms, "changes", (double)wl_changes(&o->w));
+	put(ms, "changes_per_s", (double)wl_changes(&o->w) / build);
+	put_int(ms, "build_rss_start_bytes", (double)rss0);
+}
+
+/* ---- state: opens and queries of the file ------------------------------------------ */
+
+/* Drop the file's cached pages (no special rights needed). */
+static void drop_file_pages(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		fdatasync(fd);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+}
+
+/*
+ * n opens (with the look-up of name if name, the first use of the
+ * attribute tree): medians of open alone, look-up alone, both, in ms.
+ * cold: the file's pages dropped before each.
+ */
+static int sq_opens(struct squery *s, int n, int cold, const char *name,
+		    sht_quark expect, const char *k_open, const char *k_lookup,
+		    const char *k_both)
+{
+	double vo[32], vl[32], vb[32];
+
+	if (n > 32)
+		n = 32;
+	for (int i = 0; i < n; i++) {
+		sht_state *ss;
+		sht_quark q = SHT_QUARK_NONE;
+		double t0, t1, t2;
+		sht_err err;
+
+		if (cold)
+			drop_file_pages(s->o->path);
+		t0 = now_s();
+		err = sht_state_open(s->o->path, NULL, &ss);
+		t1 = now_s();
+		if (err < 0)
+			return sq_failed(s, "sht_state_open", err);
+		if (name) {
+			err = sht_state_quark_path(ss, name, 0, &q);
+			t2 = now_s();
+			if (err < 0) {
+				sht_state_close(ss);
+				return sq_failed(s, "sht_state_quark_path", err);
+			}
+			if (q != expect)
+				sq_mismatch(s, "name \"%s\" gave quark %" PRIu32
+					    ", expected %" PRIu32, name, q,
+					    expect);
+			vl[i] = (t2 - t1) * 1e3;
+			vb[i] = (t2 - t0) * 1e3;
+		}
+		vo[i] = (t1 - t0) * 1e3;
+		sht_state_close(ss);
+	}
+	put(s->ms, k_open, median(vo, (size_t)n));
+	if (name) {
+		put(s->ms, k_lookup, median(vl, (size_t)n));
+		put(s->ms, k_both, median(vb, (size_t)n));
+	}
+	return 0;
+}
+
+static void phase_state_query(void *ctx, struct metrics *ms)
+{
+	const struct state_opts *o = ctx;
+	struct squery s;
+	sht_reader *r;
+	sht_info info;
+	char name[64];
+	sht_quark last = (sht_quark)(o->w.quarks - 1);
+	sht_quark q = SHT_QUARK_NONE;
+	void *data;
+	size_t len;
+	double t0, t1, t2;
+	sht_err err;
+
+	memset(&s, 0, sizeof s);
+	s.o = o;
+	s.ms = ms;
+	s.rng = o->seed;
+
+	/* The first open after the build, and its first look-up (of the
+	 * last attribute created): this state system runs the queries. */
+	if (o->w.kind == WL_CHURN)
+		last = (sht_quark)(o->w.quarks - 2);   /* .../Status */
+	wl_path(&o->w, last, name, sizeof name);
+	t0 = now_s();
+	err = sht_state_open(o->path, NULL, &s.ss);
+	t1 = now_s();
+	if (err < 0) {
+		fail(ms, "sht_state_open", err);
+		return;
+	}
+	err = sht_state_quark_path(s.ss, name, 0, &q);
+	t2 = now_s();
+	if (err < 0) {
+		fail(ms, "sht_state_quark_path", err);
+		sht_state_close(s.ss);
+		return;
+	}
+	if (q != last)
+		sq_mismatch(&s, "name \"%s\" gave quark %" PRIu32, name, q);
+	put(ms, "open_first_ms", (t1 - t0) * 1e3);
+	put(ms, "lookup_first_ms", (t2 - t1) * 1e3);
+	s.res = sht_result_create();
+	if (!s.res)
+		die("out of memory");
+
+	note("opens");
+	if (sq_opens(&s, o->opens, 0, NULL, 0, "open_ms", NULL, NULL) < 0 ||
+	    sq_opens(&s, o->opens, 0, name, last, "open2_ms",
+		     "open_lookup_only_ms", "open_lookup_ms") < 0)
+		goto out;
+
+	/* The file, through a reader of its own (not timed). */
+	err = sht_reader_open(o->path, NULL, &r);
+	if (err < 0) {
+		fail(ms, "sht_reader_open", err);
+		goto out;
+	}
+	sht_reader_info(r, &info);
+	put_int(ms, "file_bytes", (double)info.file_bytes);
+	put_int(ms, "nodes", (double)info.nodes);
+	put_int(ms, "depth", info.depth);
+	put_int(ms, "file_intervals", (double)info.intervals);
+	put(ms, "bytes_per_interval",
+	    info.intervals ? (double)info.file_bytes / (double)info.intervals
+			   : NAN);
+	if (info.intervals != wl_count(&o->w))
+		sq_mismatch(&s, "file holds %" PRIu64 " intervals, expected "
+			    "%" PRIu64, info.intervals, wl_count(&o->w));
+	/* Section 1: the attribute tree (docs/FORMAT.md §6). */
+	if (sht_reader_section(r, 1, NULL, &data, &len) == SHT_OK) {
+		put_int(ms, "attrs_section_bytes", (double)len);
+		free(data);
+	}
+	sht_reader_close(r);
+
+	if (sq_all(&s) < 0)
+		goto out;
+	/* Last, as they drop the file's pages (the queries above are warm). */
+	note("opens (cold)");
+	sq_opens(&s, o->opens < 5 ? o->opens : 5, 1, name, last,
+		 "cold_open_ms", "cold_lookup_only_ms", "cold_open_lookup_ms");
+out:
+	put_int(ms, "mismatches", (double)s.mismatches);
+	put_int(ms, "query_vmhwm_bytes", (double)proc_status_bytes("VmHWM"));
+	sht_result_destroy(s.res);
+	sht_state_close(s.ss);
+}
+
+/* ---- state: one run ---------------------------------------------------------------- */
+
+/* Copy a metric of src under another name (both string literals). */
+static void rename_metric(struct metrics *dst, const struct metrics *src,
+			  const char *from, const char *to)
+{
+	double v;
+
+	if (get(src, from, &v))
+		put(dst, to, v);
+}
+
+static int state_run(struct state_opts *o, int run, struct metrics *out)
+{
+	struct metrics part;
+	const char *strs[] = { "mode", "state", "type", "run",
+			       "workload", o->workload_name,
+			       "backend", backend_name(o->backend),
+			       "variant", variant_name(o->bo.variant),
+			       NULL };
+	int tree = o->backend == SHT_BACKEND_TREE;
+	double mis = 0, a, b;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	put_int(out, "run", run);
+	put_int(out, "size", (double)o->size);
+	put_int(out, "threads", o->bo.threads);
+	put_int(out, "block_size", o->bo.block_size);
+	put_int(out, "max_children", o->bo.max_children);
+	if (o->w.kind == WL_STAIRCASE)
+		put_int(out, "staircase_i", o->intervals);
+	put_int(out, "no_sync", o->bo.no_sync);
+	put_int(out, "seed", (double)o->seed);
+	snprintf(o->path, sizeof o->path, "%s/sht-bench-state-%s-%" PRIu64
+		 "-%ld.sht", o->dir, o->workload_name, o->size, (long)getpid());
+	snprintf(o->store_path, sizeof o->store_path, "%s/sht-bench-store-%s-%"
+		 PRIu64 "-%ld.sht", o->dir, o->workload_name, o->size,
+		 (long)getpid());
+
+	if (tree && !o->no_store) {
+		struct store_opts *so = xmalloc(sizeof *so);
+		struct stat st;
+
+		note("run %d: store-only build %s", run, o->store_path);
+		memset(so, 0, sizeof *so);
+		so->w = o->w;
+		so->bo = o->bo;
+		strcpy(so->path, o->store_path);
+		if (run_in_child("store_build_maxrss_bytes", "store_build_user_s",
+				 NULL, phase_build, so, &part) < 0) {
+			free(so);
+			unlink(o->store_path);
+			goto failed;
+		}
+		free(so);
+		rename_metric(out, &part, "build_s", "store_build_s");
+		rename_metric(out, &part, "intervals_per_s",
+			      "store_intervals_per_s");
+		rename_metric(out, &part, "store_build_maxrss_bytes",
+			      "store_build_maxrss_bytes");
+		rename_metric(out, &part, "store_build_user_s",
+			      "store_build_user_s");
+		if (stat(o->store_path, &st) == 0)
+			put_int(out, "store_file_bytes", (double)st.st_size);
+		unlink(o->store_path);
+	}
+
+	note("run %d: build (%s backend)", run, backend_name(o->backend));
+	if (run_in_child(o->backend == SHT_BACKEND_MEMORY
+				 ? "child_maxrss_bytes" : "build_maxrss_bytes",
+			 NULL, NULL, phase_state_build, o, &part) < 0)
+		goto failed;
+	merge(out, &part);
+	if (get(out, "build_s", &a) && get(out, "store_build_s", &b))
+		put(out, "state_vs_store", a / b);
+
+	if (tree) {
+		note("run %d: opens and queries %s", run, o->path);
+		if (run_in_child("query_maxrss_bytes", "query_user_s",
+				 "query_sys_s", phase_state_query, o, &part) < 0)
+			goto failed;
+		merge(out, &part);
+		if (get(out, "file_bytes", &a) &&
+		    get(out, "store_file_bytes", &b))
+			put_int(out, "state_extra_bytes", a - b);
+		if (!o->keep)
+			unlink(o->path);
+	}
+	if (get(out, "mismatches", &mis) && mis > 0)
+		rc = (int)mis;
+	json_line(strs, out);
+	return rc;
+failed:
+	fprintf(stderr, "sht-bench: run %d failed: %s\n", run, part.err);
+	if (!o->keep)
+		unlink(o->path);
+	return -1;
+}
+
 /* ---- command line --------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
 	fputs(
 "usage: sht-bench store --workload staircase|churn --size N [options]\n"
+"       sht-bench state --workload staircase|churn --size N [options]\n"
 "       sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K]\n"
 "\n"
 "store options:\n"
@@ -1461,6 +2225,13 @@ static void usage(FILE *f)
 "  --file PATH             query this existing file (built by --keep with\n"
 "                          the same workload options); no build\n"
 "  --seed S                query seed (1)\n"
+"state options (also --variant, --block-size, --max-children, --intervals,\n"
+"  --no-sync, --dir, --keep, --queries, --full-queries, --opens, --seed):\n"
+"  --backend tree|memory|null  where the intervals go (tree)\n"
+"  --threads 0|1           tree: the threaded builder pipeline (0)\n"
+"  --range-queries R       range queries, 1 quark x the history (1000)\n"
+"  --range-points P        their resolution: history length / P (1920)\n"
+"  --no-store              skip the store-only build beside it\n"
 "common options:\n"
 "  --repeat K              run K times, then print the medians\n"
 "  --verbose               progress on stderr\n"
@@ -1686,6 +2457,146 @@ static int cmd_limits(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_state(int argc, char **argv)
+{
+	struct state_opts o;
+	const char *wl = NULL;
+	int repeat = 1;
+	struct metrics *runs;
+	int worst = 0;
+	const char *tmp = getenv("TMPDIR");
+
+	memset(&o, 0, sizeof o);
+	sht_build_opts_init(&o.bo);
+	if (o.bo.block_size == 0)
+		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
+	if (o.bo.max_children == 0)
+		o.bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
+	o.bo.no_sync = 0;
+	o.bo.threads = 0;
+	o.backend = SHT_BACKEND_TREE;
+	o.intervals = 20;
+	o.dir = tmp && *tmp ? tmp : "/tmp";
+	o.queries = 10000;
+	o.full_queries = 200;
+	o.range_queries = 1000;
+	o.range_points = 1920;
+	o.opens = 9;
+	o.seed = 1;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--workload"))
+			wl = need_arg(argc, argv, &i);
+		else if (!strcmp(a, "--size"))
+			o.size = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--backend")) {
+			const char *v = need_arg(argc, argv, &i);
+
+			if (!strcmp(v, "tree"))
+				o.backend = SHT_BACKEND_TREE;
+			else if (!strcmp(v, "memory"))
+				o.backend = SHT_BACKEND_MEMORY;
+			else if (!strcmp(v, "null"))
+				o.backend = SHT_BACKEND_NULL;
+			else
+				die("--backend: tree, memory or null, not '%s'",
+				    v);
+		} else if (!strcmp(a, "--threads")) {
+			uint64_t v = parse_u64(a, need_arg(argc, argv, &i));
+
+			if (v > 1)
+				die("--threads: 0 or 1");
+			o.bo.threads = (int)v;
+		} else if (!strcmp(a, "--variant")) {
+			const char *v = need_arg(argc, argv, &i);
+
+			if (!strcmp(v, "esht"))
+				o.bo.variant = SHT_VARIANT_ESHT;
+			else if (!strcmp(v, "sht"))
+				o.bo.variant = SHT_VARIANT_SHT;
+			else
+				die("--variant: esht or sht, not '%s'", v);
+		} else if (!strcmp(a, "--block-size"))
+			o.bo.block_size = (uint32_t)parse_u64(
+				a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--max-children"))
+			o.bo.max_children = (uint32_t)parse_u64(
+				a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--intervals"))
+			o.intervals = (uint32_t)parse_u64(
+				a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--no-sync"))
+			o.bo.no_sync = 1;
+		else if (!strcmp(a, "--no-store"))
+			o.no_store = 1;
+		else if (!strcmp(a, "--dir"))
+			o.dir = need_arg(argc, argv, &i);
+		else if (!strcmp(a, "--keep"))
+			o.keep = 1;
+		else if (!strcmp(a, "--queries"))
+			o.queries = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--full-queries"))
+			o.full_queries = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--range-queries"))
+			o.range_queries = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--range-points"))
+			o.range_points = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--opens"))
+			o.opens = (int)parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--seed"))
+			o.seed = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--repeat"))
+			repeat = (int)parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
+			g_verbose = 1;
+		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else
+			die("unknown option '%s' (try --help)", a);
+	}
+	if (!wl || o.size == 0)
+		die("state needs --workload staircase|churn and --size N");
+	if (!strcmp(wl, "staircase"))
+		wl_init(&o.w, WL_STAIRCASE, o.size, o.intervals);
+	else if (!strcmp(wl, "churn"))
+		wl_init(&o.w, WL_CHURN, o.size, 0);
+	else
+		die("--workload: staircase or churn, not '%s'", wl);
+	o.workload_name = wl;
+	if (repeat < 1 || o.queries < 1 || o.full_queries < 1 ||
+	    o.range_queries < 1 || o.range_points < 1 || o.opens < 1)
+		die("counts must be >= 1");
+
+	runs = xmalloc((size_t)repeat * sizeof *runs);
+	for (int r = 0; r < repeat; r++) {
+		int rc = state_run(&o, r, &runs[r]);
+
+		if (rc < 0)
+			return 2;
+		if (rc > 0)
+			worst = 1;
+	}
+	if (repeat > 1) {
+		struct metrics med;
+		const char *strs[] = { "mode", "state", "type", "median",
+				       "workload", o.workload_name,
+				       "backend", backend_name(o.backend),
+				       "variant", variant_name(o.bo.variant),
+				       NULL };
+
+		metrics_median(runs, (size_t)repeat, &med);
+		put_int(&med, "runs", repeat);
+		json_line(strs, &med);
+	}
+	free(runs);
+	if (worst)
+		fprintf(stderr, "sht-bench: wrong answers (see mismatches)\n");
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1696,6 +2607,8 @@ int main(int argc, char **argv)
 		return cmd_store(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "limits"))
 		return cmd_limits(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "state"))
+		return cmd_state(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
