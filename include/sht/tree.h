@@ -98,7 +98,17 @@ SHT_API sht_err sht_builder_add_section(sht_builder *b, uint32_t kind,
  * (readers refuse it).  NULL is a no-op. */
 SHT_API void sht_builder_destroy(sht_builder *b);
 
-/* Largest end time inserted so far (start_time if none). */
+/*
+ * Threaded builders (threads = 1): intervals reach the pipeline in batches,
+ * and queries from other threads see the batches handed over so far (up to
+ * sht_builder_current_end()).  Flush hands the current partial batch over:
+ * call it from the inserting thread, or while that thread is known not to
+ * be inserting.  A no-op for single-threaded builders.
+ */
+SHT_API void sht_builder_flush(sht_builder *b);
+
+/* Largest end time inserted so far (start_time if none); for a threaded
+ * builder, of the intervals handed to the pipeline. */
 SHT_API sht_time sht_builder_current_end(const sht_builder *b);
 
 /* ---- reading ----------------------------------------------------------- */

@@ -22,18 +22,23 @@ static sht_err tree_finish(void *be, sht_time end, const void *attrs,
 	return err;
 }
 
+/* The state system's lock is held: no insert is running, so a threaded
+ * builder's partial batch can be handed over before reading. */
 static sht_err tree_query(void *be, sht_quark q, sht_time t, sht_result *res)
 {
+	sht_builder_flush(be);
 	return sht_builder_query(be, q, t, res);
 }
 
 static sht_err tree_query_full(void *be, sht_time t, sht_result *res)
 {
+	sht_builder_flush(be);
 	return sht_builder_query_full(be, t, res);
 }
 
 static sht_err tree_query_2d(void *be, const sht_query2d *q, sht_result *res)
 {
+	sht_builder_flush(be);
 	return sht_builder_query_2d(be, q, res);
 }
 

@@ -45,6 +45,8 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
 sht_err sht__pipe_start(struct sht_builder *b);
 void sht__pipe_stop(struct sht_builder *b);
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv);
+/* Hand the inserting thread's partial batch over. */
+void sht__pipe_flush(struct sht_builder *b);
 /* With b->lock held: everything accepted is placed and written. */
 sht_err sht__pipe_drain(struct sht_builder *b);
 /* With b->lock held: a fresh open node, and handing a closed one over. */

@@ -425,12 +425,17 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 	if (b->failed || b->finished)
 		return sht__error(SHT_ERR_STATE, "Cannot finish history: builder is %s",
 				  b->failed ? "failed" : "finished");
+	/* Threaded: place everything accepted first, so tree_end is final. */
+	if (b->pipe) {
+		sht__pipe_flush(b);
+		err = sht__pipe_drain(b);
+		if (err != SHT_OK)
+			return err;
+	}
 	if (end_time < b->tree_end || end_time < b->start_time)
 		return sht__error(SHT_ERR_INVALID, "Cannot finish history: end=%lld before the last interval end=%lld",
 				  (long long)end_time, (long long)b->tree_end);
-	err = b->pipe ? sht__pipe_drain(b) : SHT_OK;
-	if (err == SHT_OK)
-		err = sht__b_close_from(b, 0, end_time);
+	err = sht__b_close_from(b, 0, end_time);
 	if (err == SHT_OK && b->pipe)
 		err = sht__pipe_drain(b);
 	if (err == SHT_OK)
@@ -471,6 +476,12 @@ void sht_builder_destroy(sht_builder *b)
 	pthread_mutex_destroy(&b->lock);
 	free(b->blk);
 	free(b);
+}
+
+void sht_builder_flush(sht_builder *b)
+{
+	if (b->pipe && !b->finished)
+		sht__pipe_flush(b);
 }
 
 sht_time sht_builder_current_end(const sht_builder *b)

@@ -16,6 +16,12 @@
  * batches are placed in order whoever places them (the placer, or a query
  * or finish draining the queue itself).  Queries and finish drain: they
  * place what is queued, wait for the writer to go idle, then read.
+ *
+ * The batch being filled belongs to the inserting thread, which fills it
+ * without a lock and hands it over when full; sht_builder_current_end()
+ * covers the handed-over batches only.  sht_builder_flush (the inserting
+ * thread, or anyone while it is known to be idle) hands a partial batch
+ * over; finish does it too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +49,11 @@ struct job {
 
 struct sht__pipe {
 	pthread_mutex_t mu;
-	pthread_cond_t cond;         /* any change of the queues */
-	struct batch *filling;       /* caller's batch, under mu */
+	pthread_cond_t batch_ready;  /* a full batch is queued (placer) */
+	pthread_cond_t batch_free;   /* a batch came back (caller) */
+	pthread_cond_t job_ready;    /* a closed node is queued (writer) */
+	pthread_cond_t job_done;     /* the writer took or finished one */
+	struct batch *filling;       /* the inserting thread's, no lock */
 	struct batch *head, *tail;   /* full batches, FIFO */
 	struct batch *free_batches;
 	uint32_t nbatches;           /* allocated */
@@ -63,6 +72,14 @@ struct sht__pipe {
 	int started;
 };
 
+static void wake_all(struct sht__pipe *p)
+{
+	pthread_cond_broadcast(&p->batch_ready);
+	pthread_cond_broadcast(&p->batch_free);
+	pthread_cond_broadcast(&p->job_ready);
+	pthread_cond_broadcast(&p->job_done);
+}
+
 static void set_failed(struct sht_builder *b, sht_err err)
 {
 	struct sht__pipe *p = b->pipe;
@@ -73,7 +90,7 @@ static void set_failed(struct sht_builder *b, sht_err err)
 		snprintf(p->msg, sizeof p->msg, "%s", sht_errmsg());
 	}
 	atomic_store(&p->failed, 1);
-	pthread_cond_broadcast(&p->cond);
+	wake_all(p);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -90,7 +107,7 @@ static struct batch *batch_get(struct sht__pipe *p)
 	struct batch *bt;
 
 	while (!p->free_batches && p->nbatches >= BATCHES && !p->stop)
-		pthread_cond_wait(&p->cond, &p->mu);
+		pthread_cond_wait(&p->batch_free, &p->mu);
 	if (p->free_batches) {
 		bt = p->free_batches;
 		p->free_batches = bt->next;
@@ -144,7 +161,7 @@ static void enqueue_batch(struct sht__pipe *p, struct batch *bt)
 	else
 		p->head = bt;
 	p->tail = bt;
-	pthread_cond_broadcast(&p->cond);
+	pthread_cond_signal(&p->batch_ready);
 }
 
 static struct batch *dequeue_batch(struct sht__pipe *p)
@@ -181,7 +198,7 @@ static void recycle_batch(struct sht__pipe *p, struct batch *bt)
 	pthread_mutex_lock(&p->mu);
 	bt->next = p->free_batches;
 	p->free_batches = bt;
-	pthread_cond_broadcast(&p->cond);
+	pthread_cond_signal(&p->batch_free);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -195,7 +212,7 @@ static void *placer_main(void *arg)
 
 		pthread_mutex_lock(&p->mu);
 		while (!p->head && !p->stop)
-			pthread_cond_wait(&p->cond, &p->mu);
+			pthread_cond_wait(&p->batch_ready, &p->mu);
 		if (!p->head && p->stop) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
@@ -235,11 +252,11 @@ sht_err sht__pipe_close(struct sht_builder *b, struct sht__open *o,
 
 	pthread_mutex_lock(&p->mu);
 	while (p->njobs == JOBS && !p->failed)
-		pthread_cond_wait(&p->cond, &p->mu);
+		pthread_cond_wait(&p->job_done, &p->mu);
 	err = p->failed ? pipe_error(p) : SHT_OK;
 	if (err == SHT_OK) {
 		p->jobs[(p->job_head + p->njobs++) % JOBS] = (struct job){ o, block, end };
-		pthread_cond_broadcast(&p->cond);
+		pthread_cond_signal(&p->job_ready);
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (err != SHT_OK)
@@ -288,7 +305,7 @@ static void *writer_main(void *arg)
 		sht_err err;
 
 		while (!p->njobs && !p->stop)
-			pthread_cond_wait(&p->cond, &p->mu);
+			pthread_cond_wait(&p->job_ready, &p->mu);
 		if (!p->njobs)
 			break;
 		j = p->jobs[p->job_head];
@@ -305,7 +322,7 @@ static void *writer_main(void *arg)
 		}
 		give_back(p, j.o);
 		p->writing = 0;
-		pthread_cond_broadcast(&p->cond);
+		pthread_cond_broadcast(&p->job_done);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -313,38 +330,65 @@ static void *writer_main(void *arg)
 
 /* ---- caller side -------------------------------------------------------- */
 
+/* Hand the caller's batch over (mu held); publishes its last end. */
+static void submit_filling(struct sht_builder *b, struct sht__pipe *p)
+{
+	struct batch *bt = p->filling;
+
+	if (!bt || !bt->n)
+		return;
+	atomic_store_explicit(&b->pub_end, bt->iv[bt->n - 1].end, memory_order_release);
+	enqueue_batch(p, bt);
+	p->filling = NULL;
+}
+
+static sht_err get_filling(struct sht__pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->filling = batch_get(p);
+	pthread_mutex_unlock(&p->mu);
+	return p->filling ? SHT_OK : sht__error(SHT_ERR_NOMEM, "Cannot allocate an interval batch");
+}
+
+/* The inserting thread only: no lock while the batch fills. */
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv)
 {
 	struct sht__pipe *p = b->pipe;
-	sht_err err = SHT_OK;
 	struct batch *bt;
 
+	if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
+		pthread_mutex_lock(&p->mu);
+		sht__error(SHT_ERR_STATE, "Cannot insert: builder failed: %s", p->msg);
+		pthread_mutex_unlock(&p->mu);
+		return SHT_ERR_STATE;
+	}
+	if (iv->end < p->enq_end)
+		return sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",
+				  iv->quark, (long long)iv->end, (long long)p->enq_end);
+	if (!p->filling && get_filling(p) != SHT_OK)
+		return SHT_ERR_NOMEM;
+	bt = p->filling;
+	bt->iv[bt->n] = *iv;
+	if (iv->value.type == SHT_TYPE_STRING &&
+	    !batch_add_string(bt, &iv->value, &bt->stroff[bt->n]))
+		return sht__error(SHT_ERR_NOMEM, "Cannot copy a string of %u bytes", iv->value.len);
+	bt->n++;
+	p->enq_end = iv->end;
+	if (bt->n == BATCH) {
+		pthread_mutex_lock(&p->mu);
+		submit_filling(b, p);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return SHT_OK;
+}
+
+void sht__pipe_flush(struct sht_builder *b)
+{
+	struct sht__pipe *p = b->pipe;
+
 	pthread_mutex_lock(&p->mu);
-	if (p->failed)
-		err = sht__error(SHT_ERR_STATE, "Cannot insert: builder failed: %s", p->msg);
-	else if (iv->end < p->enq_end)
-		err = sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",
-				 iv->quark, (long long)iv->end, (long long)p->enq_end);
-	if (err == SHT_OK && !p->filling && !(p->filling = batch_get(p)))
-		err = sht__error(SHT_ERR_NOMEM, "Cannot allocate an interval batch");
-	if (err == SHT_OK) {
-		bt = p->filling;
-		bt->iv[bt->n] = *iv;
-		if (iv->value.type == SHT_TYPE_STRING &&
-		    !batch_add_string(bt, &iv->value, &bt->stroff[bt->n]))
-			err = sht__error(SHT_ERR_NOMEM, "Cannot copy a string of %u bytes", iv->value.len);
-	}
-	if (err == SHT_OK) {
-		bt->n++;
-		p->enq_end = iv->end;
-		atomic_store_explicit(&b->pub_end, iv->end, memory_order_release);
-		if (bt->n == BATCH) {
-			enqueue_batch(p, bt);
-			p->filling = NULL;
-		}
-	}
+	submit_filling(b, p);
 	pthread_mutex_unlock(&p->mu);
-	return err;
 }
 
 /*
@@ -359,10 +403,6 @@ sht_err sht__pipe_drain(struct sht_builder *b)
 	sht_err err;
 
 	pthread_mutex_lock(&p->mu);
-	if (p->filling && p->filling->n) {
-		enqueue_batch(p, p->filling);
-		p->filling = NULL;
-	}
 	while ((bt = dequeue_batch(p))) {
 		pthread_mutex_unlock(&p->mu);
 		place_batch(b, bt);
@@ -370,7 +410,7 @@ sht_err sht__pipe_drain(struct sht_builder *b)
 		pthread_mutex_lock(&p->mu);
 	}
 	while ((p->njobs || p->writing) && !p->failed)
-		pthread_cond_wait(&p->cond, &p->mu);
+		pthread_cond_wait(&p->job_done, &p->mu);
 	err = p->failed ? pipe_error(p) : SHT_OK;
 	if (err != SHT_OK)
 		b->failed = 1;
@@ -389,14 +429,17 @@ sht_err sht__pipe_start(struct sht_builder *b)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate the build pipeline");
 	}
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cond, NULL);
+	pthread_cond_init(&p->batch_ready, NULL);
+	pthread_cond_init(&p->batch_free, NULL);
+	pthread_cond_init(&p->job_ready, NULL);
+	pthread_cond_init(&p->job_done, NULL);
 	p->enq_end = b->start_time;
 	b->pipe = p;
 	if (pthread_create(&p->placer, NULL, placer_main, b) != 0)
 		return sht__error(SHT_ERR_NOMEM, "Cannot start the placement thread");
 	if (pthread_create(&p->writer, NULL, writer_main, b) != 0) {
 		p->stop = 1;
-		pthread_cond_broadcast(&p->cond);
+		wake_all(p);
 		pthread_join(p->placer, NULL);
 		return sht__error(SHT_ERR_NOMEM, "Cannot start the writer thread");
 	}
@@ -416,7 +459,7 @@ void sht__pipe_stop(struct sht_builder *b)
 		pthread_mutex_lock(&p->mu);
 		p->stop = 1;
 		atomic_store(&p->failed, 1);    /* the writer skips what is left */
-		pthread_cond_broadcast(&p->cond);
+		wake_all(p);
 		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->placer, NULL);
 		pthread_join(p->writer, NULL);
@@ -434,7 +477,10 @@ void sht__pipe_stop(struct sht_builder *b)
 		sht__open_free(p->pool[i]);
 	free(p->pool);
 	free(p->wblk);
-	pthread_cond_destroy(&p->cond);
+	pthread_cond_destroy(&p->batch_ready);
+	pthread_cond_destroy(&p->batch_free);
+	pthread_cond_destroy(&p->job_ready);
+	pthread_cond_destroy(&p->job_done);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
 	b->pipe = NULL;

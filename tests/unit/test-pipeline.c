@@ -90,6 +90,9 @@ static void errors(void)
 	ok(sht_builder_create(path, 0, &opts, &b) == SHT_OK, "threaded create");
 	ok(sht_builder_insert(b, &iv) == SHT_OK, "insert");
 	ok(sht_builder_insert(b, &late) == SHT_ERR_ORDER, "out of order refused at once");
+	ok(sht_builder_current_end(b) == 0, "current end: nothing handed to the pipeline yet");
+	sht_builder_flush(b);
+	ok(sht_builder_current_end(b) == 100, "flush hands the partial batch over");
 	ok(sht_builder_query(b, 1, 50, res) == SHT_OK && sht_result_count(res) == 1 &&
 	   sht_result_at(res, 0)->end == 100, "live query sees the accepted interval");
 	ok(sht_builder_query(b, 2, 50, res) == SHT_NOT_FOUND, "the refused one is not stored");
