@@ -1,0 +1,1029 @@
+/*
+ * partial-bench.c: partial histories (SHT_BACKEND_PARTIAL) against the
+ * full history of the same trace: size, build time, query latency, and
+ * the replay work a query costs (thesis §4.5).
+ *
+ *   partial-bench --workload staircase|churn --size N --every E[,E2,...]
+ *                 [--intervals I] [--dir D] [--queries Q]
+ *                 [--full-queries F] [--repeat K] [--seed S] [--no-sync]
+ *                 [--keep] [--verbose]
+ *
+ * The trace is the workload's event source (src/workload/workload.h):
+ * staircase with A = N attributes, I = 20 (--intervals) values each,
+ * D = 1000 ns (A*I events), or churn with N threads (21 N events).  Each
+ * repeat builds the full history (tree backend) and one partial history
+ * per spacing E with sht_state_run over the source and the workload's
+ * provider (default block size and tree options), then queries each.
+ *
+ * Output: JSON lines on stdout, one per history per repeat ("type":"run")
+ * and, at the end, one per history with the median of every numeric field
+ * over the K repeats ("type":"median"; mismatches and diff_full are
+ * summed instead).  Progress goes to stderr with --verbose.  The exit
+ * status is 1 if any answer was wrong.
+ *
+ * Fields:
+ *   build_s         sht_state_create .. sht_state_finish (the provider run
+ *                   over the source included; fsync at finish unless
+ *                   --no-sync), the file in --dir (default $TMPDIR or /tmp)
+ *   file_bytes      size of the file; ratio = full file / this file
+ *                   (a file has at least the 4 KiB header, one block per
+ *                   section and the root node: with 64 KiB blocks a
+ *                   partial history is never below ~320 KiB)
+ *   intervals       intervals in the file's tree (sht_reader_info);
+ *                   interval_ratio = full history's / this file's
+ *   checkpoints     entries of the checkpoint section (0 for the full one)
+ *   single_*_us     Q single queries at uniform random (quark, t): quark
+ *                   over every attribute, t over [0, end]
+ *   live_*_us       Q single queries at an attribute while it holds a
+ *                   value of its own (the questions a viewer asks):
+ *                   staircase, attribute a at t >= a*D; churn, the Status
+ *                   or Exec_name of thread i at t in [1000 i, 1000 i +
+ *                   9999].  In churn almost every uniform query lands on
+ *                   a long null interval, which a partial history stores.
+ *                   Each query is timed alone with CLOCK_MONOTONIC
+ *                   (arguments drawn before, answers checked after);
+ *                   mean, p50, p99 (nearest rank).
+ *   full_mean_ms    F full queries at uniform random t, timed one by one
+ *   *_replays, *_events_replayed: per query of the batch, the segments
+ *                   replayed (seeks of the source, which the bench wraps
+ *                   to count them) and the events read (next calls: a
+ *                   replay reads its segment's events plus the first one
+ *                   of the next segment, which stops it)
+ *   mismatches      answers that differ from the workload's definition
+ *                   (sht__*_expect; a single answer must also contain t, a
+ *                   full answer must hold every quark once, in order)
+ *   diff_full       partial answers that differ from the full history's
+ *                   answer to the same query (same query sets for every
+ *                   history of a repeat): interval bounds for singles (the
+ *                   value is checked by mismatches), a hash of every
+ *                   interval for full queries
+ *
+ * How latency is measured ("warm, replay cache cold"): for each history
+ * and repeat the file is opened once (sht_state_open, or
+ * sht_state_open_partial with the same source and provider).  A warm-up
+ * of 2Q single queries (both kinds) and F full queries drawn from another
+ * seed fills the node cache; the OS page cache is warm (the file was just
+ * written).  A partial history keeps the one segment it replayed last:
+ * before each measured batch the bench makes it a segment that the
+ * batch's first query does not use (an untimed full query in the next
+ * segment), so each batch starts as with an empty replay cache: its first
+ * query that is not answered by the stored intervals replays, and a later
+ * query skips the replay only if the batch itself just replayed its
+ * segment (as any user of the library would see).  The query sets are
+ * the same for every history of a repeat (seed + repeat).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+#include "workload/workload.h"
+
+#define MAX_EVERY 16
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static int g_verbose;
+
+static void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("partial-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!g_verbose)
+		return;
+	fputs("# ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of n sorted values, p in [0, 1]. */
+static double pct_sorted(const double *v, size_t n, double p)
+{
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	i = (size_t)ceil(p * (double)n);
+	if (i > 0)
+		i--;
+	if (i >= n)
+		i = n - 1;
+	return v[i];
+}
+
+/* Median of n values (sorts v); mean of the two middle ones if n is even. */
+static double median(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint64_t parse_u64(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		die("%s: expected a number, got \"%s\"", what, s ? s : "");
+	v = strtoull(s, &end, 10);
+	if (*end)
+		die("%s: expected a number, got \"%s\"", what, s);
+	return (uint64_t)v;
+}
+
+/* xorshift64 */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* FNV-1a over bytes. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+/* ---- workloads ----------------------------------------------------------- */
+
+enum wl_kind { WL_STAIRCASE, WL_CHURN };
+
+struct wl {
+	enum wl_kind kind;
+	sht__staircase st;
+	sht__churn ch;
+};
+
+static const char *wl_name(const struct wl *w)
+{
+	return w->kind == WL_STAIRCASE ? "staircase" : "churn";
+}
+
+static sht_err wl_source(const struct wl *w, sht_source *out)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_source(&w->st, out)
+				       : sht__churn_source(&w->ch, out);
+}
+
+static void wl_provider(const struct wl *w, sht_provider *out)
+{
+	if (w->kind == WL_STAIRCASE)
+		sht__staircase_provider(&w->st, out);
+	else
+		sht__churn_provider(&w->ch, out);
+}
+
+static sht_time wl_end(const struct wl *w)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_end(&w->st)
+				       : sht__churn_end(&w->ch);
+}
+
+static uint64_t wl_events(const struct wl *w)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_events(&w->st)
+				       : sht__churn_events(&w->ch);
+}
+
+static uint64_t wl_quarks(const struct wl *w)
+{
+	return w->kind == WL_STAIRCASE ? w->st.attributes
+				       : sht__churn_quarks(&w->ch);
+}
+
+static uint64_t wl_intervals(const struct wl *w)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_count(&w->st)
+				       : sht__churn_count(&w->ch);
+}
+
+static sht_value wl_expect(const struct wl *w, sht_quark q, sht_time t,
+			   char *buf)
+{
+	return w->kind == WL_STAIRCASE ? sht__staircase_expect(&w->st, q, t)
+				       : sht__churn_expect(&w->ch, q, t, buf);
+}
+
+/* ---- a source that counts seeks and events ----------------------------- */
+
+struct counting {
+	sht_source inner;
+	uint64_t seeks, nexts;
+};
+
+static sht_err counting_next(void *src, sht_event *ev)
+{
+	struct counting *c = src;
+
+	c->nexts++;
+	return c->inner.ops->next(c->inner.src, ev);
+}
+
+static sht_err counting_seek(void *src, uint64_t pos)
+{
+	struct counting *c = src;
+
+	c->seeks++;
+	return c->inner.ops->seek(c->inner.src, pos);
+}
+
+static const sht_source_ops counting_ops = { counting_next, counting_seek };
+
+/* ---- options ------------------------------------------------------------- */
+
+struct opts {
+	struct wl w;
+	uint64_t size;
+	uint64_t intervals;        /* staircase I */
+	uint64_t every[MAX_EVERY];
+	size_t n_every;
+	const char *dir;
+	size_t queries, full_queries;
+	unsigned repeat;
+	uint64_t seed;
+	int no_sync, keep;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: partial-bench --workload staircase|churn --size N "
+	      "--every E[,E2,...]\n"
+	      "                     [--dir D] [--queries Q] [--full-queries F] "
+	      "[--repeat K]\n"
+	      "                     [--seed S] [--no-sync] [--keep] "
+	      "[--verbose]\n"
+	      "  --size N          staircase: attributes (D=1000); "
+	      "churn: threads\n"
+	      "  --intervals I     staircase: intervals per attribute "
+	      "(default 20)\n"
+	      "  --every LIST      checkpoint spacings in events (partial "
+	      "histories)\n"
+	      "  --dir D           where the files go (default $TMPDIR or "
+	      "/tmp)\n"
+	      "  --queries Q       random single queries per batch "
+	      "(default 200)\n"
+	      "  --full-queries F  random full queries per batch (default 10)\n"
+	      "  --repeat K        repeats; medians printed last (default 1)\n"
+	      "  --no-sync         no fsync at finish\n"
+	      "  --keep            keep the history files\n", f);
+}
+
+static void parse_every(struct opts *o, const char *s)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof buf)
+		die("--every: list too long");
+	strcpy(buf, s);
+	o->n_every = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_every == MAX_EVERY)
+			die("--every: at most %d spacings", MAX_EVERY);
+		o->every[o->n_every] = parse_u64(tok, "--every");
+		if (o->every[o->n_every] == 0)
+			die("--every: spacings are >= 1");
+		o->n_every++;
+	}
+}
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	const char *workload = NULL;
+	const char *tmp = getenv("TMPDIR");
+
+	memset(o, 0, sizeof *o);
+	o->dir = tmp && *tmp ? tmp : "/tmp";
+	o->queries = 200;
+	o->full_queries = 10;
+	o->repeat = 1;
+	o->seed = 20240611;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--no-sync")) {
+			o->no_sync = 1;
+			continue;
+		} else if (!strcmp(a, "--keep")) {
+			o->keep = 1;
+			continue;
+		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+			g_verbose = 1;
+			continue;
+		}
+		if (!v) {
+			usage(stderr);
+			die("%s: missing value or unknown option", a);
+		}
+		i++;
+		if (!strcmp(a, "--workload"))
+			workload = v;
+		else if (!strcmp(a, "--size"))
+			o->size = parse_u64(v, a);
+		else if (!strcmp(a, "--intervals"))
+			o->intervals = parse_u64(v, a);
+		else if (!strcmp(a, "--every"))
+			parse_every(o, v);
+		else if (!strcmp(a, "--dir"))
+			o->dir = v;
+		else if (!strcmp(a, "--queries"))
+			o->queries = (size_t)parse_u64(v, a);
+		else if (!strcmp(a, "--full-queries"))
+			o->full_queries = (size_t)parse_u64(v, a);
+		else if (!strcmp(a, "--repeat"))
+			o->repeat = (unsigned)parse_u64(v, a);
+		else if (!strcmp(a, "--seed"))
+			o->seed = parse_u64(v, a);
+		else {
+			usage(stderr);
+			die("unknown option %s", a);
+		}
+	}
+	if (!workload || !o->size || !o->n_every) {
+		usage(stderr);
+		die("--workload, --size and --every are required");
+	}
+	if (!strcmp(workload, "staircase")) {
+		o->w.kind = WL_STAIRCASE;
+		o->w.st.attributes = o->size;
+		o->w.st.intervals = o->intervals ? (uint32_t)o->intervals : 20;
+		if (o->intervals > UINT32_MAX)
+			die("--intervals: at most %u", UINT32_MAX);
+		o->w.st.step = 1000;
+	} else if (!strcmp(workload, "churn")) {
+		o->w.kind = WL_CHURN;
+		o->w.ch.threads = o->size;
+	} else {
+		die("--workload: staircase or churn, not \"%s\"", workload);
+	}
+	if (wl_events(&o->w) == 0)
+		die("--size %llu: not a valid %s workload",
+		    (unsigned long long)o->size, workload);
+	if (o->repeat < 1)
+		o->repeat = 1;
+	if (o->queries < 1)
+		o->queries = 1;
+	if (o->seed == 0)
+		o->seed = 1;
+}
+
+/* ---- one history --------------------------------------------------------- */
+
+/* Metrics of one history in one repeat. */
+struct metrics {
+	double build_s;
+	double file_bytes, intervals, checkpoints;
+	double single_mean_us, single_p50_us, single_p99_us;
+	double single_replays, single_events;
+	double live_mean_us, live_p50_us, live_p99_us;
+	double live_replays, live_events;
+	double full_mean_ms;
+	double full_replays, full_events;
+	double mismatches, diff_full;
+};
+
+/* integer: 1 printed as an integer, 2 also summed (not a median) over
+ * the repeats. */
+static const struct field {
+	const char *name;
+	size_t off;
+	int integer;
+} fields[] = {
+	{ "build_s", offsetof(struct metrics, build_s), 0 },
+	{ "file_bytes", offsetof(struct metrics, file_bytes), 1 },
+	{ "intervals", offsetof(struct metrics, intervals), 1 },
+	{ "checkpoints", offsetof(struct metrics, checkpoints), 1 },
+	{ "single_mean_us", offsetof(struct metrics, single_mean_us), 0 },
+	{ "single_p50_us", offsetof(struct metrics, single_p50_us), 0 },
+	{ "single_p99_us", offsetof(struct metrics, single_p99_us), 0 },
+	{ "single_replays", offsetof(struct metrics, single_replays), 0 },
+	{ "single_events_replayed", offsetof(struct metrics, single_events), 0 },
+	{ "live_mean_us", offsetof(struct metrics, live_mean_us), 0 },
+	{ "live_p50_us", offsetof(struct metrics, live_p50_us), 0 },
+	{ "live_p99_us", offsetof(struct metrics, live_p99_us), 0 },
+	{ "live_replays", offsetof(struct metrics, live_replays), 0 },
+	{ "live_events_replayed", offsetof(struct metrics, live_events), 0 },
+	{ "full_mean_ms", offsetof(struct metrics, full_mean_ms), 0 },
+	{ "full_replays", offsetof(struct metrics, full_replays), 0 },
+	{ "full_events_replayed", offsetof(struct metrics, full_events), 0 },
+	{ "mismatches", offsetof(struct metrics, mismatches), 2 },
+	{ "diff_full", offsetof(struct metrics, diff_full), 2 },
+};
+#define NFIELDS (sizeof fields / sizeof *fields)
+
+static double *field_at(struct metrics *m, size_t i)
+{
+	return (double *)(void *)((char *)m + fields[i].off);
+}
+
+/* A batch of single queries and the full history's answers to them. */
+struct singles {
+	size_t n;
+	sht_quark *q;
+	sht_time *t;
+	sht_time *ref_start, *ref_end;
+};
+
+/* The query sets of one repeat (the same for every history). */
+struct qset {
+	struct singles uni, live;  /* measured single queries */
+	struct singles wuni, wlive;/* warm-up */
+	size_t nf;
+	sht_time *ft, *wft;        /* full queries, measured and warm-up */
+	uint64_t *ref_hash;        /* the full history's full answers */
+	int have_ref;
+};
+
+/* Uniform: quark over every attribute, t over [0, end].  Live: an
+ * attribute while it has a value of its own: staircase, attribute a
+ * after a*D (its initial null ends); churn, the Status or Exec_name of
+ * a thread i during its life [1000 i, 1000 i + 9999]. */
+static void singles_make(struct singles *s, const struct opts *o, size_t n,
+			 int live, uint64_t *r)
+{
+	const struct wl *w = &o->w;
+	uint64_t nq = wl_quarks(w);
+	sht_time end = wl_end(w);
+
+	s->n = n;
+	s->q = xcalloc(n, sizeof *s->q);
+	s->t = xcalloc(n, sizeof *s->t);
+	s->ref_start = xcalloc(n, sizeof *s->ref_start);
+	s->ref_end = xcalloc(n, sizeof *s->ref_end);
+	for (size_t i = 0; i < n; i++) {
+		if (!live) {
+			s->q[i] = (sht_quark)(rnd(r) % nq);
+			s->t[i] = (sht_time)(rnd(r) % ((uint64_t)end + 1u));
+		} else if (w->kind == WL_STAIRCASE) {
+			sht_time a0;
+
+			s->q[i] = (sht_quark)(rnd(r) % nq);
+			a0 = (sht_time)s->q[i] * w->st.step;
+			s->t[i] = a0 + (sht_time)(rnd(r) %
+						  ((uint64_t)(end - a0) + 1u));
+		} else {
+			uint64_t th = rnd(r) % w->ch.threads;
+
+			s->q[i] = (sht_quark)(2u + 3u * th + rnd(r) % 2u);
+			s->t[i] = (sht_time)th * 1000 +
+				  (sht_time)(rnd(r) % 10000u);
+		}
+	}
+}
+
+static void singles_free(struct singles *s)
+{
+	free(s->q);
+	free(s->t);
+	free(s->ref_start);
+	free(s->ref_end);
+}
+
+static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
+{
+	uint64_t span = (uint64_t)wl_end(&o->w) + 1u;
+	uint64_t r = seed, wr = seed ^ 0x5deece66du;
+
+	memset(s, 0, sizeof *s);
+	singles_make(&s->uni, o, o->queries, 0, &r);
+	singles_make(&s->live, o, o->queries, 1, &r);
+	singles_make(&s->wuni, o, o->queries, 0, &wr);
+	singles_make(&s->wlive, o, o->queries, 1, &wr);
+	s->nf = o->full_queries;
+	s->ft = xcalloc(s->nf, sizeof *s->ft);
+	s->wft = xcalloc(s->nf, sizeof *s->wft);
+	s->ref_hash = xcalloc(s->nf, sizeof *s->ref_hash);
+	for (size_t i = 0; i < s->nf; i++) {
+		s->ft[i] = (sht_time)(rnd(&r) % span);
+		s->wft[i] = (sht_time)(rnd(&wr) % span);
+	}
+}
+
+static void qset_free(struct qset *s)
+{
+	singles_free(&s->uni);
+	singles_free(&s->live);
+	singles_free(&s->wuni);
+	singles_free(&s->wlive);
+	free(s->ft);
+	free(s->wft);
+	free(s->ref_hash);
+}
+
+/* Checkpoint times of a partial history (section 3, docs/FORMAT.md §10). */
+static size_t read_checkpoint_times(sht_reader *r, sht_time **out)
+{
+	uint8_t *d = NULL;
+	size_t len = 0, n = 0;
+
+	*out = NULL;
+	if (sht_reader_section(r, 3, NULL, (void **)&d, &len) != SHT_OK)
+		return 0;
+	if (len >= 24 && (len - 24) % 32 == 0) {
+		n = (len - 24) / 32;
+		*out = xcalloc(n, sizeof **out);
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *e = d + 24 + 32 * i + 16;
+			uint64_t v = 0;
+
+			for (int b = 7; b >= 0; b--)
+				v = v << 8 | e[b];
+			(*out)[i] = (sht_time)v;
+		}
+	}
+	free(d);
+	return n;
+}
+
+static size_t segment_of(const sht_time *cp, size_t n, sht_time t)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cp[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static sht_err build(const struct opts *o, const char *path, sht_backend be,
+		     uint64_t every, double *secs)
+{
+	sht_state_opts so;
+	sht_provider p;
+	sht_source src = { NULL, NULL };
+	sht_state *ss = NULL;
+	uint64_t events = 0, skipped = 0;
+	double t0;
+	sht_err err;
+
+	wl_provider(&o->w, &p);
+	sht_state_opts_init(&so);
+	so.backend = be;
+	so.tree.no_sync = o->no_sync;
+	so.provider = p.id;
+	so.provider_version = p.version;
+	so.checkpoint_events = every;
+	err = wl_source(&o->w, &src);
+	t0 = now_s();
+	if (err == SHT_OK)
+		err = sht_state_create(path, 0, &so, &ss);
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &p, &events, &skipped);
+	if (err == SHT_OK)
+		err = sht_state_finish(ss, wl_end(&o->w));
+	*secs = now_s() - t0;
+	if (err == SHT_OK && (events != wl_events(&o->w) || skipped))
+		die("build %s: %llu events run, %llu skipped (expected %llu, 0)",
+		    path, (unsigned long long)events,
+		    (unsigned long long)skipped,
+		    (unsigned long long)wl_events(&o->w));
+	sht_state_close(ss);
+	sht__workload_source_free(&src);
+	return err;
+}
+
+/* Check one single answer; 1 if right. */
+static int single_ok(const struct opts *o, sht_err err, const sht_result *r,
+		     sht_quark q, sht_time t)
+{
+	char buf[32];
+	sht_value want;
+	const sht_interval *iv;
+
+	if (err != SHT_OK || sht_result_count(r) != 1)
+		return 0;
+	iv = sht_result_at(r, 0);
+	want = wl_expect(&o->w, q, t, buf);
+	return iv->quark == q && iv->start <= t && t <= iv->end &&
+	       sht_value_equal(&iv->value, &want);
+}
+
+/* Check one full answer; 1 if right.  *hash gets a hash of it. */
+static int full_ok(const struct opts *o, sht_err err, const sht_result *r,
+		   sht_time t, uint64_t *hash)
+{
+	uint64_t nq = wl_quarks(&o->w), h = 0xcbf29ce484222325u;
+	char buf[32];
+	int good = err == SHT_OK && sht_result_count(r) == nq;
+
+	for (size_t i = 0; i < sht_result_count(r); i++) {
+		const sht_interval *iv = sht_result_at(r, i);
+		sht_value want = wl_expect(&o->w, iv->quark, t, buf);
+
+		if (iv->quark != i || iv->start > t || t > iv->end ||
+		    !sht_value_equal(&iv->value, &want))
+			good = 0;
+		h = fnv(h, &iv->quark, sizeof iv->quark);
+		h = fnv(h, &iv->start, sizeof iv->start);
+		h = fnv(h, &iv->end, sizeof iv->end);
+		h = fnv(h, &iv->value.type, sizeof iv->value.type);
+		if (iv->value.type == SHT_TYPE_STRING)
+			h = fnv(h, iv->value.u.str, iv->value.len);
+		else if (iv->value.type == SHT_TYPE_INT32)
+			h = fnv(h, &iv->value.u.i32, sizeof iv->value.u.i32);
+		else if (iv->value.type != SHT_TYPE_NULL)
+			h = fnv(h, &iv->value.u.i64, sizeof iv->value.u.i64);
+	}
+	*hash = h;
+	return good;
+}
+
+struct hist {
+	const char *label;         /* "full" or "partial" */
+	uint64_t every;            /* 0: full */
+	struct metrics *runs;      /* one per repeat */
+};
+
+/* An opened history and what its batches need. */
+struct session {
+	const struct opts *o;
+	const struct hist *h;
+	const char *path;
+	struct counting cs;
+	sht_source src;
+	sht_provider p;
+	sht_state *ss;
+	sht_result *res;
+	sht_time *cp;              /* checkpoint times (partial) */
+	size_t ncp;
+	int have_ref;
+};
+
+static void session_open(struct session *s)
+{
+	sht_err err = s->h->every
+		? sht_state_open_partial(s->path, NULL, &s->src, &s->p, &s->ss)
+		: sht_state_open(s->path, NULL, &s->ss);
+
+	if (err != SHT_OK)
+		die("open %s: %s", s->path, sht_errmsg());
+}
+
+/* Make the replay cache useless to the next batch, whose first query is
+ * at t: replay (with an untimed full query) a segment that does not hold
+ * t.  With a single segment, reopen instead (node cache lost). */
+static void cool(struct session *s, sht_time t)
+{
+	size_t k, other;
+
+	if (!s->h->every)
+		return;
+	if (s->ncp < 2) {
+		sht_state_close(s->ss);
+		session_open(s);
+		return;
+	}
+	k = segment_of(s->cp, s->ncp, t);
+	other = k + 1 < s->ncp ? k + 1 : k - 1;
+	if (sht_state_query_full(s->ss, s->cp[other], s->res) != SHT_OK)
+		die("cooling full query at %lld: %s", (long long)s->cp[other],
+		    sht_errmsg());
+}
+
+/* Run a batch of single queries; measured: timings and counts into the
+ * out-parameters (else a warm-up).  Answers checked either way. */
+static void run_singles(struct session *s, struct singles *b, int measured,
+			struct metrics *m, double *mean, double *p50,
+			double *p99, double *replays, double *events)
+{
+	double *lat = xcalloc(b->n, sizeof *lat), sum = 0;
+	sht_result *res = s->res;
+
+	if (measured)
+		cool(s, b->t[0]);
+	s->cs.seeks = s->cs.nexts = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		double t0 = now_s();
+		sht_err err = sht_state_query(s->ss, b->q[i], b->t[i], res);
+
+		lat[i] = now_s() - t0;
+		sum += lat[i];
+		if (!single_ok(s->o, err, res, b->q[i], b->t[i])) {
+			if (m->mismatches++ < 5)
+				fprintf(stderr, "partial-bench: %s every %llu: "
+					"single q=%u t=%lld wrong (err %d, %zu "
+					"items)\n", s->h->label,
+					(unsigned long long)s->h->every,
+					(unsigned)b->q[i], (long long)b->t[i],
+					(int)err, sht_result_count(res));
+			continue;
+		}
+		if (!measured)
+			continue;
+		if (!s->h->every) {
+			b->ref_start[i] = sht_result_at(res, 0)->start;
+			b->ref_end[i] = sht_result_at(res, 0)->end;
+		} else if (s->have_ref &&
+			   (b->ref_start[i] != sht_result_at(res, 0)->start ||
+			    b->ref_end[i] != sht_result_at(res, 0)->end)) {
+			if (m->diff_full++ < 5)
+				fprintf(stderr, "partial-bench: every %llu: "
+					"single q=%u t=%lld: [%lld, %lld], full "
+					"history [%lld, %lld]\n",
+					(unsigned long long)s->h->every,
+					(unsigned)b->q[i], (long long)b->t[i],
+					(long long)sht_result_at(res, 0)->start,
+					(long long)sht_result_at(res, 0)->end,
+					(long long)b->ref_start[i],
+					(long long)b->ref_end[i]);
+		}
+	}
+	if (measured) {
+		*replays = (double)s->cs.seeks / (double)b->n;
+		*events = (double)s->cs.nexts / (double)b->n;
+		*mean = sum / (double)b->n * 1e6;
+		qsort(lat, b->n, sizeof *lat, cmp_double);
+		*p50 = pct_sorted(lat, b->n, 0.50) * 1e6;
+		*p99 = pct_sorted(lat, b->n, 0.99) * 1e6;
+	}
+	free(lat);
+}
+
+static void run_fulls(struct session *s, struct qset *qs, int measured,
+		      struct metrics *m)
+{
+	const sht_time *ts = measured ? qs->ft : qs->wft;
+	double sum = 0;
+
+	if (qs->nf == 0) {
+		if (measured)
+			m->full_mean_ms = m->full_replays = m->full_events = NAN;
+		return;
+	}
+	if (measured)
+		cool(s, ts[0]);
+	s->cs.seeks = s->cs.nexts = 0;
+	for (size_t i = 0; i < qs->nf; i++) {
+		double t0 = now_s();
+		sht_err err = sht_state_query_full(s->ss, ts[i], s->res);
+		uint64_t hsh;
+
+		sum += now_s() - t0;
+		if (!full_ok(s->o, err, s->res, ts[i], &hsh) &&
+		    m->mismatches++ < 5)
+			fprintf(stderr, "partial-bench: %s every %llu: full "
+				"query t=%lld wrong (err %d, %zu items)\n",
+				s->h->label, (unsigned long long)s->h->every,
+				(long long)ts[i], (int)err,
+				sht_result_count(s->res));
+		if (!measured)
+			continue;
+		if (!s->h->every)
+			qs->ref_hash[i] = hsh;
+		else if (s->have_ref && qs->ref_hash[i] != hsh &&
+			 m->diff_full++ < 5)
+			fprintf(stderr, "partial-bench: every %llu: full query "
+				"t=%lld differs from the full history's\n",
+				(unsigned long long)s->h->every,
+				(long long)ts[i]);
+	}
+	if (measured) {
+		m->full_mean_ms = sum / (double)qs->nf * 1e3;
+		m->full_replays = (double)s->cs.seeks / (double)qs->nf;
+		m->full_events = (double)s->cs.nexts / (double)qs->nf;
+	}
+}
+
+static void run_queries(const struct opts *o, const char *path,
+			const struct hist *h, struct qset *qs,
+			struct metrics *m)
+{
+	struct session s;
+	sht_reader *r = NULL;
+	sht_info info;
+	double unused[5];
+
+	memset(&s, 0, sizeof s);
+	s.o = o;
+	s.h = h;
+	s.path = path;
+	s.src.ops = &counting_ops;
+	s.src.src = &s.cs;
+	s.have_ref = qs->have_ref;
+	if (!(s.res = sht_result_create()))
+		die("out of memory");
+
+	/* The file: size, intervals, checkpoints. */
+	if (sht_reader_open(path, NULL, &r) != SHT_OK)
+		die("open %s: %s", path, sht_errmsg());
+	sht_reader_info(r, &info);
+	m->file_bytes = (double)info.file_bytes;
+	m->intervals = (double)info.intervals;
+	if (h->every)
+		s.ncp = read_checkpoint_times(r, &s.cp);
+	m->checkpoints = (double)s.ncp;
+	sht_reader_close(r);
+
+	if (wl_source(&o->w, &s.cs.inner) != SHT_OK)
+		die("source: %s", sht_errmsg());
+	wl_provider(&o->w, &s.p);
+	session_open(&s);
+
+	/* Warm-up (node cache), then the measured batches. */
+	run_singles(&s, &qs->wuni, 0, m, &unused[0], &unused[1], &unused[2],
+		    &unused[3], &unused[4]);
+	run_singles(&s, &qs->wlive, 0, m, &unused[0], &unused[1], &unused[2],
+		    &unused[3], &unused[4]);
+	run_fulls(&s, qs, 0, m);
+	run_singles(&s, &qs->uni, 1, m, &m->single_mean_us, &m->single_p50_us,
+		    &m->single_p99_us, &m->single_replays, &m->single_events);
+	run_singles(&s, &qs->live, 1, m, &m->live_mean_us, &m->live_p50_us,
+		    &m->live_p99_us, &m->live_replays, &m->live_events);
+	run_fulls(&s, qs, 1, m);
+	if (!h->every)
+		qs->have_ref = 1;
+
+	sht_state_close(s.ss);
+	sht__workload_source_free(&s.cs.inner);
+	sht_result_destroy(s.res);
+	free(s.cp);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void print_num(double v, int integer)
+{
+	if (isnan(v))
+		fputs("null", stdout);
+	else if (integer)
+		printf("%.0f", v);
+	else
+		printf("%.6g", v);
+}
+
+static void print_line(const struct opts *o, const char *type,
+		       const struct hist *h, unsigned rep, struct metrics *m,
+		       const struct metrics *full)
+{
+	printf("{\"bench\":\"partial\",\"type\":\"%s\",\"workload\":\"%s\","
+	       "\"size\":%llu,", type, wl_name(&o->w),
+	       (unsigned long long)o->size);
+	if (o->w.kind == WL_STAIRCASE)
+		printf("\"staircase_intervals\":%lu,",
+		       (unsigned long)o->w.st.intervals);
+	printf("\"events\":%llu,\"workload_intervals\":%llu,"
+	       "\"quarks\":%llu,\"history\":\"%s\",\"every\":%llu,",
+	       (unsigned long long)wl_events(&o->w),
+	       (unsigned long long)wl_intervals(&o->w),
+	       (unsigned long long)wl_quarks(&o->w), h->label,
+	       (unsigned long long)h->every);
+	if (!strcmp(type, "run"))
+		printf("\"repeat\":%u,", rep);
+	else
+		printf("\"repeats\":%u,", o->repeat);
+	printf("\"queries\":%zu,\"full_queries\":%zu,\"no_sync\":%d,",
+	       o->queries, o->full_queries, o->no_sync);
+	for (size_t i = 0; i < NFIELDS; i++) {
+		printf("\"%s\":", fields[i].name);
+		print_num(*field_at(m, i), fields[i].integer);
+		putchar(',');
+	}
+	fputs("\"ratio\":", stdout);
+	print_num(m->file_bytes > 0 ? full->file_bytes / m->file_bytes : NAN,
+		  0);
+	fputs(",\"interval_ratio\":", stdout);
+	print_num(m->intervals > 0 ? full->intervals / m->intervals : NAN, 0);
+	puts("}");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct hist hs[1 + MAX_EVERY];
+	size_t nh;
+	double *vals;
+	int bad = 0;
+
+	parse_args(&o, argc, argv);
+	nh = 1 + o.n_every;
+	hs[0].label = "full";
+	hs[0].every = 0;
+	for (size_t i = 0; i < o.n_every; i++) {
+		hs[1 + i].label = "partial";
+		hs[1 + i].every = o.every[i];
+	}
+	for (size_t i = 0; i < nh; i++)
+		hs[i].runs = xcalloc(o.repeat, sizeof *hs[i].runs);
+
+	for (unsigned rep = 0; rep < o.repeat; rep++) {
+		struct qset qs;
+
+		qset_make(&qs, &o, o.seed + rep);
+		for (size_t i = 0; i < nh; i++) {
+			struct hist *h = &hs[i];
+			struct metrics *m = &h->runs[rep];
+			char path[4096];
+			sht_err err;
+
+			snprintf(path, sizeof path, "%s/partial-bench-%s-%llu-%s%llu.sht",
+				 o.dir, wl_name(&o.w), (unsigned long long)o.size,
+				 h->every ? "p" : "full",
+				 (unsigned long long)h->every);
+			note("repeat %u: build %s", rep, path);
+			err = build(&o, path,
+				    h->every ? SHT_BACKEND_PARTIAL : SHT_BACKEND_TREE,
+				    h->every, &m->build_s);
+			if (err != SHT_OK)
+				die("build %s: %s", path, sht_errmsg());
+			note("  built in %.2f s; queries", m->build_s);
+			run_queries(&o, path, h, &qs, m);
+			if (!o.keep)
+				unlink(path);
+			print_line(&o, "run", h, rep, m, &hs[0].runs[rep]);
+			bad |= m->mismatches > 0 || m->diff_full > 0;
+		}
+		qset_free(&qs);
+	}
+
+	/* Medians over the repeats. */
+	vals = xcalloc(o.repeat, sizeof *vals);
+	{
+		struct metrics med[1 + MAX_EVERY];
+
+		for (size_t i = 0; i < nh; i++)
+			for (size_t f = 0; f < NFIELDS; f++) {
+				double sum = 0;
+
+				for (unsigned rep = 0; rep < o.repeat; rep++) {
+					vals[rep] = *field_at(&hs[i].runs[rep], f);
+					sum += vals[rep];
+				}
+				*field_at(&med[i], f) = fields[f].integer == 2
+					? sum : median(vals, o.repeat);
+			}
+		for (size_t i = 0; i < nh; i++)
+			print_line(&o, "median", &hs[i], 0, &med[i], &med[0]);
+	}
+	free(vals);
+	for (size_t i = 0; i < nh; i++)
+		free(hs[i].runs);
+	return bad;
+}
