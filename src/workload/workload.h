@@ -149,4 +149,33 @@ void sht__workload_source_free(sht_source *s);
 void sht__staircase_provider(const sht__staircase *w, sht_provider *out);
 void sht__churn_provider(const sht__churn *w, sht_provider *out);
 
+/* ---- either workload, by kind (CLI, benchmarks, tests) -------------------- */
+
+typedef enum sht__wl_kind {
+	SHT__WL_STAIRCASE = 0,
+	SHT__WL_CHURN = 1,
+} sht__wl_kind;
+
+/* A workload of either kind: the parameters of the one `kind` names. */
+typedef struct sht__workload {
+	sht__wl_kind kind;
+	sht__staircase st;
+	sht__churn ch;
+} sht__workload;
+
+/* "staircase" or "churn" (also the provider identity). */
+const char *sht__wl_name(const sht__workload *w);
+sht_time sht__wl_end(const sht__workload *w);
+uint64_t sht__wl_intervals(const sht__workload *w);
+uint64_t sht__wl_quarks(const sht__workload *w);
+uint64_t sht__wl_events(const sht__workload *w);
+sht_err sht__wl_run(const sht__workload *w, sht__emit_fn emit, void *ctx);
+sht_err sht__wl_drive(const sht__workload *w, sht_state *ss);
+sht_err sht__wl_source(const sht__workload *w, sht_source *out);
+/* ctx points at w, which the caller keeps alive and unchanged. */
+void sht__wl_provider(const sht__workload *w, sht_provider *out);
+/* buf: >= 32 bytes, for churn's strings. */
+sht_value sht__wl_expect(const sht__workload *w, sht_quark q, sht_time t,
+			 char *buf);
+
 #endif /* SHT_WORKLOAD_H */
