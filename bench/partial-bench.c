@@ -202,66 +202,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* ---- workloads ----------------------------------------------------------- */
-
-enum wl_kind { WL_STAIRCASE, WL_CHURN };
-
-struct wl {
-	enum wl_kind kind;
-	sht__staircase st;
-	sht__churn ch;
-};
-
-static const char *wl_name(const struct wl *w)
-{
-	return w->kind == WL_STAIRCASE ? "staircase" : "churn";
-}
-
-static sht_err wl_source(const struct wl *w, sht_source *out)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_source(&w->st, out)
-				       : sht__churn_source(&w->ch, out);
-}
-
-static void wl_provider(const struct wl *w, sht_provider *out)
-{
-	if (w->kind == WL_STAIRCASE)
-		sht__staircase_provider(&w->st, out);
-	else
-		sht__churn_provider(&w->ch, out);
-}
-
-static sht_time wl_end(const struct wl *w)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_end(&w->st)
-				       : sht__churn_end(&w->ch);
-}
-
-static uint64_t wl_events(const struct wl *w)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_events(&w->st)
-				       : sht__churn_events(&w->ch);
-}
-
-static uint64_t wl_quarks(const struct wl *w)
-{
-	return w->kind == WL_STAIRCASE ? w->st.attributes
-				       : sht__churn_quarks(&w->ch);
-}
-
-static uint64_t wl_intervals(const struct wl *w)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_count(&w->st)
-				       : sht__churn_count(&w->ch);
-}
-
-static sht_value wl_expect(const struct wl *w, sht_quark q, sht_time t,
-			   char *buf)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_expect(&w->st, q, t)
-				       : sht__churn_expect(&w->ch, q, t, buf);
-}
-
 /* ---- a source that counts seeks and events ----------------------------- */
 
 struct counting {
@@ -290,7 +230,7 @@ static const sht_source_ops counting_ops = { counting_next, counting_seek };
 /* ---- options ------------------------------------------------------------- */
 
 struct opts {
-	struct wl w;
+	sht__workload w;
 	uint64_t size;
 	uint64_t intervals;        /* staircase I */
 	uint64_t every[MAX_EVERY];
@@ -406,19 +346,19 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("--workload, --size and --every are required");
 	}
 	if (!strcmp(workload, "staircase")) {
-		o->w.kind = WL_STAIRCASE;
+		o->w.kind = SHT__WL_STAIRCASE;
 		o->w.st.attributes = o->size;
 		o->w.st.intervals = o->intervals ? (uint32_t)o->intervals : 20;
 		if (o->intervals > UINT32_MAX)
 			die("--intervals: at most %u", UINT32_MAX);
 		o->w.st.step = 1000;
 	} else if (!strcmp(workload, "churn")) {
-		o->w.kind = WL_CHURN;
+		o->w.kind = SHT__WL_CHURN;
 		o->w.ch.threads = o->size;
 	} else {
 		die("--workload: staircase or churn, not \"%s\"", workload);
 	}
-	if (wl_events(&o->w) == 0)
+	if (sht__wl_events(&o->w) == 0)
 		die("--size %llu: not a valid %s workload",
 		    (unsigned long long)o->size, workload);
 	if (o->repeat < 1)
@@ -503,9 +443,9 @@ struct qset {
 static void singles_make(struct singles *s, const struct opts *o, size_t n,
 			 int live, uint64_t *r)
 {
-	const struct wl *w = &o->w;
-	uint64_t nq = wl_quarks(w);
-	sht_time end = wl_end(w);
+	const sht__workload *w = &o->w;
+	uint64_t nq = sht__wl_quarks(w);
+	sht_time end = sht__wl_end(w);
 
 	s->n = n;
 	s->q = xcalloc(n, sizeof *s->q);
@@ -516,7 +456,7 @@ static void singles_make(struct singles *s, const struct opts *o, size_t n,
 		if (!live) {
 			s->q[i] = (sht_quark)(rnd(r) % nq);
 			s->t[i] = (sht_time)(rnd(r) % ((uint64_t)end + 1u));
-		} else if (w->kind == WL_STAIRCASE) {
+		} else if (w->kind == SHT__WL_STAIRCASE) {
 			sht_time a0;
 
 			s->q[i] = (sht_quark)(rnd(r) % nq);
@@ -543,7 +483,7 @@ static void singles_free(struct singles *s)
 
 static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 {
-	uint64_t span = (uint64_t)wl_end(&o->w) + 1u;
+	uint64_t span = (uint64_t)sht__wl_end(&o->w) + 1u;
 	uint64_t r = seed, wr = seed ^ 0x5deece66du;
 
 	memset(s, 0, sizeof *s);
@@ -623,27 +563,27 @@ static sht_err build(const struct opts *o, const char *path, sht_backend be,
 	double t0;
 	sht_err err;
 
-	wl_provider(&o->w, &p);
+	sht__wl_provider(&o->w, &p);
 	sht_state_opts_init(&so);
 	so.backend = be;
 	so.tree.no_sync = o->no_sync;
 	so.provider = p.id;
 	so.provider_version = p.version;
 	so.checkpoint_events = every;
-	err = wl_source(&o->w, &src);
+	err = sht__wl_source(&o->w, &src);
 	t0 = now_s();
 	if (err == SHT_OK)
 		err = sht_state_create(path, 0, &so, &ss);
 	if (err == SHT_OK)
 		err = sht_state_run(ss, &src, &p, &events, &skipped);
 	if (err == SHT_OK)
-		err = sht_state_finish(ss, wl_end(&o->w));
+		err = sht_state_finish(ss, sht__wl_end(&o->w));
 	*secs = now_s() - t0;
-	if (err == SHT_OK && (events != wl_events(&o->w) || skipped))
+	if (err == SHT_OK && (events != sht__wl_events(&o->w) || skipped))
 		die("build %s: %llu events run, %llu skipped (expected %llu, 0)",
 		    path, (unsigned long long)events,
 		    (unsigned long long)skipped,
-		    (unsigned long long)wl_events(&o->w));
+		    (unsigned long long)sht__wl_events(&o->w));
 	sht_state_close(ss);
 	sht__workload_source_free(&src);
 	return err;
@@ -660,7 +600,7 @@ static int single_ok(const struct opts *o, sht_err err, const sht_result *r,
 	if (err != SHT_OK || sht_result_count(r) != 1)
 		return 0;
 	iv = sht_result_at(r, 0);
-	want = wl_expect(&o->w, q, t, buf);
+	want = sht__wl_expect(&o->w, q, t, buf);
 	return iv->quark == q && iv->start <= t && t <= iv->end &&
 	       sht_value_equal(&iv->value, &want);
 }
@@ -669,13 +609,13 @@ static int single_ok(const struct opts *o, sht_err err, const sht_result *r,
 static int full_ok(const struct opts *o, sht_err err, const sht_result *r,
 		   sht_time t, uint64_t *hash)
 {
-	uint64_t nq = wl_quarks(&o->w), h = 0xcbf29ce484222325u;
+	uint64_t nq = sht__wl_quarks(&o->w), h = 0xcbf29ce484222325u;
 	char buf[32];
 	int good = err == SHT_OK && sht_result_count(r) == nq;
 
 	for (size_t i = 0; i < sht_result_count(r); i++) {
 		const sht_interval *iv = sht_result_at(r, i);
-		sht_value want = wl_expect(&o->w, iv->quark, t, buf);
+		sht_value want = sht__wl_expect(&o->w, iv->quark, t, buf);
 
 		if (iv->quark != i || iv->start > t || t > iv->end ||
 		    !sht_value_equal(&iv->value, &want))
@@ -881,9 +821,9 @@ static void run_queries(const struct opts *o, const char *path,
 	m->checkpoints = (double)s.ncp;
 	sht_reader_close(r);
 
-	if (wl_source(&o->w, &s.cs.inner) != SHT_OK)
+	if (sht__wl_source(&o->w, &s.cs.inner) != SHT_OK)
 		die("source: %s", sht_errmsg());
-	wl_provider(&o->w, &s.p);
+	sht__wl_provider(&o->w, &s.p);
 	session_open(&s);
 
 	/* Warm-up (node cache), then the measured batches. */
@@ -923,16 +863,16 @@ static void print_line(const struct opts *o, const char *type,
 		       const struct metrics *full)
 {
 	printf("{\"bench\":\"partial\",\"type\":\"%s\",\"workload\":\"%s\","
-	       "\"size\":%llu,", type, wl_name(&o->w),
+	       "\"size\":%llu,", type, sht__wl_name(&o->w),
 	       (unsigned long long)o->size);
-	if (o->w.kind == WL_STAIRCASE)
+	if (o->w.kind == SHT__WL_STAIRCASE)
 		printf("\"staircase_intervals\":%lu,",
 		       (unsigned long)o->w.st.intervals);
 	printf("\"events\":%llu,\"workload_intervals\":%llu,"
 	       "\"quarks\":%llu,\"history\":\"%s\",\"every\":%llu,",
-	       (unsigned long long)wl_events(&o->w),
-	       (unsigned long long)wl_intervals(&o->w),
-	       (unsigned long long)wl_quarks(&o->w), h->label,
+	       (unsigned long long)sht__wl_events(&o->w),
+	       (unsigned long long)sht__wl_intervals(&o->w),
+	       (unsigned long long)sht__wl_quarks(&o->w), h->label,
 	       (unsigned long long)h->every);
 	if (!strcmp(type, "run"))
 		printf("\"repeat\":%u,", rep);
@@ -984,7 +924,8 @@ int main(int argc, char **argv)
 			sht_err err;
 
 			snprintf(path, sizeof path, "%s/partial-bench-%s-%llu-%s%llu.sht",
-				 o.dir, wl_name(&o.w), (unsigned long long)o.size,
+				 o.dir, sht__wl_name(&o.w),
+				 (unsigned long long)o.size,
 				 h->every ? "p" : "full",
 				 (unsigned long long)h->every);
 			note("repeat %u: build %s", rep, path);

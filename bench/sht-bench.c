@@ -452,51 +452,37 @@ static void fail(struct metrics *ms, const char *what, sht_err err)
 
 /* ---- workloads ---------------------------------------------------------------- */
 
-enum wl_kind { WL_STAIRCASE, WL_CHURN };
-
+/* The workload, and the bounds and quark count its checks use on every
+ * query (computed once, through sht__wl_*). */
 struct workload {
-	enum wl_kind kind;
-	sht__staircase st;
-	sht__churn ch;
+	sht__workload wl;
 	sht_time start, end;
 	uint64_t quarks;        /* quarks the workload uses: 0 .. quarks-1 */
 };
 
-static void wl_init(struct workload *w, enum wl_kind kind, uint64_t size,
+static void wl_init(struct workload *w, sht__wl_kind kind, uint64_t size,
 		    uint32_t intervals)
 {
 	memset(w, 0, sizeof *w);
-	w->kind = kind;
+	w->wl.kind = kind;
+	if (kind == SHT__WL_STAIRCASE) {
+		w->wl.st.attributes = size;
+		w->wl.st.intervals = intervals;
+		w->wl.st.step = 1000;
+	} else {
+		w->wl.ch.threads = size;
+	}
 	w->start = 0;
-	if (kind == WL_STAIRCASE) {
-		w->st.attributes = size;
-		w->st.intervals = intervals;
-		w->st.step = 1000;
-		w->end = sht__staircase_end(&w->st);
-		w->quarks = size;
+	w->end = sht__wl_end(&w->wl);
+	w->quarks = sht__wl_quarks(&w->wl);
+	if (kind == SHT__WL_STAIRCASE) {
 		if (w->end <= 0)
 			die("staircase: invalid size %" PRIu64 " x %u", size,
 			    intervals);
 	} else {
-		w->ch.threads = size;
-		w->end = sht__churn_end(&w->ch);
-		w->quarks = sht__churn_quarks(&w->ch);
 		if (w->end <= 0 || w->quarks == 0)
 			die("churn: invalid size %" PRIu64, size);
 	}
-}
-
-static sht_err wl_run(const struct workload *w, sht__emit_fn emit, void *ctx)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_run(&w->st, emit, ctx)
-				       : sht__churn_run(&w->ch, emit, ctx);
-}
-
-static sht_value wl_expect(const struct workload *w, sht_quark q, sht_time t,
-			   char *buf)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_expect(&w->st, q, t)
-				       : sht__churn_expect(&w->ch, q, t, buf);
 }
 
 /*
@@ -508,13 +494,13 @@ static sht_value wl_expect(const struct workload *w, sht_quark q, sht_time t,
 static int wl_bounds(const struct workload *w, sht_quark q, sht_time t,
 		     sht_time *lo, sht_time *hi)
 {
-	if (w->kind == WL_STAIRCASE) {
-		sht_time d = w->st.step;
-		sht_time ad = (sht_time)w->st.attributes * d;
+	if (w->wl.kind == SHT__WL_STAIRCASE) {
+		sht_time d = w->wl.st.step;
+		sht_time ad = (sht_time)w->wl.st.attributes * d;
 		sht_time a0 = (sht_time)q * d;
 		sht_time k;
 
-		if (q >= w->st.attributes || t < 0 || t > w->end)
+		if (q >= w->wl.st.attributes || t < 0 || t > w->end)
 			return 0;
 		if (t < a0) {
 			*lo = 0;
@@ -522,10 +508,10 @@ static int wl_bounds(const struct workload *w, sht_quark q, sht_time t,
 			return 1;
 		}
 		k = (t - a0) / ad;
-		if (k > (sht_time)w->st.intervals - 1)
-			k = (sht_time)w->st.intervals - 1;
+		if (k > (sht_time)w->wl.st.intervals - 1)
+			k = (sht_time)w->wl.st.intervals - 1;
 		*lo = a0 + k * ad;
-		*hi = k == (sht_time)w->st.intervals - 1 ? w->end
+		*hi = k == (sht_time)w->wl.st.intervals - 1 ? w->end
 							 : *lo + ad - 1;
 		return 1;
 	} else {
@@ -574,7 +560,7 @@ static int check_answer(const struct workload *w, sht_quark q, sht_time t,
 			const sht_interval *iv, uint64_t *reported)
 {
 	char buf[64];
-	sht_value exp = wl_expect(w, q, t, buf);
+	sht_value exp = sht__wl_expect(&w->wl, q, t, buf);
 	sht_time lo, hi;
 	const char *why = NULL;
 
@@ -612,7 +598,6 @@ static int check_answer(const struct workload *w, sht_quark q, sht_time t,
 
 struct store_opts {
 	struct workload w;
-	const char *workload_name;
 	uint64_t size;
 	sht_build_opts bo;
 	uint32_t intervals;     /* staircase I */
@@ -657,7 +642,7 @@ static void phase_gen(void *ctx, struct metrics *ms)
 	const struct store_opts *o = ctx;
 	struct gen_ctx g = { 0, 0 };
 	double t0 = now_s();
-	sht_err err = wl_run(&o->w, emit_count, &g);
+	sht_err err = sht__wl_run(&o->w.wl, emit_count, &g);
 	double t1 = now_s();
 
 	if (err < 0) {
@@ -702,7 +687,7 @@ static void phase_build(void *ctx, struct metrics *ms)
 		return;
 	}
 	t1 = now_s();
-	err = wl_run(&o->w, emit_insert, &c);
+	err = sht__wl_run(&o->w.wl, emit_insert, &c);
 	t2 = now_s();
 	if (err < 0) {
 		char what[96];
@@ -1190,7 +1175,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 {
 	struct metrics part;
 	const char *strs[] = { "mode", "store", "type", "run",
-			       "workload", o->workload_name,
+			       "workload", sht__wl_name(&o->w.wl),
 			       "variant", variant_name(o->bo.variant),
 			       NULL };
 	double mis = 0;
@@ -1201,7 +1186,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 	put_int(out, "size", (double)o->size);
 	put_int(out, "block_size", o->bo.block_size);
 	put_int(out, "max_children", o->bo.max_children);
-	if (o->w.kind == WL_STAIRCASE)
+	if (o->w.wl.kind == SHT__WL_STAIRCASE)
 		put_int(out, "staircase_i", o->intervals);
 	put_int(out, "no_sync", o->bo.no_sync);
 	put_int(out, "seed", (double)o->seed);
@@ -1209,7 +1194,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 	if (o->reuse)
 		goto queries;
 	snprintf(o->path, sizeof o->path, "%s/sht-bench-%s-%" PRIu64
-		 "-%s-%ld.sht", o->dir, o->workload_name, o->size,
+		 "-%s-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
 		 variant_name(o->bo.variant), (long)getpid());
 
 	note("run %d: generator alone", run);
@@ -1453,7 +1438,6 @@ static void phase_limits(void *ctx, struct metrics *ms)
 
 struct state_opts {
 	struct workload w;
-	const char *workload_name;
 	uint64_t size;
 	uint32_t intervals;     /* staircase I */
 	sht_backend backend;
@@ -1478,25 +1462,13 @@ static const char *backend_name(sht_backend b)
 	       b == SHT_BACKEND_NULL ? "null" : "tree";
 }
 
-static sht_err wl_drive(const struct workload *w, sht_state *ss)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_drive(&w->st, ss)
-				       : sht__churn_drive(&w->ch, ss);
-}
-
 /* State changes the drive makes: staircase A*I modifies; churn, per
  * thread, 2 modifies at birth, 19 Status modifies and 1 clear. */
 static uint64_t wl_changes(const struct workload *w)
 {
-	return w->kind == WL_STAIRCASE
-		       ? w->st.attributes * (uint64_t)w->st.intervals
-		       : 22 * w->ch.threads;
-}
-
-static uint64_t wl_count(const struct workload *w)
-{
-	return w->kind == WL_STAIRCASE ? sht__staircase_count(&w->st)
-				       : sht__churn_count(&w->ch);
+	return w->wl.kind == SHT__WL_STAIRCASE
+		       ? w->wl.st.attributes * (uint64_t)w->wl.st.intervals
+		       : 22 * w->wl.ch.threads;
 }
 
 /* Full name of quark q in the workload's attribute tree. */
@@ -1505,7 +1477,7 @@ static void wl_path(const struct workload *w, sht_quark q, char *buf,
 {
 	static const char *const leaf[3] = { "", "/Status", "/Exec_name" };
 
-	if (w->kind == WL_STAIRCASE)
+	if (w->wl.kind == SHT__WL_STAIRCASE)
 		snprintf(buf, size, "%" PRIu32, q);
 	else if (q == 0)
 		snprintf(buf, size, "Threads");
@@ -1819,9 +1791,10 @@ static void sq_check_history(struct squery *s)
 			    "[%" PRId64 ", %" PRId64 "]", sht_state_start(s->ss),
 			    sht_state_end(s->ss), w->start, w->end);
 	if (sht_state_provider(s->ss, &id, &version) != SHT_OK ||
-	    strcmp(id, s->o->workload_name) != 0 || version != 1)
+	    strcmp(id, sht__wl_name(&s->o->w.wl)) != 0 || version != 1)
 		sq_mismatch(s, "provider \"%s\" v%" PRIu32 ", expected \"%s\" v1",
-			    id ? id : "(none)", version, s->o->workload_name);
+			    id ? id : "(none)", version,
+			    sht__wl_name(&s->o->w.wl));
 }
 
 /* Every query kind on s->ss; 0 or -1 (failure in s->ms). */
@@ -1868,7 +1841,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	uint64_t rss0 = proc_status_bytes("VmRSS");
-	uint64_t count = wl_count(&o->w);
+	uint64_t count = sht__wl_intervals(&o->w.wl);
 	struct rusage ru;
 	double t0, t1, t2, t3, t4, build;
 	sht_err err;
@@ -1876,7 +1849,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 	sht_state_opts_init(&so);
 	so.backend = o->backend;
 	so.tree = o->bo;
-	so.provider = o->workload_name;
+	so.provider = sht__wl_name(&o->w.wl);
 	so.provider_version = 1;
 
 	t0 = now_s();
@@ -1887,7 +1860,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 		fail(ms, "sht_state_create", err);
 		return;
 	}
-	err = wl_drive(&o->w, ss);
+	err = sht__wl_drive(&o->w.wl, ss);
 	t2 = now_s();
 	if (err < 0) {
 		fail(ms, "drive (changes and sht_state_finish)", err);
@@ -2024,7 +1997,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 
 	/* The first open after the build, and its first look-up (of the
 	 * last attribute created): this state system runs the queries. */
-	if (o->w.kind == WL_CHURN)
+	if (o->w.wl.kind == SHT__WL_CHURN)
 		last = (sht_quark)(o->w.quarks - 2);   /* .../Status */
 	wl_path(&o->w, last, name, sizeof name);
 	t0 = now_s();
@@ -2069,9 +2042,10 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 	put(ms, "bytes_per_interval",
 	    info.intervals ? (double)info.file_bytes / (double)info.intervals
 			   : NAN);
-	if (info.intervals != wl_count(&o->w))
+	if (info.intervals != sht__wl_intervals(&o->w.wl))
 		sq_mismatch(&s, "file holds %" PRIu64 " intervals, expected "
-			    "%" PRIu64, info.intervals, wl_count(&o->w));
+			    "%" PRIu64, info.intervals,
+			    sht__wl_intervals(&o->w.wl));
 	/* Section 1: the attribute tree (docs/FORMAT.md §6). */
 	if (sht_reader_section(r, 1, NULL, &data, &len) == SHT_OK) {
 		put_int(ms, "attrs_section_bytes", (double)len);
@@ -2108,7 +2082,7 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 {
 	struct metrics part;
 	const char *strs[] = { "mode", "state", "type", "run",
-			       "workload", o->workload_name,
+			       "workload", sht__wl_name(&o->w.wl),
 			       "backend", backend_name(o->backend),
 			       "variant", variant_name(o->bo.variant),
 			       NULL };
@@ -2122,14 +2096,15 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 	put_int(out, "threads", o->bo.threads);
 	put_int(out, "block_size", o->bo.block_size);
 	put_int(out, "max_children", o->bo.max_children);
-	if (o->w.kind == WL_STAIRCASE)
+	if (o->w.wl.kind == SHT__WL_STAIRCASE)
 		put_int(out, "staircase_i", o->intervals);
 	put_int(out, "no_sync", o->bo.no_sync);
 	put_int(out, "seed", (double)o->seed);
 	snprintf(o->path, sizeof o->path, "%s/sht-bench-state-%s-%" PRIu64
-		 "-%ld.sht", o->dir, o->workload_name, o->size, (long)getpid());
+		 "-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
+		 (long)getpid());
 	snprintf(o->store_path, sizeof o->store_path, "%s/sht-bench-store-%s-%"
-		 PRIu64 "-%ld.sht", o->dir, o->workload_name, o->size,
+		 PRIu64 "-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
 		 (long)getpid());
 
 	if (tree && !o->no_store) {
@@ -2363,12 +2338,11 @@ static int cmd_store(int argc, char **argv)
 	if (!wl || o.size == 0)
 		die("store needs --workload staircase|churn and --size N");
 	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, WL_STAIRCASE, o.size, o.intervals);
+		wl_init(&o.w, SHT__WL_STAIRCASE, o.size, o.intervals);
 	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, WL_CHURN, o.size, 0);
+		wl_init(&o.w, SHT__WL_CHURN, o.size, 0);
 	else
 		die("--workload: staircase or churn, not '%s'", wl);
-	o.workload_name = wl;
 	if (!have_cq)
 		o.cold_queries = o.queries;
 	if (!have_cfq)
@@ -2391,7 +2365,7 @@ static int cmd_store(int argc, char **argv)
 	if (repeat > 1) {
 		struct metrics med;
 		const char *strs[] = { "mode", "store", "type", "median",
-				       "workload", o.workload_name,
+				       "workload", sht__wl_name(&o.w.wl),
 				       "variant", variant_name(o.bo.variant),
 				       NULL };
 
@@ -2560,12 +2534,11 @@ static int cmd_state(int argc, char **argv)
 	if (!wl || o.size == 0)
 		die("state needs --workload staircase|churn and --size N");
 	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, WL_STAIRCASE, o.size, o.intervals);
+		wl_init(&o.w, SHT__WL_STAIRCASE, o.size, o.intervals);
 	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, WL_CHURN, o.size, 0);
+		wl_init(&o.w, SHT__WL_CHURN, o.size, 0);
 	else
 		die("--workload: staircase or churn, not '%s'", wl);
-	o.workload_name = wl;
 	if (repeat < 1 || o.queries < 1 || o.full_queries < 1 ||
 	    o.range_queries < 1 || o.range_points < 1 || o.opens < 1)
 		die("counts must be >= 1");
@@ -2582,7 +2555,7 @@ static int cmd_state(int argc, char **argv)
 	if (repeat > 1) {
 		struct metrics med;
 		const char *strs[] = { "mode", "state", "type", "median",
-				       "workload", o.workload_name,
+				       "workload", sht__wl_name(&o.w.wl),
 				       "backend", backend_name(o.backend),
 				       "variant", variant_name(o.bo.variant),
 				       NULL };

@@ -213,17 +213,6 @@ int cli_check_reader(const char *file, sht_reader *r);
 
 /* ---- building a workload (cmd-gen.c, used by demo) --------------------- */
 
-typedef enum cli_workload_kind {
-	CLI_WORKLOAD_STAIRCASE,
-	CLI_WORKLOAD_CHURN,
-} cli_workload_kind;
-
-typedef struct cli_workload {
-	cli_workload_kind kind;
-	sht__staircase staircase;
-	sht__churn churn;
-} cli_workload;
-
 /* Provider version stored by `sht gen` and `sht demo` (the provider id
  * is the workload's name). */
 #define CLI_WORKLOAD_VERSION 1u
@@ -232,7 +221,7 @@ typedef struct cli_workload {
  * the given backend; path is the file of the tree backend (NULL for the
  * others), opts its options.  On failure the error is reported, the
  * partial file removed, and CLI_FAIL returned. */
-int cli_build_workload(const cli_workload *w, const char *path,
+int cli_build_workload(const sht__workload *w, const char *path,
 		       sht_backend backend, const sht_build_opts *opts,
 		       cli_build_summary *out);
 

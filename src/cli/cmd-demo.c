@@ -200,14 +200,14 @@ static int demo_queries(const struct demo *d, sht_state *ss)
 
 static int demo_build(const struct demo *d)
 {
-	cli_workload w;
+	sht__workload w;
 	sht_build_opts opts;
 	cli_build_summary sum;
 	int status;
 
 	memset(&w, 0, sizeof(w));
-	w.kind = CLI_WORKLOAD_STAIRCASE;
-	w.staircase = d->w;
+	w.kind = SHT__WL_STAIRCASE;
+	w.st = d->w;
 	sht_build_opts_init(&opts);
 	opts.variant = SHT_VARIANT_ESHT;
 	opts.no_sync = d->temporary;

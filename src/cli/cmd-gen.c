@@ -94,7 +94,7 @@ static const cli_opt churn_opts[] = {
 /* Everything the command line says. */
 struct gen_opts {
 	const char *cmd;          /* "gen staircase" or "gen churn" */
-	cli_workload w;
+	sht__workload w;
 	sht_build_opts build;
 	const char *output;       /* -o FILE */
 	sht_backend backend;      /* --backend */
@@ -114,33 +114,6 @@ double cli_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *workload_name(const cli_workload *w)
-{
-	return w->kind == CLI_WORKLOAD_CHURN ? "churn" : "staircase";
-}
-
-static uint64_t workload_count(const cli_workload *w)
-{
-	if (w->kind == CLI_WORKLOAD_CHURN)
-		return sht__churn_count(&w->churn);
-	return sht__staircase_count(&w->staircase);
-}
-
-static sht_err workload_run(const cli_workload *w, sht__emit_fn emit,
-			    void *ctx)
-{
-	if (w->kind == CLI_WORKLOAD_CHURN)
-		return sht__churn_run(&w->churn, emit, ctx);
-	return sht__staircase_run(&w->staircase, emit, ctx);
-}
-
-static sht_err workload_drive(const cli_workload *w, sht_state *ss)
-{
-	if (w->kind == CLI_WORKLOAD_CHURN)
-		return sht__churn_drive(&w->churn, ss);
-	return sht__staircase_drive(&w->staircase, ss);
-}
-
 /* The intervals and bytes of the finished file. */
 static int build_file_stats(const char *path, cli_build_summary *out)
 {
@@ -156,7 +129,7 @@ static int build_file_stats(const char *path, cli_build_summary *out)
 	return CLI_OK;
 }
 
-int cli_build_workload(const cli_workload *w, const char *path,
+int cli_build_workload(const sht__workload *w, const char *path,
 		       sht_backend backend, const sht_build_opts *opts,
 		       cli_build_summary *out)
 {
@@ -169,16 +142,16 @@ int cli_build_workload(const cli_workload *w, const char *path,
 	sht_state_opts_init(&so);
 	so.backend = backend;
 	so.tree = *opts;
-	so.provider = workload_name(w);
+	so.provider = sht__wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)
 			    : cli_fail(err, "create a %s state system",
 				       cli_backend_name(backend));
-	err = workload_drive(w, ss);
+	err = sht__wl_drive(w, ss);
 	if (err < 0) {
-		cli_fail(err, "build %s%s%s", workload_name(w),
+		cli_fail(err, "build %s%s%s", sht__wl_name(w),
 			 file ? " into " : "", file ? file : "");
 		sht_state_close(ss);
 		if (file)
@@ -189,13 +162,13 @@ int cli_build_workload(const cli_workload *w, const char *path,
 	out->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
 	out->seconds = cli_now() - t0;
-	out->workload = workload_name(w);
+	out->workload = sht__wl_name(w);
 	out->path = file;
 	out->backend = backend;
 	out->variant = opts->variant;
 	if (file)
 		return build_file_stats(file, out);
-	out->intervals = workload_count(w);
+	out->intervals = sht__wl_intervals(w);
 	return CLI_OK;
 }
 
@@ -208,13 +181,13 @@ static sht_err dump_emit(void *ctx, const sht_interval *iv)
 	return ferror(stdout) ? SHT_ERR_IO : SHT_OK;
 }
 
-static int gen_dump(const cli_workload *w)
+static int gen_dump(const sht__workload *w)
 {
-	sht_err err = workload_run(w, dump_emit, NULL);
+	sht_err err = sht__wl_run(w, dump_emit, NULL);
 
 	if (err < 0)
 		return cli_error("cannot write the intervals of %s",
-				 workload_name(w));
+				 sht__wl_name(w));
 	return cli_finish_output(CLI_OK);
 }
 
@@ -230,22 +203,22 @@ static int gen_workload_opt(struct gen_opts *o, int id, const char *val)
 		o->have_size = 1;
 		return cli_parse_u64(o->cmd, "--attributes", val, 1,
 				     (uint64_t)SHT_QUARK_MAX + 1u,
-				     &o->w.staircase.attributes);
+				     &o->w.st.attributes);
 	case OPT_INTERVALS:
 		if (cli_parse_u64(o->cmd, "--intervals", val, 1,
 				  (uint64_t)INT32_MAX + 1u, &x) < 0)
 			return -1;
-		o->w.staircase.intervals = (uint32_t)x;
+		o->w.st.intervals = (uint32_t)x;
 		return 0;
 	case OPT_STEP:
 		if (cli_parse_i64(o->cmd, "--step", val, 1, INT64_MAX, &d) < 0)
 			return -1;
-		o->w.staircase.step = d;
+		o->w.st.step = d;
 		return 0;
 	default:                  /* OPT_THREADS */
 		o->have_size = 1;
 		return cli_parse_u64(o->cmd, "--threads", val, 1,
-				     SHT_QUARK_MAX / 3u, &o->w.churn.threads);
+				     SHT_QUARK_MAX / 3u, &o->w.ch.threads);
 	}
 }
 
@@ -321,12 +294,12 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 /* Checks once every option is known. */
 static int gen_validate(struct gen_opts *o)
 {
-	int churn = o->w.kind == CLI_WORKLOAD_CHURN;
+	int churn = o->w.kind == SHT__WL_CHURN;
 
 	if (!o->have_size)
 		return cli_usage_error(o->cmd, "missing %s",
 				       churn ? "--threads N" : "--attributes A");
-	if (!churn && sht__staircase_count(&o->w.staircase) == 0)
+	if (!churn && sht__wl_intervals(&o->w) == 0)
 		return cli_usage_error(o->cmd, "staircase too long: "
 				       "attributes * intervals * step exceeds "
 				       "the time range");
@@ -346,7 +319,7 @@ static int gen_validate(struct gen_opts *o)
 
 static int gen_parse(struct gen_opts *o, int argc, char **argv)
 {
-	const cli_opt *table = o->w.kind == CLI_WORKLOAD_CHURN ?
+	const cli_opt *table = o->w.kind == SHT__WL_CHURN ?
 			       churn_opts : staircase_opts;
 	cli_args a;
 	const char *val;
@@ -372,16 +345,16 @@ static int gen_parse(struct gen_opts *o, int argc, char **argv)
 static int gen_select(struct gen_opts *o, const char *name)
 {
 	if (strcmp(name, "staircase") == 0) {
-		o->w.kind = CLI_WORKLOAD_STAIRCASE;
+		o->w.kind = SHT__WL_STAIRCASE;
 		o->cmd = "gen staircase";
 	} else if (strcmp(name, "churn") == 0) {
-		o->w.kind = CLI_WORKLOAD_CHURN;
+		o->w.kind = SHT__WL_CHURN;
 		o->cmd = "gen churn";
 	} else {
 		return -1;
 	}
-	o->w.staircase.intervals = 20;
-	o->w.staircase.step = 1000;
+	o->w.st.intervals = 20;
+	o->w.st.step = 1000;
 	sht_build_opts_init(&o->build);
 	return 0;
 }
