@@ -25,13 +25,58 @@ extern "C" {
 
 typedef struct sht_state sht_state;
 
-typedef struct sht_event {
-	sht_time ts;              /* nanoseconds */
+/* A payload field's value, as providers read it. */
+typedef enum sht_field_type {
+	SHT_FIELD_NONE = 0,       /* no such field */
+	SHT_FIELD_INT = 1,        /* signed integer, or enumeration (its value) */
+	SHT_FIELD_UINT = 2,       /* unsigned integer, or enumeration */
+	SHT_FIELD_DOUBLE = 3,     /* floating point */
+	SHT_FIELD_STRING = 4,     /* string, or text array up to its first NUL */
+	SHT_FIELD_OTHER = 5,      /* structure, sequence, ...: not a scalar */
+} sht_field_type;
+
+typedef struct sht_field {
+	sht_field_type type;
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+		const char *s;    /* valid until the source's next call */
+	} v;
+} sht_field;
+
+typedef struct sht_event sht_event;
+
+struct sht_event {
+	sht_time ts;              /* nanoseconds since the clock's origin */
 	uint64_t pos;             /* where seek() finds this event again */
 	const char *name;         /* event type name (may be NULL) */
 	int32_t cpu;              /* -1 if unknown */
 	const void *data;         /* source-specific payload, for providers */
-} sht_event;
+	/* Payload field by name (CTF: without the leading "_"); NULL for a
+	 * source without named fields.  Returns the field's type (and its
+	 * value in *out), SHT_FIELD_NONE if the event has no such field. */
+	sht_field_type (*field)(const sht_event *ev, const char *name,
+				sht_field *out);
+};
+
+/* ev->field(ev, name, out), or SHT_FIELD_NONE for sources without fields. */
+static inline sht_field_type sht_event_field(const sht_event *ev,
+					     const char *name, sht_field *out)
+{
+	if (!ev->field) {
+		out->type = SHT_FIELD_NONE;
+		return SHT_FIELD_NONE;
+	}
+	return ev->field(ev, name, out);
+}
+
+/* What a source skipped or could not deliver, reported, never hidden. */
+typedef struct sht_source_stats {
+	uint64_t events;          /* delivered so far */
+	uint64_t discarded_events;/* the tracer's own count of lost events */
+	uint64_t discarded_packets;
+} sht_source_stats;
 
 typedef struct sht_source_ops {
 	/* Next event into *ev (valid until the next call): SHT_OK, SHT_END at
@@ -39,6 +84,8 @@ typedef struct sht_source_ops {
 	sht_err (*next)(void *src, sht_event *ev);
 	/* Make the event at pos the next one delivered. */
 	sht_err (*seek)(void *src, uint64_t pos);
+	/* Counters so far (may be NULL: all zero but events). */
+	void (*stats)(void *src, sht_source_stats *out);
 } sht_source_ops;
 
 typedef struct sht_source {

@@ -87,6 +87,7 @@ static sht_err staircase_next(void *src, sht_event *ev)
 	ev->pos = j;
 	ev->name = STAIRCASE_NAME;
 	ev->cpu = -1;
+	ev->field = NULL;
 	ev->data = &s->data;
 	s->pos = j + 1u;
 	return SHT_OK;
@@ -100,7 +101,7 @@ static sht_err staircase_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops staircase_ops = { staircase_next, staircase_seek };
+static const sht_source_ops staircase_ops = { staircase_next, staircase_seek, NULL };
 
 sht_err sht__staircase_source(const sht__staircase *w, sht_source *out)
 {
@@ -294,6 +295,7 @@ static void churn_fill(struct churn_src *s, sht_event *ev)
 	ev->ts = (sht_time)s->slot * EV_SLOT;
 	ev->pos = s->pos;
 	ev->cpu = -1;
+	ev->field = NULL;
 	ev->data = &s->data;
 }
 
@@ -334,7 +336,7 @@ static sht_err churn_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops churn_ops = { churn_next, churn_seek };
+static const sht_source_ops churn_ops = { churn_next, churn_seek, NULL };
 
 sht_err sht__churn_source(const sht__churn *w, sht_source *out)
 {

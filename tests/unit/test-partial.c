@@ -94,6 +94,7 @@ static sht_err tr_next(void *src, sht_event *out)
 	out->pos = tr->next;
 	out->name = "ops";
 	out->cpu = -1;
+	out->field = NULL;
 	out->data = &tr->ev[tr->next];
 	tr->next++;
 	return SHT_OK;
@@ -108,7 +109,7 @@ static sht_err tr_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops tr_ops = { tr_next, tr_seek };
+static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL };
 
 static sht_err apply(sht_state *ss, sht_time t, struct op *o)
 {
