@@ -183,17 +183,13 @@ static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
 	return err == SHT_END ? SHT_OK : err;
 }
 
-/* Close the replay's ongoing states at its end (no sections to write:
- * it lives in memory only). */
+/* End the replay at the segment's end: its ongoing states are not closed
+ * into the backend (that would copy every attribute) but answered from the
+ * transient state, as ending at `end`. */
 static sht_err close_segment(sht_state *seg, sht_time end)
 {
-	sht_err err = sht__close_all(seg, end);
-
-	if (err == SHT_OK) {
-		seg->finished = 1;
-		seg->end = seg->now = end;
-	}
-	return err;
+	seg->now = end;
+	return SHT_OK;
 }
 
 static sht_err replay(sht_state *ss, struct sht__partial *pq, size_t k)
@@ -249,7 +245,7 @@ sht_err sht__partial_single(sht_state *ss, sht_quark q, sht_time t, sht_result *
 	err = replay(ss, pq, segment_of(pq, t));
 	if (err != SHT_OK)
 		return err;
-	return pq->seg->ops->query(pq->seg->be, q, t, res);
+	return sht__segment_single(pq->seg, q, t, res);
 }
 
 /* res (by quark) gains tmp's items for quarks it lacks; strings copied. */
@@ -290,7 +286,7 @@ sht_err sht__partial_full(sht_state *ss, sht_time t, sht_result *res)
 	if (err == SHT_OK)
 		err = replay(ss, pq, segment_of(pq, t));
 	if (err == SHT_OK)
-		err = pq->seg->ops->query_full(pq->seg->be, t, pq->tmp);
+		err = sht__segment_full(pq->seg, t, pq->tmp);
 	if (err == SHT_OK)
 		err = merge_by_quark(res, pq->tmp);
 	return err;
@@ -305,7 +301,7 @@ sht_err sht__partial_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 	for (size_t k = k0; err == SHT_OK && k <= k1; k++) {
 		err = replay(ss, pq, k);
 		if (err == SHT_OK)
-			err = pq->seg->ops->query_2d(pq->seg->be, q, pq->tmp);
+			err = sht__segment_2d(pq->seg, q, pq->tmp);
 		for (size_t i = 0; err == SHT_OK && i < sht_result_count(pq->tmp); i++) {
 			const sht_interval *iv = sht_result_at(pq->tmp, i);
 			if (!sht__crosses(pq->cp, pq->n, iv->start, iv->end))

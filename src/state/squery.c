@@ -210,3 +210,36 @@ sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 	pthread_mutex_unlock(&ss->lock);
 	return err;
 }
+
+/*
+ * A replayed segment (partial.c) is a state system left unfinished: its
+ * backend holds the intervals closed during the replay, its transient
+ * state the ongoing ones, which end at its current time.  These answer
+ * from both without the history-bounds checks (the caller knows t lies in
+ * the segment; a 2D query may reach beyond it).
+ */
+sht_err sht__segment_single(sht_state *seg, sht_quark q, sht_time t, sht_result *res)
+{
+	sht_interval iv;
+
+	sht_result_clear(res);
+	if (q < seg->ncur && seg->cur[q].start <= t && t <= seg->now) {
+		ongoing_iv(seg, q, &iv);
+		return sht_result_append(res, &iv);
+	}
+	return seg->ops->query(seg->be, q, t, res);
+}
+
+sht_err sht__segment_full(sht_state *seg, sht_time t, sht_result *res)
+{
+	sht_err err = seg->ops->query_full(seg->be, t, res);
+
+	return err == SHT_OK ? overlay_full(seg, t, res) : err;
+}
+
+sht_err sht__segment_2d(sht_state *seg, const sht_query2d *q, sht_result *res)
+{
+	sht_err err = seg->ops->query_2d(seg->be, q, res);
+
+	return err == SHT_OK ? overlay_2d(seg, q, res) : err;
+}

@@ -101,6 +101,12 @@ struct sht_state {
 /* An empty state system (no backend yet), or NULL. */
 sht_state *sht__state_new(void);
 
+/* Queries on a replayed segment (squery.c): closed intervals from its
+ * backend, ongoing ones up to its current time; no bounds checks. */
+sht_err sht__segment_single(sht_state *seg, sht_quark q, sht_time t, sht_result *res);
+sht_err sht__segment_full(sht_state *seg, sht_time t, sht_result *res);
+sht_err sht__segment_2d(sht_state *seg, const sht_query2d *q, sht_result *res);
+
 /* Opened partial histories (partial.c). */
 sht_err sht__partial_open(sht_state *ss, const sht_source *src,
 			  const sht_provider *p);
