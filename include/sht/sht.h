@@ -11,5 +11,6 @@
 #include "sht/value.h"
 #include "sht/tree.h"
 #include "sht/state.h"
+#include "sht/analysis.h"
 
 #endif /* SHT_SHT_H */

@@ -1,0 +1,120 @@
+/*
+ * kernel-int.h: internals of the Linux kernel analysis (src/analysis/).
+ *
+ * kernel.c dispatches an event by name (§5) to one handler; the handlers
+ * (kernel-sched.c, kernel-irq.c, kernel-syscall.c, kernel-statedump.c)
+ * perform the look-ups of ../shared/KERNEL_MODEL.md §6 in the order
+ * written there, since that order gives the quark numbers; kernel-helpers.c
+ * holds the field readers and the helper operations of §4.3.
+ *
+ * Handler contract: return SHT_OK when done or when the model says "stop"
+ * (counted through sht__kern_stop); a state-system error as is (the skippable
+ * ones skip the rest of the event, §2.4); SHT_ERR_NOATTR / SHT_ERR_TYPE
+ * for a missing or mistyped required field (counted through the field
+ * readers).
+ */
+#ifndef SHT_KERNEL_INT_H
+#define SHT_KERNEL_INT_H
+
+#include <stdint.h>
+
+#include "sht/analysis.h"
+#include "sht/state.h"
+
+/* Longest attribute name the handlers build ("0_-2147483648", "<irq>/"). */
+#define KERN_NAME_MAX 24
+
+struct sht_kernel {
+	sht_kernel_layout layout;   /* as given */
+	unsigned layouts;           /* bit set of layouts still possible */
+	sht_kernel_stats stats;
+};
+
+/* One event being handled. */
+struct kev {
+	sht_kernel *k;
+	sht_state *ss;
+	const sht_event *ev;
+	sht_time t;                 /* event timestamp */
+	int32_t cpu;                /* -1: unknown */
+	char cpu_name[KERN_NAME_MAX]; /* decimal cpu, if known */
+};
+
+/* ---- fields (kernel-helpers.c) ------------------------------------------ */
+
+/* Required integer field: SHT_OK; else the event is malformed (counted,
+ * message recorded): SHT_ERR_NOATTR if absent, SHT_ERR_TYPE if not an
+ * integer. */
+sht_err sht__kern_int(struct kev *e, const char *name, int64_t *out);
+/* Optional integer field: *present 0 if absent; SHT_ERR_TYPE as above. */
+sht_err sht__kern_opt_int(struct kev *e, const char *name, int64_t *out, int *present);
+/* Required / optional text field (borrowed until the next event). */
+sht_err sht__kern_str(struct kev *e, const char *name, const char **out);
+sht_err sht__kern_opt_str(struct kev *e, const char *name, const char **out, int *present);
+
+/* A model "stop": count it, return SHT_OK. */
+sht_err sht__kern_stop(struct kev *e);
+
+/* ---- names and values --------------------------------------------------- */
+
+/* Thread attribute name of tid on the event's CPU (§4.1): 1, or 0 if
+ * undefined (tid 0 with an unknown CPU). */
+int sht__kern_thread_name(const struct kev *e, int32_t tid, char buf[KERN_NAME_MAX]);
+void sht__kern_dec(int64_t x, char buf[KERN_NAME_MAX]);
+
+/* Get-or-create the child `name` of parent; probe (SHT_NOT_FOUND if
+ * absent, nothing created). */
+sht_err sht__kern_child(struct kev *e, sht_quark parent, const char *name, sht_quark *out);
+sht_err sht__kern_probe(struct kev *e, sht_quark parent, const char *name, sht_quark *out);
+/* Get-or-create the path elems[0..n) below the root. */
+sht_err sht__kern_path(struct kev *e, const char *const *elems, size_t n, sht_quark *out);
+
+/* Ongoing value (strings borrowed until the next change). */
+sht_err sht__kern_get(struct kev *e, sht_quark q, sht_value *out);
+/* Ongoing int value into *out: 1 if it is an int32, 0 if null or another
+ * type. */
+int sht__kern_get_int(struct kev *e, sht_quark q, int32_t *out);
+
+sht_err sht__kern_set(struct kev *e, sht_quark q, sht_value v);
+sht_err sht__kern_set_int(struct kev *e, sht_quark q, int32_t x);
+sht_err sht__kern_set_null(struct kev *e, sht_quark q);
+sht_err sht__kern_set_str(struct kev *e, sht_quark q, const char *s);
+
+/* ---- helper operations (§4.3) ------------------------------------------- */
+
+/* current-thread(c): Threads/<name> of the thread on the event's CPU. */
+sht_err sht__kern_current_thread(struct kev *e, sht_quark *thread);
+/* set-running(t, thread). */
+sht_err sht__kern_set_running(struct kev *e, sht_quark thread);
+/* update-cpu(t, c): CPUs/<c> = cpu-status(c). */
+sht_err sht__kern_update_cpu(struct kev *e);
+/* CPUs/<c> of the event's CPU (get-or-create CPUs, then CPUs/<c>). */
+sht_err sht__kern_cpu(struct kev *e, sht_quark *out);
+/* aggregate-softirq(vec) into *out (null or an int). */
+sht_err sht__kern_aggregate_softirq(struct kev *e, const char *vec, sht_value *out);
+/* cpu-for-irq(n) into *out (null or an int). */
+sht_err sht__kern_cpu_for_irq(struct kev *e, const char *n, sht_value *out);
+
+/* ---- handlers ----------------------------------------------------------- */
+
+sht_err sht__kern_sched_switch(struct kev *e);
+sht_err sht__kern_sched_pi_setprio(struct kev *e);
+sht_err sht__kern_sched_fork(struct kev *e);
+sht_err sht__kern_sched_exit(struct kev *e);
+sht_err sht__kern_sched_free(struct kev *e);
+sht_err sht__kern_sched_wakeup(struct kev *e);
+sht_err sht__kern_sched_migrate(struct kev *e);
+sht_err sht__kern_irq_entry(struct kev *e);
+sht_err sht__kern_irq_exit(struct kev *e);
+sht_err sht__kern_softirq_entry(struct kev *e);
+sht_err sht__kern_softirq_exit(struct kev *e);
+sht_err sht__kern_softirq_raise(struct kev *e);
+sht_err sht__kern_vector_entry(struct kev *e);
+sht_err sht__kern_vector_exit(struct kev *e);
+/* name: the syscall name (prefix removed). */
+sht_err sht__kern_syscall_entry(struct kev *e, const char *name);
+sht_err sht__kern_syscall_exit(struct kev *e);
+sht_err sht__kern_cpu_frequency(struct kev *e);
+sht_err sht__kern_statedump_process(struct kev *e);
+
+#endif /* SHT_KERNEL_INT_H */
