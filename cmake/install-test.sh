@@ -59,7 +59,10 @@ run_consumer() {  # run_consumer NAME [ENV]...
 "$cc" "${strict[@]}" "${extra[@]}" $(pkg-config --cflags sht) \
 	-o consumer-shared "$consumer" $(pkg-config --libs sht)
 run_consumer consumer-shared "LD_LIBRARY_PATH=$libdir"
-LD_LIBRARY_PATH=$libdir ldd ./consumer-shared | grep -q "=> $libdir/libsht.so.0 " ||
+# Capture first: with pipefail, `ldd | grep -q` fails when grep exits
+# before ldd has written everything (SIGPIPE).
+deps=$(LD_LIBRARY_PATH=$libdir ldd ./consumer-shared)
+grep -q "=> $libdir/libsht.so.0 " <<<"$deps" ||
 	fail "consumer-shared does not load libsht.so.0 from $libdir"
 
 # Static: the same .pc file, with only the archive to be found.
