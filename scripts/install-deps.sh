@@ -4,7 +4,8 @@
 # Runs as root, or through sudo otherwise.
 set -euo pipefail
 
-required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3)
+required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
+          libbabeltrace2-dev babeltrace2)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# test.sh [asan|release|tsan]...: install what is needed, build each tree
-# (default: asan, release and tsan) and run its whole CTest suite.  Exits
+# test.sh [asan|release|tsan|nobt]...: install what is needed, build each
+# tree (default: asan, release, tsan and nobt) and run its whole CTest suite.  Exits
 # non-zero if a build or a test fails.  Environment as for build.sh
 # (CC, SHT_BUILD_ROOT); CTEST_PARALLEL_LEVEL overrides -j2.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(asan release tsan)
+[ ${#modes[@]} -gt 0 ] || modes=(asan release tsan nobt)
 
 bash scripts/install-deps.sh || { echo "test.sh: install-deps failed" >&2; exit 1; }
 
@@ -32,6 +32,8 @@ for mode in "${modes[@]}"; do
 	select=()
 	# ThreadSanitizer runs the tests that start threads.
 	[ "$mode" = tsan ] && select=(-L threads)
+	# Without babeltrace2: the unit tests (the store and the state system).
+	[ "$mode" = nobt ] && select=(-L unit)
 	ctest --test-dir "$dir" --output-on-failure --no-tests=error "${select[@]}" \
 		-j "${CTEST_PARALLEL_LEVEL:-2}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}

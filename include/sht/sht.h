@@ -12,5 +12,6 @@
 #include "sht/tree.h"
 #include "sht/state.h"
 #include "sht/analysis.h"
+#include "sht/trace.h"
 
 #endif /* SHT_SHT_H */

@@ -1,0 +1,116 @@
+/*
+ * trace.h: event sources over real traces.
+ *
+ * CTF 1.8 (LTTng 2.x) traces are read through libbabeltrace2
+ * (src.ctf.fs, and flt.utils.muxer when the trace has several streams).
+ * The source delivers every event of the trace in time order:
+ *
+ *   ts     nanoseconds from the clock's origin (Unix epoch for LTTng)
+ *   name   the event class name
+ *   cpu    the packet context's cpu_id, else the payload's cpu_id, else -1
+ *   pos    the event's ordinal (0, 1, 2, ... in delivery order)
+ *   field  payload fields by name, as babeltrace2 names them (LTTng's
+ *          leading "_" already stripped); a name the payload lacks is
+ *          looked up in the event's specific then common context.
+ *          Integers are INT / UINT, enumerations their integer, strings
+ *          and text arrays / sequences STRING (up to the first NUL),
+ *          floating point DOUBLE, booleans UINT, anything else OTHER.
+ *          Strings stay valid until the source's next call.
+ *   data   opaque (the source); sht_ctf_event_bt() gives the babeltrace2
+ *          event to callers that include babeltrace2 themselves.
+ *
+ * Discarded events and packets messages are counted in the source's
+ * stats (a discarded-events message without a count adds 1 and is also
+ * counted in sht_ctf_info.discarded_unknown).
+ *
+ * A trace with a single stream is read without the muxer (babeltrace2's
+ * muxer rejects some single-stream traces whose packets overlap, e.g.
+ * synctraces).  A directory holding several traces (several "metadata"
+ * files below it) is refused unless opts->merge is set.
+ *
+ * seek(pos) makes the event of ordinal pos the next one delivered.  A
+ * seek forward reads on; a seek backward seeks babeltrace2's iterator to
+ * its beginning (a new graph if it cannot) and skips pos events, so it
+ * costs about the decoding of pos events (babeltrace2 2.0.4 has no real
+ * time seek in src.ctf.fs: it emulates one the same way, and its
+ * emulation can abort the process).  A sparse index (ordinal ->
+ * timestamp and the number of equal-timestamp events before it, every
+ * index_every events) is built on the first read and checked on every
+ * re-read: if babeltrace2 ever gave the events in another order, the
+ * source fails (SHT_ERR_CORRUPT) instead of delivering wrong positions.
+ * Seeking to an ordinal never delivered yet reads forward; seek(count)
+ * leaves the source at its end; past it is SHT_ERR_RANGE.
+ *
+ * A handle is used by one thread at a time.
+ */
+#ifndef SHT_TRACE_H
+#define SHT_TRACE_H
+
+#include <stdint.h>
+
+#include "sht/error.h"
+#include "sht/export.h"
+#include "sht/source.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sht_ctf_opts {
+	int merge;                /* nonzero: accept a directory holding
+	                             several traces and merge them in time */
+	uint32_t index_every;     /* events between index entries (which
+	                             check re-reads); 0: 4096 */
+} sht_ctf_opts;
+
+/* Fill opts with the defaults (no merging, index every 4096 events). */
+SHT_API void sht_ctf_opts_init(sht_ctf_opts *opts);
+
+/*
+ * Open the CTF trace directory path (opts may be NULL: defaults) as a
+ * source in *out, positioned before the first event.  *out is set only
+ * on SHT_OK; close it with sht_ctf_close().
+ * @return SHT_OK; SHT_ERR_IO if path cannot be read; SHT_ERR_INVALID if
+ *         path is not a directory, holds no trace, or holds several
+ *         traces without opts->merge; SHT_ERR_CORRUPT if babeltrace2
+ *         rejects the trace (metadata, streams); SHT_ERR_NOMEM.  The
+ *         message (sht_errmsg) names the path and babeltrace2's causes.
+ *
+ * next() returns SHT_OK, SHT_END, or SHT_ERR_CORRUPT when babeltrace2
+ * fails while decoding (truncated or corrupt stream); a failed source
+ * then answers SHT_ERR_STATE to everything but close.
+ */
+SHT_API sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts,
+			     sht_source *out);
+
+/* Free the source and zero *src.  NULL, or a zeroed source, is a no-op. */
+SHT_API void sht_ctf_close(sht_source *src);
+
+/* What a CTF source found and did, beyond sht_source_stats. */
+typedef struct sht_ctf_info {
+	uint32_t traces;          /* metadata files found below the path */
+	uint32_t streams;         /* src.ctf.fs output ports (streams) */
+	int muxed;                /* 1 if read through flt.utils.muxer */
+	uint64_t discarded_unknown; /* discarded-events messages with no
+	                               count (each counted as 1 event) */
+	uint64_t backward;        /* events earlier than the previous one
+	                             (0 for a sound trace) */
+	uint64_t seeks;           /* seeks that moved babeltrace2 */
+	uint64_t seek_skipped;    /* events read and skipped by seeks */
+	uint64_t rebuilds;        /* graphs rebuilt (iterator not seekable) */
+	uint64_t index_entries;   /* sparse seek index size */
+} sht_ctf_info;
+
+/* Fill *out for a source opened by sht_ctf_open().  SHT_ERR_INVALID for
+ * another kind of source. */
+SHT_API sht_err sht_ctf_info_get(const sht_source *src, sht_ctf_info *out);
+
+/* The babeltrace2 event (const bt_event *) of ev, delivered by a CTF
+ * source; valid until the source's next call. */
+SHT_API const void *sht_ctf_event_bt(const sht_event *ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHT_TRACE_H */

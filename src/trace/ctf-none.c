@@ -1,0 +1,40 @@
+/*
+ * ctf-none.c: the CTF entry points of a library built without
+ * libbabeltrace2 (SHT_WITH_BABELTRACE2=OFF): they say so, and nothing else
+ * changes.  The store, the state system and the analyses need no trace
+ * reader.
+ */
+#include <string.h>
+
+#include "util/util.h"
+
+void sht_ctf_opts_init(sht_ctf_opts *opts)
+{
+	memset(opts, 0, sizeof *opts);
+}
+
+sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts, sht_source *out)
+{
+	(void)opts;
+	(void)out;
+	return sht__error(SHT_ERR_INVALID, "Cannot open CTF trace: path=%s: this libsht was built without libbabeltrace2",
+			  path);
+}
+
+void sht_ctf_close(sht_source *src)
+{
+	(void)src;
+}
+
+sht_err sht_ctf_info_get(const sht_source *src, sht_ctf_info *out)
+{
+	(void)src;
+	memset(out, 0, sizeof *out);
+	return sht__error(SHT_ERR_INVALID, "Cannot describe a CTF source: built without libbabeltrace2");
+}
+
+const void *sht_ctf_event_bt(const sht_event *ev)
+{
+	(void)ev;
+	return NULL;
+}

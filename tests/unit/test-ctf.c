@@ -1,0 +1,767 @@
+/*
+ * test-ctf.c: the CTF source (src/trace/ctf.c) on the real LTTng traces of
+ * $SHT_SHARED/traces, checked against stats/<trace>.json (produced there
+ * with python3-bt2, see traces/README.md) and against what the babeltrace2
+ * CLI prints: counts, first / last timestamps, time order, per-CPU counts,
+ * chosen field values, seeks, bad input, and sht_state_run over the source.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+#include "tap.h"
+
+static char traces[2048];
+
+/* ---- a minimal reader of the stats JSON ---------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else {
+			buf[n] = '\0';
+			if (len)
+				*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* The number after "key": at the top level (first occurrence). */
+static int64_t json_int(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	p = strstr(json, pat);
+	if (!p)
+		return -1;
+	return strtoll(skip_ws(p + strlen(pat)), NULL, 10);
+}
+
+/* Read a JSON string at *pp into buf (no escapes in these files). */
+static int json_str(const char **pp, char *buf, size_t size)
+{
+	const char *p = skip_ws(*pp);
+	size_t n = 0;
+
+	if (*p != '"')
+		return 0;
+	for (p++; *p && *p != '"'; p++)
+		if (n + 1 < size)
+			buf[n++] = *p;
+	buf[n] = '\0';
+	if (*p != '"')
+		return 0;
+	*pp = p + 1;
+	return 1;
+}
+
+struct name_count {
+	char name[96];
+	int64_t count;
+};
+
+/* "names": [["a", 1], ["b", 2], ...] */
+static size_t json_names(const char *json, struct name_count *out, size_t max)
+{
+	const char *p = strstr(json, "\"names\":");
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	p = skip_ws(p + 8);
+	if (*p++ != '[')
+		return 0;
+	for (;;) {
+		p = skip_ws(p);
+		if (*p == ',')
+			p = skip_ws(p + 1);
+		if (*p != '[')
+			break;
+		p++;
+		if (n == max || !json_str(&p, out[n].name, sizeof out[n].name))
+			break;
+		p = skip_ws(p);
+		if (*p++ != ',')
+			break;
+		char *end;
+		out[n].count = strtoll(skip_ws(p), &end, 10);
+		p = end;
+		p = skip_ws(p);
+		if (*p++ != ']')
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* "streams": {"host/0/trace/channel0_3": 123, ...}: count per CPU, the CPU
+ * being the N of an LTTng stream file "channel0_N" (one file per CPU). */
+static int json_streams(const char *json, int64_t *per_cpu, int max_cpu)
+{
+	const char *p = strstr(json, "\"streams\":");
+	char key[256];
+	int n = 0;
+
+	if (!p)
+		return -1;
+	p = skip_ws(p + 10);
+	if (*p++ != '{')
+		return -1;
+	for (;;) {
+		p = skip_ws(p);
+		if (*p == ',')
+			p++;
+		if (!json_str(&p, key, sizeof key))
+			break;
+		p = skip_ws(p);
+		if (*p++ != ':')
+			return -1;
+		char *end;
+		int64_t count = strtoll(skip_ws(p), &end, 10);
+		p = end;
+		const char *us = strrchr(key, '_');
+		int cpu = us ? atoi(us + 1) : -1;
+		if (cpu < 0 || cpu >= max_cpu)
+			return -1;
+		per_cpu[cpu] = count;
+		n++;
+	}
+	return n;
+}
+
+/* ---- the traces --------------------------------------------------------- */
+
+/*
+ * Expected first sched_switch (or first event) of each trace, obtained
+ * once with the babeltrace2 2.0.4 CLI:
+ *   babeltrace2 --clock-seconds TRACE | grep -m1 sched_switch
+ * (synctraces through `babeltrace2 run` with src.ctf.fs connected straight
+ * to sink.text.pretty, see traces/README.md), e.g. for many-threads:
+ *   [1457113582.794569892] wilbrod sched_switch: { cpu_id = 5 },
+ *   { prev_comm = "swapper/5", prev_tid = 0, prev_prio = 20,
+ *     prev_state = 0, next_comm = "lttng-consumerd", next_tid = 4297, ... }
+ * and for context-switches-ust (head -1; procname and vtid are context
+ * fields, addr is 0x804A291):
+ *   [1450193697.034689597] qemu1 lttng_ust_cyg_profile:func_entry:
+ *   { cpu_id = 0 }, { procname = "lemon_server", vtid = 589 },
+ *   { addr = 0x804A291, call_site = 0x8049F3F }
+ */
+struct trace_case {
+	const char *dir;          /* below traces/ */
+	const char *json;         /* below traces/stats/ */
+	const char *ev_name;      /* the chosen event: first of this name */
+	int64_t ev_ts;
+	int32_t ev_cpu;
+	const char *f_int1;       /* integer field and value */
+	int64_t v_int1;
+	const char *f_int2;
+	int64_t v_int2;
+	const char *f_str;        /* string field and value */
+	const char *v_str;
+};
+
+static const struct trace_case cases[] = {
+	{ "many-threads", "many-threads.json", "sched_switch",
+	  1457113582794569892, 5, "prev_tid", 0, "next_tid", 4297,
+	  "prev_comm", "swapper/5" },
+	{ "bug446190", "bug446190.json", "sched_switch",
+	  1412670961211296639, 2, "prev_tid", 0, "next_tid", 496,
+	  "next_comm", "lttng-consumerd" },
+	{ "synctraces/scp_src", "synctraces_scp_src.json", "sched_switch",
+	  1361214076525095952, 0, "prev_tid", 2274, "next_tid", 7416,
+	  "prev_comm", "lttng-sessiond" },
+	{ "synctraces/scp_dest", "synctraces_scp_dest.json", "sched_switch",
+	  0, 0, NULL, 0, NULL, 0, NULL, NULL },
+	{ "context-switches/context-switches-ust", "context-switches-ust.json",
+	  "lttng_ust_cyg_profile:func_entry", 1450193697034689597, 0,
+	  "addr", 0x804A291, "vtid", 589, "procname", "lemon_server" },
+};
+
+static int64_t field_int(const sht_event *ev, const char *name)
+{
+	sht_field f;
+
+	switch (sht_event_field(ev, name, &f)) {
+	case SHT_FIELD_INT: return f.v.i;
+	case SHT_FIELD_UINT: return (int64_t)f.v.u;
+	default: return INT64_MIN;
+	}
+}
+
+static const char *field_str(const sht_event *ev, const char *name)
+{
+	sht_field f;
+
+	return sht_event_field(ev, name, &f) == SHT_FIELD_STRING ? f.v.s : "(none)";
+}
+
+static void check_trace(const struct trace_case *tc)
+{
+	char path[8192], jpath[8192];
+	char *json;
+	sht_source src;
+	sht_event ev;
+	sht_err err;
+	int64_t per_cpu_exp[64] = { 0 }, per_cpu[64] = { 0 };
+	uint64_t n = 0, backward = 0, unknown_cpu = 0;
+	int64_t first = 0, last = 0, prev = INT64_MIN;
+	int seen = 0;
+
+	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
+	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
+	json = slurp(jpath, NULL);
+	if (!ok(json != NULL, "%s: stats JSON readable", tc->dir))
+		return;
+	int n_streams = json_streams(json, per_cpu_exp, 64);
+
+	err = sht_ctf_open(path, NULL, &src);
+	if (!is_int(err, SHT_OK, "%s: opens", tc->dir)) {
+		diag("%s", sht_errmsg());
+		free(json);
+		return;
+	}
+	while ((err = src.ops->next(src.src, &ev)) == SHT_OK) {
+		if (n == 0)
+			first = ev.ts;
+		last = ev.ts;
+		if (ev.ts < prev)
+			backward++;
+		prev = ev.ts;
+		if (ev.pos != n && !seen)
+			ok(0, "%s: pos %" PRIu64 " is the ordinal %" PRIu64,
+			   tc->dir, ev.pos, n);
+		if (ev.cpu >= 0 && ev.cpu < 64)
+			per_cpu[ev.cpu]++;
+		else
+			unknown_cpu++;
+		if (!seen && tc->ev_name && tc->f_int1 && ev.name &&
+		    !strcmp(ev.name, tc->ev_name)) {
+			seen = 1;
+			is_i64(ev.ts, tc->ev_ts, "%s: first %s at the time "
+			       "babeltrace2 prints", tc->dir, tc->ev_name);
+			is_int(ev.cpu, tc->ev_cpu, "%s: its cpu", tc->dir);
+			is_i64(field_int(&ev, tc->f_int1), tc->v_int1, "%s: its %s",
+			       tc->dir, tc->f_int1);
+			is_i64(field_int(&ev, tc->f_int2), tc->v_int2, "%s: its %s",
+			       tc->dir, tc->f_int2);
+			is_str(field_str(&ev, tc->f_str), tc->v_str, "%s: its %s",
+			       tc->dir, tc->f_str);
+			sht_field f;
+			is_int(sht_event_field(&ev, "no_such_field", &f),
+			       SHT_FIELD_NONE, "%s: an absent field is NONE",
+			       tc->dir);
+			ok(sht_ctf_event_bt(&ev) != NULL, "%s: babeltrace2 event "
+			   "reachable", tc->dir);
+		}
+		n++;
+	}
+	is_int(err, SHT_END, "%s: reads to the end (%s)", tc->dir,
+	       err == SHT_END ? "" : sht_errmsg());
+	is_u64(n, (uint64_t)json_int(json, "events"), "%s: event count", tc->dir);
+	is_i64(first, json_int(json, "first_ns"), "%s: first timestamp", tc->dir);
+	is_i64(last, json_int(json, "last_ns"), "%s: last timestamp", tc->dir);
+	is_u64(backward, 0, "%s: events in non-decreasing time", tc->dir);
+	is_u64(unknown_cpu, 0, "%s: every event has a cpu", tc->dir);
+	int cpus_ok = n_streams > 0;
+	for (int k = 0; k < 64; k++)
+		if (per_cpu[k] != per_cpu_exp[k]) {
+			diag("cpu %d: %" PRId64 " events, stats say %" PRId64, k,
+			     per_cpu[k], per_cpu_exp[k]);
+			cpus_ok = 0;
+		}
+	ok(cpus_ok, "%s: per-CPU counts match the %d per-stream counts",
+	   tc->dir, n_streams);
+
+	sht_source_stats st;
+	src.ops->stats(src.src, &st);
+	is_u64(st.events, n, "%s: stats count the events", tc->dir);
+	is_u64(st.discarded_events, (uint64_t)json_int(json, "discarded_events"),
+	       "%s: discarded events", tc->dir);
+	is_u64(st.discarded_packets,
+	       (uint64_t)json_int(json, "discarded_packets"),
+	       "%s: discarded packets", tc->dir);
+	sht_ctf_info info;
+	is_int(sht_ctf_info_get(&src, &info), SHT_OK, "%s: info", tc->dir);
+	is_int((int)info.streams, n_streams, "%s: one port per stream", tc->dir);
+	is_int(info.muxed, n_streams > 1, "%s: muxer only for several streams",
+	       tc->dir);
+	is_int(src.ops->next(src.src, &ev), SHT_END, "%s: END again", tc->dir);
+	sht_ctf_close(&src);
+	ok(src.src == NULL, "%s: close zeroes the source", tc->dir);
+	free(json);
+}
+
+/* ---- seeks -------------------------------------------------------------- */
+
+struct rec {
+	int64_t ts;
+	uint32_t name_hash;
+	int32_t cpu;
+	int64_t field;            /* first of a few common integer fields */
+};
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static void record(const sht_event *ev, struct rec *r)
+{
+	static const char *const names[] = { "prev_tid", "tid", "ret", "fd",
+					     "irq", "vec", "cpu_id" };
+	r->ts = ev->ts;
+	r->name_hash = hash_str(ev->name);
+	r->cpu = ev->cpu;
+	r->field = INT64_MIN;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		int64_t v = field_int(ev, names[k]);
+		if (v != INT64_MIN) {
+			r->field = v;
+			break;
+		}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005u + 1442695040888963407u;
+	return *s >> 33;
+}
+
+static void check_seeks(const char *dir, uint32_t every)
+{
+	char path[8192];
+	sht_ctf_opts opts;
+	sht_source src;
+	sht_event ev;
+	struct rec *recs = NULL, r;
+	size_t n = 0, cap = 0;
+	sht_err err;
+
+	snprintf(path, sizeof path, "%s/%s", traces, dir);
+	sht_ctf_opts_init(&opts);
+	opts.index_every = every;
+	if (!is_int(sht_ctf_open(path, &opts, &src), SHT_OK, "seek %s/%u: opens",
+		    dir, every))
+		return;
+
+	/* A seek before anything was read reads forward. */
+	is_int(src.ops->seek(src.src, 1000), SHT_OK, "seek %s/%u: forward first",
+	       dir, every);
+	ok(src.ops->next(src.src, &ev) == SHT_OK && ev.pos == 1000,
+	   "seek %s/%u: then delivers ordinal 1000", dir, every);
+	is_int(src.ops->seek(src.src, 0), SHT_OK, "seek %s/%u: back to 0", dir,
+	       every);
+
+	while ((err = src.ops->next(src.src, &ev)) == SHT_OK) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			recs = realloc(recs, cap * sizeof *recs);
+			if (!recs)
+				bail_out("out of memory");
+		}
+		record(&ev, &recs[n++]);
+	}
+	is_int(err, SHT_END, "seek %s/%u: full pass of %zu events", dir, every, n);
+	if (n < 10) {
+		free(recs);
+		sht_ctf_close(&src);
+		return;
+	}
+
+	/* Targets: ends, index neighbours, inside equal-timestamp runs,
+	 * random. */
+	uint64_t targets[80];
+	size_t nt = 0;
+	uint64_t seed = 42;
+	targets[nt++] = 0;
+	targets[nt++] = n - 1;
+	targets[nt++] = 1;
+	uint32_t sp = every ? every : 4096;   /* the index spacing */
+	targets[nt++] = sp;
+	targets[nt++] = sp - 1;
+	targets[nt++] = sp + 1;
+	targets[nt++] = n / 2;
+	for (size_t k = 1; k < n && nt < 22; k++)
+		if (recs[k].ts == recs[k - 1].ts && (k % 97 == 0 || nt < 12))
+			targets[nt++] = k;    /* second of a run */
+	size_t runs_first = nt;
+	for (size_t k = n / 3; k < n && nt < runs_first + 4; k++)
+		if (recs[k].ts == recs[k - 1].ts)
+			targets[nt++] = k;
+	while (nt < 60)
+		targets[nt++] = lcg(&seed) % n;
+
+	int bad = 0;
+	double t0 = now_s();
+	for (size_t k = 0; k < nt; k++) {
+		uint64_t pos = targets[k];
+		err = src.ops->seek(src.src, pos);
+		if (err != SHT_OK) {
+			diag("seek %" PRIu64 ": %s", pos, sht_errmsg());
+			bad++;
+			continue;
+		}
+		err = src.ops->next(src.src, &ev);
+		if (err != SHT_OK) {
+			diag("next after seek %" PRIu64 ": %d %s", pos, err,
+			     sht_errmsg());
+			bad++;
+			continue;
+		}
+		record(&ev, &r);
+		if (ev.pos != pos || r.ts != recs[pos].ts ||
+		    r.name_hash != recs[pos].name_hash ||
+		    r.cpu != recs[pos].cpu || r.field != recs[pos].field) {
+			diag("seek %" PRIu64 ": got pos %" PRIu64 " ts %" PRId64
+			     " cpu %d field %" PRId64 ", want ts %" PRId64
+			     " cpu %d field %" PRId64, pos, ev.pos, r.ts, r.cpu,
+			     r.field, recs[pos].ts, recs[pos].cpu,
+			     recs[pos].field);
+			bad++;
+		}
+		/* And the one after it. */
+		if (pos + 1 < n && src.ops->next(src.src, &ev) == SHT_OK) {
+			record(&ev, &r);
+			if (ev.pos != pos + 1 || r.ts != recs[pos + 1].ts ||
+			    r.name_hash != recs[pos + 1].name_hash)
+				bad++;
+		}
+	}
+	double dt = now_s() - t0;
+	is_int(bad, 0, "seek %s/%u: %zu seeks deliver the event of that "
+	       "ordinal", dir, every, nt);
+	sht_ctf_info info;
+	sht_ctf_info_get(&src, &info);
+	diag("seek %s every=%u: %zu seeks in %.3f s (%.2f ms each), %" PRIu64
+	     " repositionings, %" PRIu64 " events skipped, %" PRIu64
+	     " rebuilds, %" PRIu64 " index entries", dir, every, nt, dt,
+	     dt * 1e3 / (double)nt, info.seeks, info.seek_skipped,
+	     info.rebuilds, info.index_entries);
+
+	ok(src.ops->seek(src.src, n) == SHT_OK &&
+	   src.ops->next(src.src, &ev) == SHT_END, "seek %s/%u: to the end, "
+	   "then END", dir, every);
+	is_int(src.ops->seek(src.src, n + 5), SHT_ERR_RANGE, "seek %s/%u: past "
+	       "the end is SHT_ERR_RANGE", dir, every);
+	ok(src.ops->seek(src.src, 3) == SHT_OK &&
+	   src.ops->next(src.src, &ev) == SHT_OK && ev.pos == 3 &&
+	   ev.ts == recs[3].ts, "seek %s/%u: usable after that", dir, every);
+	sht_source_stats st;
+	src.ops->stats(src.src, &st);
+	is_u64(st.discarded_events, 0, "seek %s/%u: re-reads count no discards",
+	       dir, every);
+	free(recs);
+	sht_ctf_close(&src);
+}
+
+/* ---- bad input ---------------------------------------------------------- */
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	size_t got;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (rc == 0 && (got = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, got, out) != got)
+			rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+static void expect_refused(const char *path, const char *what,
+			   const char *needle)
+{
+	sht_source src = { 0 };
+	sht_err err = sht_ctf_open(path, NULL, &src);
+
+	ok(err < 0, "%s: refused (%s)", what, sht_errmsg());
+	ok(src.src == NULL, "%s: out untouched", what);
+	if (needle)
+		ok(strstr(sht_errmsg(), needle) != NULL, "%s: message says \"%s\"",
+		   what, needle);
+	if (err == SHT_OK)
+		sht_ctf_close(&src);
+}
+
+static void check_bad_input(const char *tmp)
+{
+	char path[4096], from[8400], to[8400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/no-such-dir", tmp);
+	expect_refused(path, "missing directory", "No such file");
+
+	snprintf(path, sizeof path, "%s/empty", tmp);
+	mkdir(path, 0755);
+	expect_refused(path, "empty directory", "no metadata");
+
+	snprintf(path, sizeof path, "%s/garbage", tmp);
+	mkdir(path, 0755);
+	snprintf(to, sizeof to, "%s/metadata", path);
+	f = fopen(to, "w");
+	if (f) {
+		fputs("this is not { CTF metadata ; at all\n", f);
+		fclose(f);
+	}
+	snprintf(to, sizeof to, "%s/channel0_0", path);
+	f = fopen(to, "w");
+	if (f) {
+		fputs("garbage stream\n", f);
+		fclose(f);
+	}
+	expect_refused(path, "garbage metadata", "Cannot open CTF trace");
+
+	snprintf(from, sizeof from, "%s/many-threads/metadata", traces);
+	expect_refused(from, "a file, not a directory", "not a directory");
+
+	snprintf(path, sizeof path, "%s/synctraces", traces);
+	expect_refused(path, "directory holding two traces", "2 traces");
+
+	/* Merging on request: two copies of context-switches-ust (3,934
+	 * events each) give every event of both. */
+	{
+		sht_ctf_opts opts;
+		sht_source src;
+		sht_event ev;
+		uint64_t n = 0;
+		sht_err err;
+
+		snprintf(path, sizeof path, "%s/two", tmp);
+		mkdir(path, 0755);
+		for (int k = 0; k < 2; k++) {
+			snprintf(to, sizeof to, "%s/two/t%d", tmp, k);
+			mkdir(to, 0755);
+			const char *files[] = { "metadata", "channel0_0" };
+			for (int j = 0; j < 2; j++) {
+				snprintf(from, sizeof from,
+					 "%s/context-switches/context-switches-ust/%s",
+					 traces, files[j]);
+				snprintf(to, sizeof to, "%s/two/t%d/%s", tmp, k,
+					 files[j]);
+				copy_file(from, to);
+			}
+		}
+		sht_ctf_opts_init(&opts);
+		opts.merge = 1;
+		err = sht_ctf_open(path, &opts, &src);
+		if (err == SHT_OK) {
+			while ((err = src.ops->next(src.src, &ev)) == SHT_OK)
+				n++;
+			sht_ctf_close(&src);
+		}
+		ok(err == SHT_END && n == 2 * 3934, "merge of two traces on "
+		   "request: %" PRIu64 " events, %s", n,
+		   err == SHT_END ? "read" : sht_errmsg());
+	}
+
+	/* A truncated stream file, with and without the LTTng index. */
+	for (int with_index = 0; with_index < 2; with_index++) {
+		const char *t = "many-threads";
+		sht_source src;
+		sht_event ev;
+		uint64_t n = 0;
+		sht_err err;
+
+		snprintf(path, sizeof path, "%s/trunc%d", tmp, with_index);
+		mkdir(path, 0755);
+		if (with_index) {
+			snprintf(to, sizeof to, "%s/index", path);
+			mkdir(to, 0755);
+		}
+		int copied = 0;
+		for (int cpu = 0; cpu < 8; cpu++) {
+			snprintf(from, sizeof from, "%s/%s/channel0_%d", traces, t,
+				 cpu);
+			snprintf(to, sizeof to, "%s/channel0_%d", path, cpu);
+			copied += copy_file(from, to) == 0;
+			if (with_index) {
+				snprintf(from, sizeof from,
+					 "%s/%s/index/channel0_%d.idx", traces, t,
+					 cpu);
+				snprintf(to, sizeof to, "%s/index/channel0_%d.idx",
+					 path, cpu);
+				copy_file(from, to);
+			}
+		}
+		snprintf(from, sizeof from, "%s/%s/metadata", traces, t);
+		snprintf(to, sizeof to, "%s/metadata", path);
+		copied += copy_file(from, to) == 0;
+		snprintf(to, sizeof to, "%s/channel0_1", path);
+		struct stat sb;
+		if (!ok(copied == 9 && stat(to, &sb) == 0 &&
+			truncate(to, sb.st_size / 2 + 123) == 0,
+			"truncated copy %d made", with_index))
+			continue;
+		err = sht_ctf_open(path, NULL, &src);
+		if (err == SHT_OK) {
+			while ((err = src.ops->next(src.src, &ev)) == SHT_OK)
+				n++;
+			if (err < 0)
+				is_int(src.ops->next(src.src, &ev), SHT_ERR_STATE,
+				       "truncated stream %d: the source stays "
+				       "failed", with_index);
+			sht_ctf_close(&src);
+		}
+		ok(err < 0 && sht_errmsg()[0] != '\0',
+		   "truncated stream %s index: error after %" PRIu64
+		   " events (%s)", with_index ? "with" : "without", n,
+		   sht_errmsg());
+	}
+}
+
+/* ---- sht_state_run over the source ------------------------------------- */
+
+static sht_err count_handle(void *ctx, sht_state *ss, const sht_event *ev)
+{
+	const char *elems[2] = { "counts", ev->name ? ev->name : "(null)" };
+	sht_quark q;
+	sht_err err;
+
+	(void)ctx;
+	err = sht_state_quark(ss, SHT_QUARK_ROOT, elems, 2, &q);
+	if (err != SHT_OK)
+		return err;
+	return sht_state_increment(ss, ev->ts, q, 1);
+}
+
+static void check_state_run(const struct trace_case *tc)
+{
+	char path[8192], jpath[8192];
+	struct name_count *names;
+	sht_state_opts so;
+	sht_state *ss = NULL;
+	sht_source src;
+	uint64_t events = 0, skipped = 0;
+	char *json;
+	size_t n_names;
+
+	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
+	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
+	json = slurp(jpath, NULL);
+	names = calloc(1024, sizeof *names);
+	if (!json || !names) {
+		ok(0, "run %s: stats", tc->dir);
+		free(json);
+		free(names);
+		return;
+	}
+	n_names = json_names(json, names, 1024);
+	ok(n_names == (size_t)json_int(json, "distinct_names"),
+	   "run %s: %zu names in the stats", tc->dir, n_names);
+	if (!is_int(sht_ctf_open(path, NULL, &src), SHT_OK, "run %s: opens",
+		    tc->dir))
+		goto out;
+	sht_state_opts_init(&so);
+	so.backend = SHT_BACKEND_MEMORY;
+	is_int(sht_state_create(NULL, json_int(json, "first_ns"), &so, &ss),
+	       SHT_OK, "run %s: state created", tc->dir);
+	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL };
+	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
+	       "run %s: runs (%s)", tc->dir, sht_errmsg());
+	is_u64(events, (uint64_t)json_int(json, "events"), "run %s: events",
+	       tc->dir);
+	int good = 0;
+	for (size_t k = 0; k < n_names; k++) {
+		const char *elems[2] = { "counts", names[k].name };
+		sht_quark q;
+		sht_value v;
+		sht_time since;
+		int64_t got = -1;
+		if (sht_state_quark_find(ss, SHT_QUARK_ROOT, elems, 2, &q) ==
+			    SHT_OK &&
+		    sht_state_ongoing(ss, q, &v, &since) == SHT_OK)
+			got = v.type == SHT_TYPE_INT32 ? v.u.i32 :
+			      v.type == SHT_TYPE_INT64 ? v.u.i64 : -1;
+		if (got == names[k].count)
+			good++;
+		else
+			diag("%s: %s counted %" PRId64 ", stats say %" PRId64,
+			     tc->dir, names[k].name, got, names[k].count);
+	}
+	is_int(good, (int)n_names, "run %s: every per-name count matches",
+	       tc->dir);
+	const sht_quark *kids;
+	size_t n_kids = 0;
+	sht_quark counts;
+	if (sht_state_quark_path(ss, "counts", 0, &counts) == SHT_OK)
+		sht_state_attr_children(ss, counts, &kids, &n_kids);
+	is_int((int)n_kids, (int)n_names, "run %s: no other names", tc->dir);
+	sht_state_close(ss);
+	sht_ctf_close(&src);
+out:
+	free(names);
+	free(json);
+}
+
+int main(void)
+{
+	const char *shared = getenv("SHT_SHARED");
+	const char *tmp = getenv("SHT_TMP");
+	struct stat sb;
+
+	if (!shared)
+		shared = "../shared";
+	snprintf(traces, sizeof traces, "%s/traces", shared);
+	if (stat(traces, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		skip_all("no real traces: %s is absent (set SHT_SHARED)", traces);
+	if (!tmp)
+		tmp = ".";
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		check_trace(&cases[k]);
+	check_seeks("many-threads", 0);   /* default index spacing */
+	check_seeks("many-threads", 3);   /* marks inside equal-ts runs */
+	check_seeks("synctraces/scp_src", 1000); /* no muxer */
+	check_bad_input(tmp);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		check_state_run(&cases[k]);
+	return done_testing();
+}
