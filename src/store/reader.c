@@ -36,7 +36,8 @@ static sht_err read_header(struct sht_reader *r, uint64_t size)
 	if (!(r->hd.flags & SHT__FLAG_COMPLETE))
 		return sht__error(SHT_ERR_INCOMPLETE, "Cannot open history: path=%s was never completed (the build was interrupted)",
 				  r->st.path);
-	if (size != SHT__HEADER_REGION + r->hd.block_count * r->hd.block_size)
+	if (r->hd.block_count > (size - SHT__HEADER_REGION) / r->hd.block_size ||
+	    size != SHT__HEADER_REGION + r->hd.block_count * r->hd.block_size)
 		return sht__error(SHT_ERR_CORRUPT, "Cannot open history: path=%s is %llu bytes, the header says %llu (truncated or extended)",
 				  r->st.path, (unsigned long long)size,
 				  (unsigned long long)(SHT__HEADER_REGION +

@@ -362,6 +362,13 @@ static void test_refusals(const ref *f)
 	put32(buf + H_CRC, crc32c(buf, H_CRC));
 	spill(path, buf, f->len);
 	expect_open(path, SHT_ERR_CORRUPT, "block_count one too many");
+	/* block_count whose byte size wraps around 2^64 to the file's size */
+	memcpy(buf, f->bytes, f->len);
+	put64(buf + H_BLOCK_COUNT, f->blocks + (UINT64_C(1) << 63) /
+		  (get32(f->bytes + 24) / 2));
+	put32(buf + H_CRC, crc32c(buf, H_CRC));
+	spill(path, buf, f->len);
+	expect_open(path, SHT_ERR_CORRUPT, "block_count wrapping around 2^64");
 	/* header_len beyond the header region */
 	memcpy(buf, f->bytes, f->len);
 	put32(buf + H_HEADER_LEN, HDR_REGION + 4);
