@@ -109,6 +109,39 @@ SHT_API sht_err sht_ctf_info_get(const sht_source *src, sht_ctf_info *out);
  * source; valid until the source's next call. */
 SHT_API const void *sht_ctf_event_bt(const sht_event *ev);
 
+/*
+ * The trace environment (CTF metadata "env" block: tracer_name,
+ * tracer_major, tracer_minor, hostname, kernel_release, domain, ...).
+ *
+ * The environment is that of the trace object of the first babeltrace2
+ * message naming a stream: sht_ctf_open() reads the first batch of
+ * messages, which begins with a stream-beginning message, so the
+ * environment is known as soon as the source is open, before any next().
+ * It does not change with seeks, graph rebuilds or failures of the source
+ * (it stays readable until sht_ctf_close).  With opts->merge and several
+ * traces, it is the environment of the trace whose stream came first.
+ *
+ * sht_ctf_env() puts the value of the entry name in *out: integers INT (or
+ * UINT), strings STRING (valid until sht_ctf_close(), unlike event
+ * fields), reals DOUBLE, anything else OTHER.  Values are as babeltrace2
+ * gives them: CTF 1.8 integers are INT, strings carry no quotes.
+ * @return SHT_OK; SHT_NOT_FOUND (out->type NONE) if the trace has no such
+ *         entry (or no trace object was met); SHT_ERR_INVALID if src is
+ *         not a CTF source or name / out is NULL (and in a libsht built
+ *         without libbabeltrace2).
+ */
+SHT_API sht_err sht_ctf_env(const sht_source *src, const char *name,
+			    sht_field *out);
+
+/*
+ * The environment entry of the given index (0, 1, ... in babeltrace2's
+ * order): its name in *name (valid until sht_ctf_close) and value in *out
+ * as sht_ctf_env() gives it.  @return SHT_OK; SHT_NOT_FOUND past the last
+ * entry; SHT_ERR_INVALID as sht_ctf_env().
+ */
+SHT_API sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
+				  const char **name, sht_field *out);
+
 #ifdef __cplusplus
 }
 #endif

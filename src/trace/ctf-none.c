@@ -38,3 +38,28 @@ const void *sht_ctf_event_bt(const sht_event *ev)
 	(void)ev;
 	return NULL;
 }
+
+sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
+{
+	(void)src;
+	(void)name;
+	if (out) {
+		out->type = SHT_FIELD_NONE;
+		out->v.u = 0;
+	}
+	return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: built without libbabeltrace2");
+}
+
+sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
+			  const char **name, sht_field *out)
+{
+	(void)src;
+	(void)index;
+	if (name)
+		*name = NULL;
+	if (out) {
+		out->type = SHT_FIELD_NONE;
+		out->v.u = 0;
+	}
+	return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: built without libbabeltrace2");
+}

@@ -28,6 +28,11 @@
  *  (4) Every message reference taken from a batch is put exactly once:
  *      events when the next one is read (cur_msg), others at once; a seek
  *      or close puts the rest of the batch.
+ *  (5) trace holds a reference to the trace object (environment) of the
+ *      first message that names a stream: normally taken at open time from
+ *      the first batch, which starts with a stream-beginning message; else
+ *      from the first such message read later.  Kept across seeks and
+ *      graph rebuilds (the first one wins), put at close.
  */
 #include <babeltrace2/babeltrace.h>
 
@@ -104,6 +109,8 @@ struct sht_ctf {
 	uint64_t run;                 /* events of last_ts, ending there */
 	struct ctf_mark *marks;       /* (2) */
 	size_t n_marks, cap_marks;
+
+	const bt_trace *trace;        /* (5) reference held, or NULL */
 
 	sht_err failed;               /* sticky error, SHT_OK if none */
 	sht_source_stats st;
@@ -305,6 +312,84 @@ static sht_err ctf_run(struct sht_ctf *c, enum ctf_req req)
 	}
 }
 
+/* ---- trace environment ------------------------------------------------- */
+
+/* The stream a message belongs to, or NULL (message iterator inactivity). */
+static const bt_stream *ctf_msg_stream(const bt_message *m)
+{
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(m));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(m));
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(
+			bt_message_event_borrow_event_const(m));
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_message_discarded_events_borrow_stream_const(m);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_message_discarded_packets_borrow_stream_const(m);
+	default:
+		return NULL;
+	}
+}
+
+/* Take the trace of m if none is held yet (invariant 5). */
+static void ctf_note_trace(struct sht_ctf *c, const bt_message *m)
+{
+	const bt_stream *stream;
+
+	if (c->trace || !m || !(stream = ctf_msg_stream(m)))
+		return;
+	c->trace = bt_stream_borrow_trace_const(stream);
+	bt_trace_get_ref(c->trace);
+}
+
+/* Take the trace from the messages of the current batch not read yet. */
+static void ctf_note_trace_batch(struct sht_ctf *c)
+{
+	for (uint64_t k = c->i_msg; !c->trace && k < c->n_msgs; k++)
+		ctf_note_trace(c, c->msgs[k]);
+}
+
+/* An environment value as a field: integers INT / UINT, strings STRING,
+ * reals DOUBLE, booleans UINT, anything else OTHER. */
+static void ctf_env_value(const bt_value *v, sht_field *out)
+{
+	out->v.u = 0;
+	switch (bt_value_get_type(v)) {
+	case BT_VALUE_TYPE_SIGNED_INTEGER:
+		out->type = SHT_FIELD_INT;
+		out->v.i = bt_value_integer_signed_get(v);
+		break;
+	case BT_VALUE_TYPE_UNSIGNED_INTEGER:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_value_integer_unsigned_get(v);
+		break;
+	case BT_VALUE_TYPE_STRING:
+		out->type = SHT_FIELD_STRING;
+		out->v.s = bt_value_string_get(v);
+		break;
+	case BT_VALUE_TYPE_REAL:
+		out->type = SHT_FIELD_DOUBLE;
+		out->v.d = bt_value_real_get(v);
+		break;
+	case BT_VALUE_TYPE_BOOL:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_value_bool_get(v) ? 1u : 0u;
+		break;
+	default:
+		out->type = SHT_FIELD_OTHER;
+		break;
+	}
+}
+
 /* ---- graph -------------------------------------------------------------- */
 
 /* Put every reference of the current batch and event. */
@@ -450,6 +535,7 @@ static sht_err ctf_graph_build(struct sht_ctf *c)
 		c->failed = SHT_OK;   /* the caller decides */
 		goto fail;
 	}
+	ctf_note_trace_batch(c);      /* (5) */
 	return SHT_OK;
 fail:
 	BT_VALUE_PUT_REF_AND_RESET(inputs);
@@ -580,6 +666,7 @@ static sht_err ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 		}
 		const bt_message *m = c->msgs[c->i_msg];
 		c->msgs[c->i_msg++] = NULL;
+		ctf_note_trace(c, m);
 		switch (bt_message_get_type(m)) {
 		case BT_MESSAGE_TYPE_EVENT: {
 			sht_err err = ctf_msg_ts(c, m, ts);
@@ -830,6 +917,7 @@ void sht_ctf_opts_init(sht_ctf_opts *opts)
 static void ctf_free(struct sht_ctf *c)
 {
 	ctf_graph_destroy(c);
+	BT_TRACE_PUT_REF_AND_RESET(c->trace);
 	BT_PLUGIN_PUT_REF_AND_RESET(c->plugin_ctf);
 	BT_PLUGIN_PUT_REF_AND_RESET(c->plugin_utils);
 	free(c->marks);
@@ -937,4 +1025,61 @@ const void *sht_ctf_event_bt(const sht_event *ev)
 		return NULL;
 	const struct sht_ctf *c = ev->data;
 	return ev->pos + 1 == c->ordinal ? c->cur_ev : NULL;
+}
+
+/* The source's trace object (invariant 5): from open's first batch, else
+ * (never seen with src.ctf.fs, whose first message is a stream beginning)
+ * from the first message next() met that names a stream.  NULL if none. */
+static const bt_trace *ctf_trace(const sht_source *src)
+{
+	if (!src || src->ops != &ctf_ops || !src->src)
+		return NULL;
+	return ((const struct sht_ctf *)src->src)->trace;
+}
+
+sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
+{
+	const bt_trace *trace;
+	const bt_value *v;
+
+	if (out) {
+		out->type = SHT_FIELD_NONE;
+		out->v.u = 0;
+	}
+	if (!src || src->ops != &ctf_ops || !src->src || !name || !out)
+		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
+				  "not a CTF source, or NULL name / out");
+	trace = ctf_trace(src);
+	if (!trace)
+		return SHT_NOT_FOUND;
+	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
+	if (!v)
+		return SHT_NOT_FOUND;
+	ctf_env_value(v, out);
+	return SHT_OK;
+}
+
+sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
+			  const char **name, sht_field *out)
+{
+	const bt_trace *trace;
+	const bt_value *v = NULL;
+	const char *n = NULL;
+
+	if (name)
+		*name = NULL;
+	if (out) {
+		out->type = SHT_FIELD_NONE;
+		out->v.u = 0;
+	}
+	if (!src || src->ops != &ctf_ops || !src->src || !name || !out)
+		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
+				  "not a CTF source, or NULL name / out");
+	trace = ctf_trace(src);
+	if (!trace || index >= bt_trace_get_environment_entry_count(trace))
+		return SHT_NOT_FOUND;
+	bt_trace_borrow_environment_entry_by_index_const(trace, index, &n, &v);
+	*name = n;
+	ctf_env_value(v, out);
+	return SHT_OK;
 }

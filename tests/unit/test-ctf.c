@@ -741,6 +741,153 @@ out:
 	free(json);
 }
 
+/* ---- the trace environment (sht_ctf_env) --------------------------------- */
+
+/* Expected env per trace: from stats/<trace>.json (python3-bt2) and
+ * babeltrace2 --output-format=ctf-metadata; traces/README.md. */
+struct env_case {
+	const char *dir;
+	const char *tracer_name, *domain, *hostname, *kernel_release;
+	int64_t major, minor;
+	uint64_t entries;        /* env entries in the metadata */
+	sht_kernel_layout layout; /* what §5 picks from them */
+};
+
+static const struct env_case env_cases[] = {
+	{ "many-threads", "lttng-modules", "kernel", "wilbrod", "4.4.3-1-ARCH",
+	  2, 8, 9, SHT_KERNEL_LAYOUT_LTTNG_2_7 },
+	{ "bug446190", "lttng-modules", "kernel", "lager", "3.10.31-ltsi",
+	  2, 5, 9, SHT_KERNEL_LAYOUT_LTTNG_2_0 },
+	{ "synctraces/scp_src", "lttng-modules", "kernel", "VM1",
+	  "3.6.11-1-ARCH", 2, 1, 9, SHT_KERNEL_LAYOUT_LTTNG_2_0 },
+	{ "synctraces/scp_dest", "lttng-modules", "kernel", "VM3",
+	  "3.6.11-1-ARCH", 2, 1, 9, SHT_KERNEL_LAYOUT_LTTNG_2_0 },
+	{ "context-switches/context-switches-ust", "lttng-ust", "ust", "qemu1",
+	  NULL, 2, 6, 5, SHT_KERNEL_LAYOUT_LTTNG_2_0 },
+};
+
+static const char *env_str(const sht_source *src, const char *name)
+{
+	sht_field f;
+
+	if (sht_ctf_env(src, name, &f) != SHT_OK || f.type != SHT_FIELD_STRING)
+		return "(none)";
+	return f.v.s;
+}
+
+static int64_t env_int(const sht_source *src, const char *name)
+{
+	sht_field f;
+
+	if (sht_ctf_env(src, name, &f) != SHT_OK)
+		return INT64_MIN;
+	return f.type == SHT_FIELD_INT ? f.v.i :
+	       f.type == SHT_FIELD_UINT ? (int64_t)f.v.u : INT64_MIN;
+}
+
+static void check_env_values(const struct env_case *ec, const sht_source *src,
+			     const char *when)
+{
+	is_str(env_str(src, "tracer_name"), ec->tracer_name,
+	       "env %s %s: tracer_name", ec->dir, when);
+	is_i64(env_int(src, "tracer_major"), ec->major,
+	       "env %s %s: tracer_major", ec->dir, when);
+	is_i64(env_int(src, "tracer_minor"), ec->minor,
+	       "env %s %s: tracer_minor", ec->dir, when);
+	is_str(env_str(src, "hostname"), ec->hostname, "env %s %s: hostname",
+	       ec->dir, when);
+	is_str(env_str(src, "domain"), ec->domain, "env %s %s: domain",
+	       ec->dir, when);
+}
+
+static void check_env(const struct env_case *ec)
+{
+	char path[8192], major[32], minor[32];
+	sht_source src;
+	sht_field f;
+	sht_event ev;
+	sht_err err;
+
+	snprintf(path, sizeof path, "%s/%s", traces, ec->dir);
+	if (!is_int(sht_ctf_open(path, NULL, &src), SHT_OK, "env %s: opens",
+		    ec->dir))
+		return;
+	/* Known at open, before any event. */
+	check_env_values(ec, &src, "at open");
+	if (ec->kernel_release)
+		is_str(env_str(&src, "kernel_release"), ec->kernel_release,
+		       "env %s: kernel_release", ec->dir);
+	else
+		is_int(sht_ctf_env(&src, "kernel_release", &f), SHT_NOT_FOUND,
+		       "env %s: no kernel_release (userspace)", ec->dir);
+	is_int(sht_ctf_env(&src, "tracer_name", &f), SHT_OK,
+	       "env %s: tracer_name found", ec->dir);
+	ok(f.type == SHT_FIELD_STRING, "env %s: tracer_name is a string",
+	   ec->dir);
+	is_int(sht_ctf_env(&src, "tracer_major", &f), SHT_OK,
+	       "env %s: tracer_major found", ec->dir);
+	ok(f.type == SHT_FIELD_INT, "env %s: tracer_major is an INT (CTF 1.8 "
+	   "integers are signed in babeltrace2)", ec->dir);
+	f.type = SHT_FIELD_INT;
+	is_int(sht_ctf_env(&src, "no_such_entry", &f), SHT_NOT_FOUND,
+	       "env %s: missing entry is SHT_NOT_FOUND", ec->dir);
+	ok(f.type == SHT_FIELD_NONE, "env %s: missing entry gives NONE",
+	   ec->dir);
+
+	/* Enumeration: every entry once, names and values agree with the
+	 * look-up by name. */
+	uint64_t n = 0;
+	int agree = 1;
+	const char *name;
+	while ((err = sht_ctf_env_entry(&src, n, &name, &f)) == SHT_OK) {
+		sht_field g;
+		if (!name || sht_ctf_env(&src, name, &g) != SHT_OK ||
+		    g.type != f.type ||
+		    (f.type == SHT_FIELD_STRING ? strcmp(f.v.s, g.v.s) != 0 :
+		     f.v.u != g.v.u))
+			agree = 0;
+		n++;
+	}
+	is_int(err, SHT_NOT_FOUND, "env %s: enumeration ends with NOT_FOUND",
+	       ec->dir);
+	is_u64(n, ec->entries, "env %s: %" PRIu64 " entries", ec->dir,
+	       ec->entries);
+	ok(agree, "env %s: entries by index agree with entries by name",
+	   ec->dir);
+
+	snprintf(major, sizeof major, "%" PRId64, env_int(&src, "tracer_major"));
+	snprintf(minor, sizeof minor, "%" PRId64, env_int(&src, "tracer_minor"));
+	is_int((int)sht_kernel_layout_from_env(env_str(&src, "tracer_name"),
+					       major, minor),
+	       (int)ec->layout, "env %s: kernel layout from the env", ec->dir);
+
+	/* Unchanged by reading, by reading to the end, and by seeks. */
+	for (int k = 0; k < 100 && src.ops->next(src.src, &ev) == SHT_OK; k++)
+		;
+	check_env_values(ec, &src, "after 100 events");
+	while (src.ops->next(src.src, &ev) == SHT_OK)
+		;
+	check_env_values(ec, &src, "at the end");
+	is_int(src.ops->seek(src.src, 0), SHT_OK, "env %s: seek 0", ec->dir);
+	check_env_values(ec, &src, "after seek 0");
+	sht_ctf_close(&src);
+}
+
+static void check_env_bad(void)
+{
+	sht_source none = { NULL, NULL };
+	sht_field f;
+	const char *name = "x";
+
+	is_int(sht_ctf_env(&none, "tracer_name", &f), SHT_ERR_INVALID,
+	       "env: not a CTF source is SHT_ERR_INVALID");
+	is_int(sht_ctf_env(NULL, "tracer_name", &f), SHT_ERR_INVALID,
+	       "env: NULL source is SHT_ERR_INVALID");
+	is_int(sht_ctf_env_entry(&none, 0, &name, &f), SHT_ERR_INVALID,
+	       "env entry: not a CTF source is SHT_ERR_INVALID");
+	ok(name == NULL, "env entry: name reset on error");
+}
+
 int main(void)
 {
 	const char *shared = getenv("SHT_SHARED");
@@ -763,5 +910,8 @@ int main(void)
 	check_bad_input(tmp);
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
 		check_state_run(&cases[k]);
+	for (size_t k = 0; k < sizeof env_cases / sizeof env_cases[0]; k++)
+		check_env(&env_cases[k]);
+	check_env_bad();
 	return done_testing();
 }
