@@ -111,6 +111,15 @@ SHT_API sht_err sht_state_quark_path(sht_state *ss, const char *path,
 /* Number of attributes (= the next quark). */
 SHT_API uint64_t sht_state_attr_count(sht_state *ss);
 
+/*
+ * For providers that keep quarks between events: the number of attributes
+ * now, or -1 when quarks must be looked up every time (a partial history's
+ * replay, whose attributes appear as the replay goes, or an opened
+ * history).  A cache stays valid while the same state system reports the
+ * count it had when the cache was last used.
+ */
+SHT_API int64_t sht_state_cacheable_count(sht_state *ss);
+
 /* Name of q (borrowed: valid until the state system is closed), its
  * parent (SHT_QUARK_ROOT for a top-level attribute), its children in
  * creation order (*out borrowed, valid until the next attribute is

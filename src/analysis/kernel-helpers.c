@@ -4,10 +4,170 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kernel-int.h"
 #include "util/util.h"
+
+const char *const sht__kern_cname[KC_COUNT] = {
+	"Threads", "CPUs", "IRQs", "Soft_IRQs", "Current_thread", "System_call",
+	"Current_cpu_rq", "Exec_name", "Prio", "PPID", "PID", "Frequency",
+	"Min frequency", "Max frequency",
+};
+
+/* ---- quark cache ------------------------------------------------------------ */
+
+/* Attribute count of a state system the cache may serve, else -1: a
+ * replay (quarks appear as the replay goes) or an opened history is
+ * looked up every time. */
+static int64_t cacheable_count(sht_state *ss)
+{
+	return ss ? sht_state_cacheable_count(ss) : -1;
+}
+
+void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
+{
+	int64_t n = cacheable_count(ss);
+
+	k->cache_on = n >= 0;
+	if (!k->cache_on)
+		return;
+	if (ss != k->ss || (uint64_t)n != k->nattrs) {
+		/* Another state system (or one changed behind our back). */
+		if (k->qc)
+			memset(k->qc, 0, k->nqc_cap * sizeof *k->qc);
+		k->nqc = 0;
+		k->ss = ss;
+	}
+	k->nattrs = (uint64_t)n;
+}
+
+void sht__kern_cache_end(sht_kernel *k, sht_state *ss)
+{
+	if (k->cache_on)
+		k->nattrs = (uint64_t)cacheable_count(ss);
+}
+
+void sht__kern_cache_free(sht_kernel *k)
+{
+	free(k->qc);
+	for (size_t i = 0; i < KERN_NAME_CACHE; i++)
+		free(k->names[i].copy);
+}
+
+static size_t kq_hash(sht_quark parent, uint32_t kind, int64_t key)
+{
+	uint64_t h = ((uint64_t)parent << 2 | kind) * 0x9E3779B97F4A7C15u;
+
+	h ^= (uint64_t)key;
+	h *= 0xC2B2AE3D27D4EB4Fu;
+	h ^= h >> 32;              /* the table uses the low bits */
+	return (size_t)h;
+}
+
+static struct kq_ent *kq_find(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key)
+{
+	size_t mask = k->nqc_cap - 1;
+
+	if (!k->nqc)
+		return NULL;
+	for (size_t i = kq_hash(parent, kind, key) & mask;; i = (i + 1) & mask) {
+		struct kq_ent *x = &k->qc[i];
+		if (x->kind == KK_EMPTY)
+			return NULL;
+		if (x->parent == parent && x->kind == kind && x->key == key)
+			return x;
+	}
+}
+
+/* Remember a look-up that succeeded (no memory: not cached). */
+static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, sht_quark q)
+{
+	size_t mask;
+
+	if ((k->nqc + 1) * 2 > k->nqc_cap) {
+		size_t cap = k->nqc_cap ? k->nqc_cap * 2 : 1024;
+		struct kq_ent *old = k->qc, *nq = calloc(cap, sizeof *nq);
+
+		if (!nq)
+			return;
+		k->qc = nq;
+		k->nqc_cap = cap;
+		for (size_t i = 0; old && i < cap / 2; i++) {
+			if (old[i].kind == KK_EMPTY)
+				continue;
+			for (size_t j = kq_hash(old[i].parent, old[i].kind, old[i].key) & (cap - 1);;
+			     j = (j + 1) & (cap - 1))
+				if (nq[j].kind == KK_EMPTY) {
+					nq[j] = old[i];
+					break;
+				}
+		}
+		free(old);
+	}
+	mask = k->nqc_cap - 1;
+	for (size_t i = kq_hash(parent, kind, key) & mask;; i = (i + 1) & mask)
+		if (k->qc[i].kind == KK_EMPTY) {
+			k->qc[i] = (struct kq_ent){ .key = key, .parent = parent, .q = q, .kind = kind };
+			k->nqc++;
+			return;
+		}
+}
+
+static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t key, int create,
+		      sht_quark *out)
+{
+	char buf[KERN_NAME_MAX];
+	const char *name = buf;
+	struct kq_ent *x;
+	sht_err err;
+
+	if (e->k->cache_on && (x = kq_find(e->k, parent, kind, key))) {
+		*out = x->q;
+		return SHT_OK;
+	}
+	if (kind == KK_CONST)
+		name = sht__kern_cname[key];
+	else if (kind == KK_NUM)
+		snprintf(buf, sizeof buf, "%" PRId64, key);
+	else
+		snprintf(buf, sizeof buf, "0_%" PRId64, key);
+	err = create ? sht_state_quark(e->ss, parent, &name, 1, out)
+		     : sht_state_quark_find(e->ss, parent, &name, 1, out);
+	if (err == SHT_OK && e->k->cache_on)
+		kq_put(e->k, parent, kind, key, *out);
+	return err;
+}
+
+sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create, sht_quark *out)
+{
+	return kq_get(e, parent, KK_CONST, name, create, out);
+}
+
+sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create, sht_quark *out)
+{
+	return kq_get(e, parent, KK_NUM, num, create, out);
+}
+
+sht_err sht__kern_thread_dec(struct kev *e, int32_t tid, sht_quark *out)
+{
+	sht_quark threads;
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
+
+	return err == SHT_OK ? kq_get(e, threads, KK_NUM, tid, 1, out) : err;
+}
+
+sht_err sht__kern_thread(struct kev *e, int32_t tid, sht_quark *out)
+{
+	sht_quark threads;
+	sht_err err;
+
+	if (tid != 0)
+		return sht__kern_thread_dec(e, tid, out);
+	err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
+	return err == SHT_OK ? kq_get(e, threads, KK_ZERO, e->cpu, 1, out) : err;
+}
 
 /* ---- fields -------------------------------------------------------------- */
 
@@ -162,32 +322,31 @@ sht_err sht__kern_set_str(struct kev *e, sht_quark q, const char *s)
 
 sht_err sht__kern_cpu(struct kev *e, sht_quark *out)
 {
-	const char *path[] = { "CPUs", e->cpu_name };
+	sht_quark cpus;
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_CPUS, 1, &cpus);
 
-	return sht__kern_path(e, path, 2, out);
+	return err == SHT_OK ? sht__kern_childn(e, cpus, e->cpu, 1, out) : err;
 }
 
 sht_err sht__kern_current_thread(struct kev *e, sht_quark *thread)
 {
-	const char *path[] = { "CPUs", e->cpu_name, "Current_thread" };
-	char name[KERN_NAME_MAX];
-	const char *tpath[] = { "Threads", name };
-	sht_quark cur;
+	sht_quark cpu, cur;
 	int32_t tid = -1;
-	sht_err err = sht__kern_path(e, path, 3, &cur);
+	sht_err err = sht__kern_cpu(e, &cpu);
 
+	if (err == SHT_OK)
+		err = sht__kern_childk(e, cpu, KC_CURRENT_THREAD, 1, &cur);
 	if (err != SHT_OK)
 		return err;
 	sht__kern_get_int(e, cur, &tid);             /* null: -1 (Threads/-1) */
-	sht__kern_thread_name(e, tid, name);         /* defined: the CPU is known */
-	return sht__kern_path(e, tpath, 2, thread);
+	return sht__kern_thread(e, tid, thread);     /* defined: the CPU is known */
 }
 
 sht_err sht__kern_set_running(struct kev *e, sht_quark thread)
 {
 	sht_quark sc;
 	sht_value v;
-	sht_err err = sht__kern_child(e, thread, "System_call", &sc);
+	sht_err err = sht__kern_childk(e, thread, KC_SYSTEM_CALL, 1, &sc);
 
 	if (err == SHT_OK)
 		err = sht__kern_get(e, sc, &v);
@@ -218,12 +377,10 @@ static sht_err any_child(struct kev *e, sht_quark parent, int32_t mask, int *fou
 /* cpu-status(c) of §4.3 into *out; cpu is CPUs/<c>. */
 static sht_err cpu_status(struct kev *e, sht_quark cpu, sht_value *out)
 {
-	char name[KERN_NAME_MAX];
-	const char *tpath[] = { "Threads", name, "System_call" };
 	sht_quark q;
 	sht_value v = sht_value_null();
 	int found = 0;
-	sht_err err = sht__kern_child(e, cpu, "IRQs", &q);
+	sht_err err = sht__kern_childk(e, cpu, KC_IRQS, 1, &q);
 
 	if (err == SHT_OK)
 		err = any_child(e, q, 0, &found);
@@ -231,22 +388,23 @@ static sht_err cpu_status(struct kev *e, sht_quark cpu, sht_value *out)
 		*out = sht_value_int32(16);
 		return err;
 	}
-	err = sht__kern_child(e, cpu, "Soft_IRQs", &q);
+	err = sht__kern_childk(e, cpu, KC_SOFT_IRQS, 1, &q);
 	if (err == SHT_OK)
 		err = any_child(e, q, 8, &found);
 	if (err != SHT_OK || found) {
 		*out = sht_value_int32(8);
 		return err;
 	}
-	err = sht__kern_child(e, cpu, "Current_thread", &q);
+	err = sht__kern_childk(e, cpu, KC_CURRENT_THREAD, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_get(e, q, &v);
 	if (err != SHT_OK || v.type != SHT_TYPE_INT32 || v.u.i32 == 0) {
 		*out = v.type == SHT_TYPE_INT32 ? sht_value_int32(0) : sht_value_null();
 		return err;
 	}
-	sht__kern_dec(v.u.i32, name);                /* never 0_<c> here */
-	err = sht__kern_path(e, tpath, 3, &q);
+	err = sht__kern_thread_dec(e, v.u.i32, &q);  /* never 0_<c> here */
+	if (err == SHT_OK)
+		err = sht__kern_childk(e, q, KC_SYSTEM_CALL, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_get(e, q, &v);
 	*out = sht_value_int32(v.type == SHT_TYPE_NULL ? 2 : 4);
@@ -270,9 +428,8 @@ sht_err sht__kern_update_cpu(struct kev *e)
  * *kids / *n: the CPUs (SHT_NOT_FOUND if CPUs does not exist). */
 static sht_err cpus(struct kev *e, const sht_quark **kids, size_t *n)
 {
-	const char *name = "CPUs";
 	sht_quark q;
-	sht_err err = sht_state_quark_find(e->ss, SHT_QUARK_ROOT, &name, 1, &q);
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_CPUS, 0, &q);
 
 	*n = 0;
 	if (err == SHT_OK)
@@ -281,12 +438,13 @@ static sht_err cpus(struct kev *e, const sht_quark **kids, size_t *n)
 }
 
 /* Ongoing value of CPUs/<cpu>/<dir>/<name> (probe): null if absent. */
-static sht_err probe_value(struct kev *e, sht_quark cpu, const char *dir, const char *name,
-			   sht_value *out)
+static sht_err probe_value(struct kev *e, sht_quark cpu, kc dir, int32_t name, sht_value *out)
 {
-	const char *path[] = { dir, name };
 	sht_quark q;
-	sht_err err = sht_state_quark_find(e->ss, cpu, path, 2, &q);
+	sht_err err = sht__kern_childk(e, cpu, dir, 0, &q);
+
+	if (err == SHT_OK)
+		err = sht__kern_childn(e, q, name, 0, &q);
 
 	*out = sht_value_null();
 	if (err == SHT_OK)
@@ -294,7 +452,7 @@ static sht_err probe_value(struct kev *e, sht_quark cpu, const char *dir, const 
 	return err == SHT_NOT_FOUND ? SHT_OK : err;
 }
 
-sht_err sht__kern_aggregate_softirq(struct kev *e, const char *vec, sht_value *out)
+sht_err sht__kern_aggregate_softirq(struct kev *e, int32_t vec, sht_value *out)
 {
 	const sht_quark *kids = NULL;
 	size_t n;
@@ -304,7 +462,7 @@ sht_err sht__kern_aggregate_softirq(struct kev *e, const char *vec, sht_value *o
 
 	*out = sht_value_null();
 	for (size_t i = 0; err == SHT_OK && i < n; i++) {
-		err = probe_value(e, kids[i], "Soft_IRQs", vec, &v);
+		err = probe_value(e, kids[i], KC_SOFT_IRQS, vec, &v);
 		if (err == SHT_OK && v.type == SHT_TYPE_INT32 && v.u.i32 > best) {
 			best = v.u.i32;
 			*out = v;
@@ -313,7 +471,7 @@ sht_err sht__kern_aggregate_softirq(struct kev *e, const char *vec, sht_value *o
 	return err;
 }
 
-sht_err sht__kern_cpu_for_irq(struct kev *e, const char *n_name, sht_value *out)
+sht_err sht__kern_cpu_for_irq(struct kev *e, int32_t n_name, sht_value *out)
 {
 	const sht_quark *kids = NULL;
 	size_t n;
@@ -322,7 +480,7 @@ sht_err sht__kern_cpu_for_irq(struct kev *e, const char *n_name, sht_value *out)
 
 	*out = sht_value_null();
 	for (size_t i = 0; err == SHT_OK && i < n; i++) {
-		err = probe_value(e, kids[i], "IRQs", n_name, &v);
+		err = probe_value(e, kids[i], KC_IRQS, n_name, &v);
 		if (err == SHT_OK && v.type != SHT_TYPE_NULL) {
 			*out = v;       /* the value is the CPU number (set to c) */
 			break;

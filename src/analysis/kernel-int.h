@@ -24,10 +24,52 @@
 /* Longest attribute name the handlers build ("0_-2147483648", "<irq>/"). */
 #define KERN_NAME_MAX 24
 
+/* Well-known attribute names, for the quark cache (KC_*: the index in
+ * sht__kern_cname). */
+typedef enum kc {
+	KC_THREADS, KC_CPUS, KC_IRQS, KC_SOFT_IRQS, KC_CURRENT_THREAD, KC_SYSTEM_CALL,
+	KC_CURRENT_CPU_RQ, KC_EXEC_NAME, KC_PRIO, KC_PPID, KC_PID, KC_FREQUENCY,
+	KC_MIN_FREQUENCY, KC_MAX_FREQUENCY, KC_COUNT
+} kc;
+extern const char *const sht__kern_cname[KC_COUNT];
+
+/* Kinds of cached names: a well-known name (key: kc), a decimal number
+ * (key: the number), "0_<cpu>" (key: the cpu). */
+enum { KK_EMPTY = 0, KK_CONST, KK_NUM, KK_ZERO };
+
+/* One cached look-up: parent/<name of (kind, key)> exists and is q.  An
+ * attribute, once it exists, keeps its quark: only look-ups that
+ * succeeded are cached, so a hit is what the state system would answer,
+ * and a get-or-create that hits would have created nothing. */
+struct kq_ent {
+	int64_t key;
+	sht_quark parent, q;
+	uint32_t kind;
+};
+
+/* Cached dispatch of one event name. */
+struct kname_ent {
+	const char *ptr;            /* the event's name pointer last seen */
+	char *copy;                 /* its text (the pointer alone may be reused) */
+	const void *kn;             /* struct kname *, or NULL */
+	unsigned prefixes;          /* bit i: PREFIXES[i] matches the name */
+};
+
+#define KERN_NAME_CACHE 64
+
 struct sht_kernel {
 	sht_kernel_layout layout;   /* as given */
 	unsigned layouts;           /* bit set of layouts still possible */
 	sht_kernel_stats stats;
+	/* Quark cache, valid for state system `ss` while its attribute
+	 * count is `nattrs` at the start of an event (a change of either:
+	 * another state system; replays are not cached). */
+	sht_state *ss;
+	uint64_t nattrs;
+	struct kq_ent *qc;          /* open addressing, nqc_cap a power of 2 */
+	size_t nqc, nqc_cap;
+	int cache_on;               /* for the current event */
+	struct kname_ent names[KERN_NAME_CACHE + 1]; /* + a scratch entry */
 };
 
 /* One event being handled. */
@@ -36,8 +78,7 @@ struct kev {
 	sht_state *ss;
 	const sht_event *ev;
 	sht_time t;                 /* event timestamp */
-	int32_t cpu;                /* -1: unknown */
-	char cpu_name[KERN_NAME_MAX]; /* decimal cpu, if known */
+	int32_t cpu;                /* -1: unknown (its name: the decimal) */
 };
 
 /* ---- fields (kernel-helpers.c) ------------------------------------------ */
@@ -69,6 +110,25 @@ sht_err sht__kern_probe(struct kev *e, sht_quark parent, const char *name, sht_q
 /* Get-or-create the path elems[0..n) below the root. */
 sht_err sht__kern_path(struct kev *e, const char *const *elems, size_t n, sht_quark *out);
 
+/* Cached look-ups (same creations, in the same order, as the uncached
+ * ones): get-or-create (create 1) or probe (create 0) of parent/<name>. */
+sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create, sht_quark *out);
+sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create, sht_quark *out);
+/* Get-or-create Threads/<thread name of tid> (defined: see
+ * sht__kern_thread_ok). */
+sht_err sht__kern_thread(struct kev *e, int32_t tid, sht_quark *out);
+/* Get-or-create Threads/<decimal tid> (no 0_<cpu> naming). */
+sht_err sht__kern_thread_dec(struct kev *e, int32_t tid, sht_quark *out);
+/* Is the thread name of tid defined (tid != 0 or the CPU known)? */
+static inline int sht__kern_thread_ok(const struct kev *e, int32_t tid)
+{
+	return tid != 0 || e->cpu >= 0;
+}
+/* Bind / check the cache at the start of an event, update at its end. */
+void sht__kern_cache_begin(sht_kernel *k, sht_state *ss);
+void sht__kern_cache_end(sht_kernel *k, sht_state *ss);
+void sht__kern_cache_free(sht_kernel *k);
+
 /* Ongoing value (strings borrowed until the next change). */
 sht_err sht__kern_get(struct kev *e, sht_quark q, sht_value *out);
 /* Ongoing int value into *out: 1 if it is an int32, 0 if null or another
@@ -91,9 +151,9 @@ sht_err sht__kern_update_cpu(struct kev *e);
 /* CPUs/<c> of the event's CPU (get-or-create CPUs, then CPUs/<c>). */
 sht_err sht__kern_cpu(struct kev *e, sht_quark *out);
 /* aggregate-softirq(vec) into *out (null or an int). */
-sht_err sht__kern_aggregate_softirq(struct kev *e, const char *vec, sht_value *out);
+sht_err sht__kern_aggregate_softirq(struct kev *e, int32_t vec, sht_value *out);
 /* cpu-for-irq(n) into *out (null or an int). */
-sht_err sht__kern_cpu_for_irq(struct kev *e, const char *n, sht_value *out);
+sht_err sht__kern_cpu_for_irq(struct kev *e, int32_t n, sht_value *out);
 
 /* ---- handlers ----------------------------------------------------------- */
 

@@ -48,31 +48,44 @@ static void aname_free(struct aname *a)
 		free(a->s);
 }
 
-/* Get-or-create CPUs/<c>/<dir>/<name>. */
-static sht_err cpu_attr(struct kev *e, const char *dir, const char *name, sht_quark *out)
+/* Get-or-create CPUs/<c>/<dir>. */
+static sht_err cpu_dir(struct kev *e, kc dir, sht_quark *out)
 {
-	const char *path[] = { "CPUs", e->cpu_name, dir, name };
+	sht_quark cpu;
+	sht_err err = sht__kern_cpu(e, &cpu);
 
-	return sht__kern_path(e, path, name ? 4 : 3, out);
+	return err == SHT_OK ? sht__kern_childk(e, cpu, dir, 1, out) : err;
 }
 
-/* Get-or-create <top>/<name>, set it to v. */
-static sht_err set_top(struct kev *e, const char *top, const char *name, sht_value v)
+/* Get-or-create CPUs/<c>/<dir>/<name> (name: text, or NULL and num). */
+static sht_err cpu_attr(struct kev *e, kc dir, const char *name, int32_t num, sht_quark *out)
 {
-	const char *path[] = { top, name };
-	sht_quark q;
-	sht_err err = sht__kern_path(e, path, 2, &q);
+	sht_quark d;
+	sht_err err = cpu_dir(e, dir, &d);
 
+	if (err != SHT_OK)
+		return err;
+	return name ? sht__kern_child(e, d, name, out) : sht__kern_childn(e, d, num, 1, out);
+}
+
+/* Get-or-create <top>/<name> (name: text, or NULL and num), set it to v. */
+static sht_err set_top(struct kev *e, kc top, const char *name, int32_t num, sht_value v)
+{
+	sht_quark q;
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, top, 1, &q);
+
+	if (err == SHT_OK)
+		err = name ? sht__kern_child(e, q, name, &q) : sht__kern_childn(e, q, num, 1, &q);
 	return err == SHT_OK ? sht__kern_set(e, q, v) : err;
 }
 
 /* ---- hard IRQs and vectors ------------------------------------------------ */
 
-/* Entry of the IRQ or vector attribute `name` (§6.2, §6.17). */
-static sht_err irq_enter(struct kev *e, const char *name)
+/* Entry of the IRQ or vector attribute `name` (NULL: num) (§6.2, §6.17). */
+static sht_err irq_enter(struct kev *e, const char *name, int32_t num)
 {
 	sht_quark q, cpu;
-	sht_err err = cpu_attr(e, "IRQs", name, &q);
+	sht_err err = cpu_attr(e, KC_IRQS, name, num, &q);
 
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, q, e->cpu);
@@ -85,13 +98,13 @@ static sht_err irq_enter(struct kev *e, const char *name)
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, cpu, 16);
 	if (err == SHT_OK)
-		err = set_top(e, "IRQs", name, sht_value_int32(e->cpu));
+		err = set_top(e, KC_IRQS, name, num, sht_value_int32(e->cpu));
 	return err;
 }
 
 /* Steps after the per-CPU attribute q was set to null: set-running,
  * update-cpu, IRQs/<name> = cpu-for-irq(num). */
-static sht_err irq_leave(struct kev *e, sht_quark thread, const char *name, const char *num)
+static sht_err irq_leave(struct kev *e, sht_quark thread, const char *name, int32_t num)
 {
 	sht_value v;
 	sht_err err = sht__kern_set_running(e, thread);
@@ -101,7 +114,7 @@ static sht_err irq_leave(struct kev *e, sht_quark thread, const char *name, cons
 	if (err == SHT_OK)
 		err = sht__kern_cpu_for_irq(e, num, &v);
 	if (err == SHT_OK)
-		err = set_top(e, "IRQs", name, v);
+		err = set_top(e, KC_IRQS, name, num, v);
 	return err;
 }
 
@@ -123,7 +136,7 @@ sht_err sht__kern_irq_entry(struct kev *e)
 	sht__kern_dec((int32_t)irq, num);
 	err = aname_irq(&a, num, handler);
 	if (err == SHT_OK)
-		err = irq_enter(e, a.s);
+		err = irq_enter(e, a.s, 0);
 	aname_free(&a);
 	return err;
 }
@@ -170,7 +183,7 @@ sht_err sht__kern_irq_exit(struct kev *e)
 	sht__kern_dec((int32_t)irq, num);
 	err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = cpu_attr(e, "IRQs", NULL, &irqs);
+		err = cpu_dir(e, KC_IRQS, &irqs);
 	if (err == SHT_OK)
 		err = active_irq(e, irqs, num, &q, &a);
 	if (err == SHT_NOT_FOUND)
@@ -179,7 +192,7 @@ sht_err sht__kern_irq_exit(struct kev *e)
 		return err;
 	err = sht__kern_set_null(e, q);
 	if (err == SHT_OK)
-		err = irq_leave(e, thread, a.s, num);
+		err = irq_leave(e, thread, a.s, (int32_t)irq);
 	aname_free(&a);
 	return err;
 }
@@ -187,7 +200,6 @@ sht_err sht__kern_irq_exit(struct kev *e)
 sht_err sht__kern_vector_entry(struct kev *e)
 {
 	int64_t vector;
-	char num[KERN_NAME_MAX];
 	sht_err err;
 
 	if (e->cpu < 0)
@@ -195,14 +207,12 @@ sht_err sht__kern_vector_entry(struct kev *e)
 	err = sht__kern_int(e, "vector", &vector);
 	if (err != SHT_OK)
 		return err;
-	sht__kern_dec((int32_t)vector, num);
-	return irq_enter(e, num);
+	return irq_enter(e, NULL, (int32_t)vector);
 }
 
 sht_err sht__kern_vector_exit(struct kev *e)
 {
 	int64_t vector;
-	char num[KERN_NAME_MAX];
 	sht_quark thread, q;
 	sht_err err;
 
@@ -211,52 +221,52 @@ sht_err sht__kern_vector_exit(struct kev *e)
 	err = sht__kern_int(e, "vector", &vector);
 	if (err != SHT_OK)
 		return err;
-	sht__kern_dec((int32_t)vector, num);
 	err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = cpu_attr(e, "IRQs", num, &q);
+		err = cpu_attr(e, KC_IRQS, NULL, (int32_t)vector, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_null(e, q);
 	if (err == SHT_OK)
-		err = irq_leave(e, thread, num, num);
+		err = irq_leave(e, thread, NULL, (int32_t)vector);
 	return err;
 }
 
 /* ---- soft IRQs ---------------------------------------------------------------- */
 
 /* Soft_IRQs/<vec> = aggregate-softirq(vec). */
-static sht_err softirq_aggregate(struct kev *e, const char *vec)
+static sht_err softirq_aggregate(struct kev *e, int32_t vec)
 {
 	sht_value v;
 	sht_err err = sht__kern_aggregate_softirq(e, vec, &v);
 
-	return err == SHT_OK ? set_top(e, "Soft_IRQs", vec, v) : err;
+	return err == SHT_OK ? set_top(e, KC_SOFT_IRQS, NULL, vec, v) : err;
 }
 
-/* The event's vec as a name; SHT_OK or a malformed-field error. */
-static sht_err read_vec(struct kev *e, char vec[KERN_NAME_MAX])
+/* The event's vec (its name: the decimal int32); SHT_OK or a
+ * malformed-field error. */
+static sht_err read_vec(struct kev *e, int32_t *vec)
 {
 	int64_t x;
 	sht_err err = sht__kern_int(e, "vec", &x);
 
 	if (err == SHT_OK)
-		sht__kern_dec((int32_t)x, vec);
+		*vec = (int32_t)x;
 	return err;
 }
 
 sht_err sht__kern_softirq_entry(struct kev *e)
 {
-	char vec[KERN_NAME_MAX];
+	int32_t vec;
 	sht_quark thread, q;
 	sht_err err;
 
 	if (e->cpu < 0)
 		return sht__kern_stop(e);
-	err = read_vec(e, vec);
+	err = read_vec(e, &vec);
 	if (err == SHT_OK)
 		err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = cpu_attr(e, "Soft_IRQs", vec, &q);
+		err = cpu_attr(e, KC_SOFT_IRQS, NULL, vec, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, q, 8);
 	if (err == SHT_OK)
@@ -275,7 +285,7 @@ static sht_err softirqs_idle(struct kev *e, int *idle)
 	size_t n;
 	sht_quark dir;
 	sht_value v = sht_value_null();
-	sht_err err = cpu_attr(e, "Soft_IRQs", NULL, &dir);
+	sht_err err = cpu_dir(e, KC_SOFT_IRQS, &dir);
 
 	*idle = 1;
 	if (err == SHT_OK)
@@ -289,7 +299,7 @@ static sht_err softirqs_idle(struct kev *e, int *idle)
 
 sht_err sht__kern_softirq_exit(struct kev *e)
 {
-	char vec[KERN_NAME_MAX];
+	int32_t vec;
 	sht_quark thread, q;
 	int32_t cur = 0;
 	int idle = 0;
@@ -297,11 +307,11 @@ sht_err sht__kern_softirq_exit(struct kev *e)
 
 	if (e->cpu < 0)
 		return sht__kern_stop(e);
-	err = read_vec(e, vec);
+	err = read_vec(e, &vec);
 	if (err == SHT_OK)
 		err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = cpu_attr(e, "Soft_IRQs", vec, &q);
+		err = cpu_attr(e, KC_SOFT_IRQS, NULL, vec, &q);
 	if (err == SHT_OK)
 		err = sht__kern_get_int(e, q, &cur) && (cur & 1) ? sht__kern_set_int(e, q, 1)
 							      : sht__kern_set_null(e, q);
@@ -318,16 +328,16 @@ sht_err sht__kern_softirq_exit(struct kev *e)
 
 sht_err sht__kern_softirq_raise(struct kev *e)
 {
-	char vec[KERN_NAME_MAX];
+	int32_t vec;
 	sht_quark q;
 	int32_t cur = 0;
-	sht_err err = read_vec(e, vec);
+	sht_err err = read_vec(e, &vec);
 
 	if (err != SHT_OK)
 		return err;
 	if (e->cpu < 0)
 		return sht__kern_stop(e);
-	err = cpu_attr(e, "Soft_IRQs", vec, &q);
+	err = cpu_attr(e, KC_SOFT_IRQS, NULL, vec, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, q, sht__kern_get_int(e, q, &cur) && (cur & 8) ? 9 : 1);
 	if (err == SHT_OK)

@@ -19,27 +19,19 @@ static sht_value switch_out_status(int64_t prev_state)
 	return sht_value_int32(6);
 }
 
-/* Get-or-create Threads/<name>. */
-static sht_err thread(struct kev *e, const char *name, sht_quark *out)
-{
-	const char *path[] = { "Threads", name };
-
-	return sht__kern_path(e, path, 2, out);
-}
-
 /* Get-or-create parent/<child> and set it to v. */
-static sht_err set_child(struct kev *e, sht_quark parent, const char *child, sht_value v)
+static sht_err set_child(struct kev *e, sht_quark parent, kc child, sht_value v)
 {
 	sht_quark q;
-	sht_err err = sht__kern_child(e, parent, child, &q);
+	sht_err err = sht__kern_childk(e, parent, child, 1, &q);
 
 	return err == SHT_OK ? sht__kern_set(e, q, v) : err;
 }
 
-static sht_err set_child_str(struct kev *e, sht_quark parent, const char *child, const char *s)
+static sht_err set_child_str(struct kev *e, sht_quark parent, kc child, const char *s)
 {
 	sht_quark q;
-	sht_err err = sht__kern_child(e, parent, child, &q);
+	sht_err err = sht__kern_childk(e, parent, child, 1, &q);
 
 	return err == SHT_OK ? sht__kern_set_str(e, q, s) : err;
 }
@@ -70,13 +62,13 @@ static sht_err switch_names(struct kev *e, sht_quark p, sht_quark n, const struc
 	sht_err err = SHT_OK;
 
 	if (o->has_prev_comm)
-		err = set_child_str(e, p, "Exec_name", o->prev_comm);
+		err = set_child_str(e, p, KC_EXEC_NAME, o->prev_comm);
 	if (err == SHT_OK && o->has_next_comm)
-		err = set_child_str(e, n, "Exec_name", o->next_comm);
+		err = set_child_str(e, n, KC_EXEC_NAME, o->next_comm);
 	if (err == SHT_OK && o->has_prev_prio)
-		err = set_child(e, p, "Prio", sht_value_int32((int32_t)o->prev_prio));
+		err = set_child(e, p, KC_PRIO, sht_value_int32((int32_t)o->prev_prio));
 	if (err == SHT_OK && o->has_next_prio)
-		err = set_child(e, n, "Prio", sht_value_int32((int32_t)o->next_prio));
+		err = set_child(e, n, KC_PRIO, sht_value_int32((int32_t)o->next_prio));
 	return err;
 }
 
@@ -88,12 +80,12 @@ static sht_err switch_cpu(struct kev *e, sht_quark n, int32_t next_tid)
 	sht_err err = sht__kern_cpu(e, &cpu);
 
 	if (err == SHT_OK)
-		err = set_child(e, cpu, "Current_thread", sht_value_int32(next_tid));
+		err = set_child(e, cpu, KC_CURRENT_THREAD, sht_value_int32(next_tid));
 	if (err != SHT_OK)
 		return err;
 	if (next_tid <= 0)
 		return sht__kern_update_cpu(e);
-	err = sht__kern_child(e, n, "System_call", &q);   /* exists (step 4) */
+	err = sht__kern_childk(e, n, KC_SYSTEM_CALL, 1, &q);   /* exists (step 4) */
 	if (err == SHT_OK)
 		err = sht__kern_get(e, q, &v);
 	if (err == SHT_OK)
@@ -105,7 +97,6 @@ sht_err sht__kern_sched_switch(struct kev *e)
 {
 	int64_t prev_tid, prev_state, next_tid;
 	int has_prev_tid, has_prev_state, has_next_tid;
-	char pname[KERN_NAME_MAX], nname[KERN_NAME_MAX];
 	struct switch_opt o;
 	sht_quark p, n;
 	sht_value st;
@@ -121,22 +112,20 @@ sht_err sht__kern_sched_switch(struct kev *e)
 		return err;
 	if (e->cpu < 0 || !has_prev_tid || !has_prev_state || !has_next_tid)
 		return sht__kern_stop(e);
-	sht__kern_thread_name(e, (int32_t)prev_tid, pname);
-	sht__kern_thread_name(e, (int32_t)next_tid, nname);
 	st = switch_out_status(prev_state);
-	err = thread(e, pname, &p);
+	err = sht__kern_thread(e, (int32_t)prev_tid, &p);     /* the CPU is known */
 	if (err == SHT_OK)
-		err = thread(e, nname, &n);
+		err = sht__kern_thread(e, (int32_t)next_tid, &n);
 	if (err == SHT_OK)
 		err = sht__kern_set(e, p, st);
 	if (err == SHT_OK)
-		err = set_child(e, p, "Current_cpu_rq",
+		err = set_child(e, p, KC_CURRENT_CPU_RQ,
 				st.type == SHT_TYPE_INT32 && st.u.i32 == 5 ? sht_value_int32(e->cpu)
 									   : sht_value_null());
 	if (err == SHT_OK)
 		err = sht__kern_set_running(e, n);
 	if (err == SHT_OK)
-		err = set_child(e, n, "Current_cpu_rq", sht_value_int32(e->cpu));
+		err = set_child(e, n, KC_CURRENT_CPU_RQ, sht_value_int32(e->cpu));
 	if (err == SHT_OK)
 		err = switch_names(e, p, n, &o);
 	if (err == SHT_OK)
@@ -149,22 +138,22 @@ static sht_err fork_inherit(struct kev *e, sht_quark pt, sht_quark ct)
 {
 	sht_quark pq, cq;
 	sht_value v;
-	sht_err err = sht__kern_probe(e, pt, "Current_cpu_rq", &pq);
+	sht_err err = sht__kern_childk(e, pt, KC_CURRENT_CPU_RQ, 0, &pq);
 
 	if (err == SHT_OK) {
 		err = sht__kern_get(e, pq, &v);
 		if (err == SHT_OK)
-			err = set_child(e, ct, "Current_cpu_rq", v);
+			err = set_child(e, ct, KC_CURRENT_CPU_RQ, v);
 	} else if (err == SHT_NOT_FOUND) {
 		err = SHT_OK;
 	}
 	if (err == SHT_OK)
-		err = sht__kern_child(e, pt, "System_call", &pq);
+		err = sht__kern_childk(e, pt, KC_SYSTEM_CALL, 1, &pq);
 	if (err == SHT_OK)
 		err = sht__kern_get(e, pq, &v);
 	if (err != SHT_OK || v.type == SHT_TYPE_NULL)
 		return err;
-	err = sht__kern_child(e, ct, "System_call", &cq);
+	err = sht__kern_childk(e, ct, KC_SYSTEM_CALL, 1, &cq);
 	if (err == SHT_OK)   /* read again: the creation may move the value */
 		err = sht__kern_get(e, pq, &v);
 	if (err == SHT_OK)
@@ -177,7 +166,6 @@ sht_err sht__kern_sched_fork(struct kev *e)
 	const char *comm;
 	int64_t parent_tid, child_tid, child_pid;
 	int has_pid;
-	char pname[KERN_NAME_MAX], cname[KERN_NAME_MAX];
 	sht_quark pt, ct;
 	sht_err err = sht__kern_str(e, "child_comm", &comm);
 
@@ -189,18 +177,18 @@ sht_err sht__kern_sched_fork(struct kev *e)
 		err = sht__kern_opt_int(e, "child_pid", &child_pid, &has_pid);
 	if (err != SHT_OK)
 		return err;
-	if (!sht__kern_thread_name(e, (int32_t)parent_tid, pname) ||
-	    !sht__kern_thread_name(e, (int32_t)child_tid, cname))
+	if (!sht__kern_thread_ok(e, (int32_t)parent_tid) ||
+	    !sht__kern_thread_ok(e, (int32_t)child_tid))
 		return sht__kern_stop(e);
-	err = thread(e, pname, &pt);
+	err = sht__kern_thread(e, (int32_t)parent_tid, &pt);
 	if (err == SHT_OK)
-		err = thread(e, cname, &ct);
+		err = sht__kern_thread(e, (int32_t)child_tid, &ct);
 	if (err == SHT_OK)
-		err = set_child(e, ct, "PPID", sht_value_int32((int32_t)parent_tid));
+		err = set_child(e, ct, KC_PPID, sht_value_int32((int32_t)parent_tid));
 	if (err == SHT_OK && has_pid && (int32_t)child_pid != (int32_t)child_tid)
-		err = set_child(e, ct, "PID", sht_value_int32((int32_t)child_pid));
+		err = set_child(e, ct, KC_PID, sht_value_int32((int32_t)child_pid));
 	if (err == SHT_OK)
-		err = set_child_str(e, ct, "Exec_name", comm);
+		err = set_child_str(e, ct, KC_EXEC_NAME, comm);
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, ct, 5);
 	if (err == SHT_OK)
@@ -217,15 +205,14 @@ sht_err sht__kern_sched_exit(struct kev *e)
 sht_err sht__kern_sched_free(struct kev *e)
 {
 	int64_t tid;
-	char name[KERN_NAME_MAX];
 	sht_quark q;
 	sht_err err = sht__kern_int(e, "tid", &tid);
 
 	if (err != SHT_OK)
 		return err;
-	if (!sht__kern_thread_name(e, (int32_t)tid, name))
+	if (!sht__kern_thread_ok(e, (int32_t)tid))
 		return sht__kern_stop(e);
-	err = thread(e, name, &q);
+	err = sht__kern_thread(e, (int32_t)tid, &q);
 	if (err == SHT_OK)
 		err = sht_state_clear(e->ss, e->t, q);
 	return err;
@@ -235,7 +222,6 @@ sht_err sht__kern_sched_wakeup(struct kev *e)
 {
 	int64_t tid, prio, target;
 	int has_tid, has_prio, has_target;
-	char name[KERN_NAME_MAX];
 	sht_quark q;
 	int32_t st = -1;
 	sht_err err = sht__kern_opt_int(e, "tid", &tid, &has_tid);
@@ -246,22 +232,21 @@ sht_err sht__kern_sched_wakeup(struct kev *e)
 		err = sht__kern_opt_int(e, "target_cpu", &target, &has_target);
 	if (err != SHT_OK)
 		return err;
-	if (!has_tid || e->cpu < 0 || !has_target || !sht__kern_thread_name(e, (int32_t)tid, name))
+	if (!has_tid || e->cpu < 0 || !has_target || !sht__kern_thread_ok(e, (int32_t)tid))
 		return sht__kern_stop(e);
-	err = thread(e, name, &q);
+	err = sht__kern_thread(e, (int32_t)tid, &q);
 	if (err == SHT_OK && !(sht__kern_get_int(e, q, &st) && (st == 2 || st == 3)))
 		err = sht__kern_set_int(e, q, 5);
 	if (err == SHT_OK)
-		err = set_child(e, q, "Current_cpu_rq", sht_value_int32((int32_t)target));
+		err = set_child(e, q, KC_CURRENT_CPU_RQ, sht_value_int32((int32_t)target));
 	if (err == SHT_OK && has_prio)
-		err = set_child(e, q, "Prio", sht_value_int32((int32_t)prio));
+		err = set_child(e, q, KC_PRIO, sht_value_int32((int32_t)prio));
 	return err;
 }
 
 sht_err sht__kern_sched_pi_setprio(struct kev *e)
 {
 	int64_t tid, prio;
-	char name[KERN_NAME_MAX];
 	sht_quark q;
 	sht_err err = sht__kern_int(e, "tid", &tid);
 
@@ -269,11 +254,11 @@ sht_err sht__kern_sched_pi_setprio(struct kev *e)
 		err = sht__kern_int(e, "newprio", &prio);
 	if (err != SHT_OK)
 		return err;
-	if (!sht__kern_thread_name(e, (int32_t)tid, name))
+	if (!sht__kern_thread_ok(e, (int32_t)tid))
 		return sht__kern_stop(e);
-	err = thread(e, name, &q);
+	err = sht__kern_thread(e, (int32_t)tid, &q);
 	if (err == SHT_OK)
-		err = set_child(e, q, "Prio", sht_value_int32((int32_t)prio));
+		err = set_child(e, q, KC_PRIO, sht_value_int32((int32_t)prio));
 	return err;
 }
 
@@ -281,7 +266,6 @@ sht_err sht__kern_sched_migrate(struct kev *e)
 {
 	int64_t tid, dest;
 	int has_tid, has_dest;
-	char name[KERN_NAME_MAX];
 	sht_quark q;
 	sht_err err = sht__kern_opt_int(e, "tid", &tid, &has_tid);
 
@@ -292,11 +276,10 @@ sht_err sht__kern_sched_migrate(struct kev *e)
 	/* The name is built without a CPU: the swapper (tid 0) stops. */
 	if (!has_tid || !has_dest || (int32_t)tid == 0)
 		return sht__kern_stop(e);
-	sht__kern_dec((int32_t)tid, name);
-	err = thread(e, name, &q);
+	err = sht__kern_thread_dec(e, (int32_t)tid, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, q, 5);
 	if (err == SHT_OK)
-		err = set_child(e, q, "Current_cpu_rq", sht_value_int32((int32_t)dest));
+		err = set_child(e, q, KC_CURRENT_CPU_RQ, sht_value_int32((int32_t)dest));
 	return err;
 }

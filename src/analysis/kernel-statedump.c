@@ -27,11 +27,11 @@ static sht_value statedump_status(int64_t status)
 }
 
 /* Get-or-create parent/<child>; if its value is null, set it to v. */
-static sht_err fill(struct kev *e, sht_quark parent, const char *child, sht_value v)
+static sht_err fill(struct kev *e, sht_quark parent, kc child, sht_value v)
 {
 	sht_quark q;
 	sht_value cur;
-	sht_err err = sht__kern_child(e, parent, child, &q);
+	sht_err err = sht__kern_childk(e, parent, child, 1, &q);
 
 	if (err == SHT_OK)
 		err = sht__kern_get(e, q, &cur);
@@ -77,7 +77,7 @@ static sht_err dump_status(struct kev *e, sht_quark thread, const struct dump *d
 	err = sht__kern_set(e, thread, statedump_status(d->status));
 	if (err != SHT_OK || d->status != 2 || !d->has_cpu)
 		return err;
-	err = sht__kern_child(e, thread, "Current_cpu_rq", &q);
+	err = sht__kern_childk(e, thread, KC_CURRENT_CPU_RQ, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_int(e, q, (int32_t)d->cpu);
 	return err;
@@ -86,25 +86,23 @@ static sht_err dump_status(struct kev *e, sht_quark thread, const struct dump *d
 sht_err sht__kern_statedump_process(struct kev *e)
 {
 	struct dump d;
-	char name[KERN_NAME_MAX];
-	const char *path[] = { "Threads", name };
 	sht_quark t;
 	sht_value comm;
 	sht_err err = dump_read(e, &d);
 
 	if (err != SHT_OK)
 		return err;
-	if (!sht__kern_thread_name(e, (int32_t)d.tid, name))
+	if (!sht__kern_thread_ok(e, (int32_t)d.tid))
 		return sht__kern_stop(e);
-	err = sht__kern_path(e, path, 2, &t);
+	err = sht__kern_thread(e, (int32_t)d.tid, &t);
 	if (err == SHT_OK) {
 		comm = sht_value_string(d.name, (uint32_t)strnlen(d.name, SHT_STRING_MAX));
-		err = fill(e, t, "Exec_name", comm);
+		err = fill(e, t, KC_EXEC_NAME, comm);
 	}
 	if (err == SHT_OK)
-		err = fill(e, t, "PPID", sht_value_int32((int32_t)d.ppid));
+		err = fill(e, t, KC_PPID, sht_value_int32((int32_t)d.ppid));
 	if (err == SHT_OK && (int32_t)d.tid != (int32_t)d.pid)
-		err = fill(e, t, "PID", sht_value_int32((int32_t)d.pid));
+		err = fill(e, t, KC_PID, sht_value_int32((int32_t)d.pid));
 	if (err == SHT_OK)
 		err = dump_status(e, t, &d);
 	return err;

@@ -13,7 +13,7 @@ sht_err sht__kern_syscall_entry(struct kev *e, const char *name)
 		return sht__kern_stop(e);
 	err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = sht__kern_child(e, thread, "System_call", &q);
+		err = sht__kern_childk(e, thread, KC_SYSTEM_CALL, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_str(e, q, name);
 	if (err == SHT_OK)
@@ -34,7 +34,7 @@ sht_err sht__kern_syscall_exit(struct kev *e)
 		return sht__kern_stop(e);
 	err = sht__kern_current_thread(e, &thread);
 	if (err == SHT_OK)
-		err = sht__kern_child(e, thread, "System_call", &q);
+		err = sht__kern_childk(e, thread, KC_SYSTEM_CALL, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set_null(e, q);
 	if (err == SHT_OK)
@@ -48,11 +48,11 @@ sht_err sht__kern_syscall_exit(struct kev *e)
 
 /* Min / Max frequency: update-ongoing to the min or max of the current
  * value and hz (hz if the current value is not a long). */
-static sht_err freq_bound(struct kev *e, sht_quark cpu, const char *name, int64_t hz, int max)
+static sht_err freq_bound(struct kev *e, sht_quark cpu, kc name, int64_t hz, int max)
 {
 	sht_quark q;
 	sht_value v;
-	sht_err err = sht__kern_child(e, cpu, name, &q);
+	sht_err err = sht__kern_childk(e, cpu, name, 1, &q);
 
 	if (err == SHT_OK)
 		err = sht__kern_get(e, q, &v);
@@ -67,8 +67,6 @@ sht_err sht__kern_cpu_frequency(struct kev *e)
 {
 	int64_t cpu_id, state, hz;
 	int has_cpu, has_state;
-	char cname[KERN_NAME_MAX];
-	const char *path[] = { "CPUs", cname };
 	sht_quark cpu, q;
 	sht_err err = sht__kern_opt_int(e, "cpu_id", &cpu_id, &has_cpu);
 
@@ -78,16 +76,17 @@ sht_err sht__kern_cpu_frequency(struct kev *e)
 		return err;
 	if (!has_cpu || !has_state)
 		return sht__kern_stop(e);
-	sht__kern_dec((int32_t)cpu_id, cname);
 	hz = (int64_t)((uint64_t)state * 1000u);        /* kHz -> Hz */
-	err = sht__kern_path(e, path, 2, &cpu);
+	err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_CPUS, 1, &cpu);
 	if (err == SHT_OK)
-		err = sht__kern_child(e, cpu, "Frequency", &q);
+		err = sht__kern_childn(e, cpu, (int32_t)cpu_id, 1, &cpu);
+	if (err == SHT_OK)
+		err = sht__kern_childk(e, cpu, KC_FREQUENCY, 1, &q);
 	if (err == SHT_OK)
 		err = sht__kern_set(e, q, sht_value_int64(hz));
 	if (err == SHT_OK)
-		err = freq_bound(e, cpu, "Min frequency", hz, 0);
+		err = freq_bound(e, cpu, KC_MIN_FREQUENCY, hz, 0);
 	if (err == SHT_OK)
-		err = freq_bound(e, cpu, "Max frequency", hz, 1);
+		err = freq_bound(e, cpu, KC_MAX_FREQUENCY, hz, 1);
 	return err;
 }

@@ -151,13 +151,26 @@ static sht_err run_handler(struct kev *e, kh h)
 	return SHT_OK;
 }
 
-/* System calls (§5 dispatch, after the exact names). */
-static sht_err syscall(struct kev *e, const char *name)
+#define NPREFIXES (sizeof PREFIXES / sizeof *PREFIXES)
+
+/* The prefixes name starts with: bit i for PREFIXES[i]. */
+static unsigned prefixes_of(const char *name)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < NPREFIXES; i++)
+		if (strncmp(name, PREFIXES[i].prefix, PREFIXES[i].len) == 0)
+			bits |= 1u << i;
+	return bits;
+}
+
+/* System calls (§5 dispatch, after the exact names); pfx: prefixes_of(name). */
+static sht_err syscall(struct kev *e, const char *name, unsigned pfx)
 {
 	const struct kprefix *p;
 
-	for (p = PREFIXES; p < PREFIXES + sizeof PREFIXES / sizeof *PREFIXES; p++) {
-		if (strncmp(name, p->prefix, p->len) != 0 || !accept(e->k, p->layouts))
+	for (p = PREFIXES; p < PREFIXES + NPREFIXES; p++) {
+		if (!(pfx & 1u << (p - PREFIXES)) || !accept(e->k, p->layouts))
 			continue;
 		e->k->stats.handled++;
 		return p->exit ? sht__kern_syscall_exit(e) : sht__kern_syscall_entry(e, name + p->len);
@@ -182,35 +195,72 @@ static int32_t event_cpu(const sht_event *ev)
 	}
 }
 
+/* The dispatch of an event name (its entry in NAMES, its syscall
+ * prefixes), remembered per name pointer and checked against the text. */
+static const struct kname_ent *classify(sht_kernel *k, const char *name)
+{
+	uintptr_t h = (uintptr_t)name;
+	struct kname_ent *x;
+	size_t len;
+	char *copy;
+
+	h ^= h >> 7;
+	h ^= h >> 13;
+	x = &k->names[h % KERN_NAME_CACHE];
+	if (x->ptr == name && strcmp(x->copy, name) == 0)
+		return x;
+	len = strlen(name);
+	copy = x->copy && strlen(x->copy) >= len ? x->copy : realloc(x->copy, len + 1);
+	if (!copy) {
+		free(x->copy);
+		*x = (struct kname_ent){ 0 };
+		x = &k->names[KERN_NAME_CACHE];   /* the scratch entry */
+		x->copy = NULL;
+	} else {
+		memcpy(copy, name, len + 1);
+		x->copy = copy;
+	}
+	x->ptr = copy ? name : NULL;
+	x->kn = bsearch(name, NAMES, sizeof NAMES / sizeof *NAMES, sizeof *NAMES, kname_cmp);
+	x->prefixes = x->kn ? 0 : prefixes_of(name);
+	return x;
+}
+
 static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 {
 	sht_kernel *k = ctx;
+	const struct kname_ent *x;
 	const struct kname *kn;
 	struct kev e;
+	sht_err err;
 
 	k->stats.events++;
 	if (!ev->name)
 		return SHT_OK;
-	e.k = k;
-	e.ss = ss;
-	e.ev = ev;
-	e.t = ev->ts;
-	e.cpu = -1;
-	e.cpu_name[0] = '\0';
-	kn = bsearch(ev->name, NAMES, sizeof NAMES / sizeof *NAMES, sizeof *NAMES, kname_cmp);
+	x = classify(k, ev->name);
+	kn = x->kn;
+	if (!kn && !x->prefixes)
+		return SHT_OK;          /* not a kernel-analysis event */
 	if (kn && !accept(k, kn->layouts))
 		return SHT_OK;
 	if (kn && kn->handler == KH_EXIT) {
 		k->stats.handled++;
 		return SHT_OK;          /* does nothing (§6.10) */
 	}
+	e.k = k;
+	e.ss = ss;
+	e.ev = ev;
+	e.t = ev->ts;
 	e.cpu = event_cpu(ev);
-	if (e.cpu >= 0)
-		sht__kern_dec(e.cpu, e.cpu_name);
-	if (!kn)
-		return syscall(&e, ev->name);
-	k->stats.handled++;
-	return run_handler(&e, kn->handler);
+	sht__kern_cache_begin(k, ss);
+	if (!kn) {
+		err = syscall(&e, ev->name, x->prefixes);
+	} else {
+		k->stats.handled++;
+		err = run_handler(&e, kn->handler);
+	}
+	sht__kern_cache_end(k, ss);
+	return err;
 }
 
 /* ---- public API ------------------------------------------------------------ */
@@ -233,6 +283,9 @@ sht_err sht_kernel_create(sht_kernel_layout layout, sht_kernel **out)
 
 void sht_kernel_destroy(sht_kernel *k)
 {
+	if (!k)
+		return;
+	sht__kern_cache_free(k);
 	free(k);
 }
 

@@ -343,6 +343,17 @@ sht_err sht_state_attr_match(sht_state *ss, const char *pattern, sht_quark **out
 	ATTR_CALL(ss, sht__attrs_match(a, pattern, out, n));
 }
 
+int64_t sht_state_cacheable_count(sht_state *ss)
+{
+	int64_t n = -1;
+
+	pthread_mutex_lock(&ss->lock);
+	if (!ss->attrs_borrowed && ss->attrs && !ss->readonly)
+		n = (int64_t)sht__attrs_count(ss->attrs);
+	pthread_mutex_unlock(&ss->lock);
+	return n;
+}
+
 sht_err sht_state_provider(sht_state *ss, const char **id, uint32_t *version)
 {
 	*id = ss->provider;

@@ -1,0 +1,191 @@
+/*
+ * kernel-bench.c: cost of the Linux kernel analysis (src/analysis/) and of
+ * the history on top of decoding the trace.
+ *
+ *   kernel-bench TRACE [--repeat K] [--backend tree|null] [--dir D]
+ *
+ * Three measurements, each K times (default 5), medians printed:
+ *   decode  sht_ctf_open, next over every event, one payload field read
+ *           per event ("tid", as bench/ctf-bench.c does);
+ *   null    CTF + kernel provider (layout AUTO) through sht_state_run
+ *           into a state system with the null backend;
+ *   tree    the same with the tree backend into D/kernel-bench.sht
+ *           (finished at sht_state_end, removed afterwards).
+ * --backend restricts the provider runs to one backend (default: both).
+ * One JSON line per measurement: wall seconds, events/s, and for the
+ * provider runs the overhead ratio over decoding (x / decode - 1).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+
+#define MAX_REPS 101
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Decode only: seconds, -1 on error; events into *n. */
+static double run_decode(const char *trace, uint64_t *n, uint64_t *sum)
+{
+	sht_source src;
+	sht_event ev;
+	sht_field f;
+	sht_err err;
+	double t0 = now_s();
+
+	*n = 0;
+	if (sht_ctf_open(trace, NULL, &src) != SHT_OK) {
+		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
+		return -1;
+	}
+	while ((err = src.ops->next(src.src, &ev)) == SHT_OK) {
+		(*n)++;
+		if (sht_event_field(&ev, "tid", &f) == SHT_FIELD_INT)
+			*sum += (uint64_t)f.v.i;
+		else if (f.type == SHT_FIELD_UINT)
+			*sum += f.v.u;
+	}
+	sht_ctf_close(&src);
+	if (err != SHT_END) {
+		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
+		return -1;
+	}
+	return now_s() - t0;
+}
+
+/* CTF + kernel provider into a state system: seconds, -1 on error.  path:
+ * the history file (tree backend) or NULL (null backend). */
+static double run_provider(const char *trace, sht_backend backend, const char *path,
+			   uint64_t *n, uint64_t *attrs)
+{
+	sht_source src;
+	sht_event ev;
+	sht_kernel *k = NULL;
+	sht_provider p;
+	sht_state *ss = NULL;
+	sht_state_opts o;
+	sht_err err;
+	double t0 = now_s(), dt = -1;
+
+	*n = 0;
+	if (sht_ctf_open(trace, NULL, &src) != SHT_OK) {
+		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
+		return -1;
+	}
+	err = src.ops->next(src.src, &ev);   /* start time: the first event */
+	if (err == SHT_OK)
+		err = src.ops->seek(src.src, ev.pos);
+	if (err == SHT_OK)
+		err = sht_kernel_create(SHT_KERNEL_LAYOUT_AUTO, &k);
+	if (err == SHT_OK) {
+		sht_kernel_provider(k, &p);
+		sht_state_opts_init(&o);
+		o.backend = backend;
+		o.provider = p.id;
+		o.provider_version = p.version;
+		o.tree.no_sync = 1;
+		err = sht_state_create(path, ev.ts, &o, &ss);
+	}
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &p, n, NULL);
+	if (err == SHT_OK)
+		err = sht_state_finish(ss, sht_state_end(ss));
+	if (err == SHT_OK) {
+		dt = now_s() - t0;
+		*attrs = sht_state_attr_count(ss);
+	} else {
+		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
+	}
+	sht_state_close(ss);
+	sht_kernel_destroy(k);
+	sht_ctf_close(&src);
+	return dt;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: kernel-bench TRACE [--repeat K (1..%d)] [--backend tree|null]"
+			" [--dir D]\n", MAX_REPS);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *trace = NULL, *dir = NULL, *only = NULL;
+	char path[8192];
+	double td[MAX_REPS], tp[MAX_REPS], dec;
+	uint64_t n = 0, n2 = 0, sum = 0, attrs = 0;
+	int reps = 5;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			dir = argv[++i];
+		else if (argv[i][0] == '-' || trace)
+			usage();
+		else
+			trace = argv[i];
+	}
+	if (!trace || reps < 1 || reps > MAX_REPS ||
+	    (only && strcmp(only, "tree") && strcmp(only, "null")))
+		usage();
+	if (!dir)
+		dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(path, sizeof path, "%s/kernel-bench-%ld.sht", dir, (long)getpid());
+
+	for (int r = 0; r < reps; r++)
+		if ((td[r] = run_decode(trace, &n, &sum)) < 0)
+			return 1;
+	dec = median(td, reps);
+	printf("{\"trace\":\"%s\",\"run\":\"decode\",\"repeat\":%d,\"events\":%" PRIu64
+	       ",\"seconds\":%.6f,\"events_per_s\":%.0f}\n",
+	       trace, reps, n, dec, (double)n / dec);
+
+	for (int b = 0; b < 2; b++) {
+		const char *name = b ? "tree" : "null";
+		double t;
+
+		if (only && strcmp(only, name))
+			continue;
+		for (int r = 0; r < reps; r++) {
+			tp[r] = run_provider(trace, b ? SHT_BACKEND_TREE : SHT_BACKEND_NULL,
+					     b ? path : NULL, &n2, &attrs);
+			if (b)
+				unlink(path);
+			if (tp[r] < 0)
+				return 1;
+		}
+		t = median(tp, reps);
+		printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
+		       ",\"attributes\":%" PRIu64 ",\"seconds\":%.6f,\"events_per_s\":%.0f"
+		       ",\"overhead\":%.3f}\n",
+		       trace, name, reps, n2, attrs, t, (double)n2 / t, t / dec - 1);
+	}
+	return 0;
+}
