@@ -103,6 +103,83 @@ SHT_API sht_kernel_layout sht_kernel_layout_get(const sht_kernel *k);
 
 SHT_API void sht_kernel_stats_get(const sht_kernel *k, sht_kernel_stats *out);
 
+/* ---- event statistics --------------------------------------------------- */
+/*
+ * The event statistics analysis counts events per event type, in total
+ * and per CPU, over time: the thesis's canonical user of partial
+ * histories (one state change per counter per event, which a partial
+ * history stores compactly).  It follows Trace Compass's statistics
+ * state system (TmfStateStatistics: "total", "event_types/<name>") and
+ * adds per-CPU counters; its layout is not Trace Compass's, hence its own
+ * provider id, SHT_STATS_PROVIDER_ID ("event-statistics"), version 1.
+ *
+ * Attributes (every counter an int64):
+ *
+ *   total                          events
+ *   event_types/<name>             events named <name>
+ *   cpus/<cpu>/total               events on CPU <cpu> (decimal)
+ *   cpus/<cpu>/event_types/<name>  events named <name> on CPU <cpu>
+ *
+ * <name> is the event name as one path element (a "/" in it does not
+ * split it).  An event with an unknown CPU (cpu < 0) is counted in
+ * total and event_types/<name> only; an event without a name (NULL) in
+ * total and cpus/<cpu>/total only.
+ *
+ * Each event adds 1 to each of its counters at the event's timestamp,
+ * in the order above: the value of a counter at t is the number of its
+ * events with a timestamp <= t.  Several events at one timestamp give
+ * one interval holding the final count (the state system keeps the last
+ * change at a timestamp): the count after the burst, never the
+ * intermediate ones.  A counter is null from the history start until its
+ * first event (read it as 0), then holds 1, 2, ... up to the history end.
+ *
+ * Creation order: the first event of a history, named N on CPU c,
+ * creates total, event_types, event_types/N, cpus, cpus/c, cpus/c/total,
+ * cpus/c/event_types, cpus/c/event_types/N (quarks 0 to 7); later events
+ * create the missing elements of their paths in the same order, parent
+ * before child.
+ *
+ * (The analysis is a sht_stats_analysis: sht_stats is tree.h's file
+ * statistics.)
+ *
+ *   sht_stats_analysis *s;
+ *   sht_provider p;
+ *   sht_stats_create(&s);
+ *   sht_stats_provider(s, &p);
+ *   sht_state_run(ss, &src, &p, NULL, NULL);
+ *   sht_stats_destroy(s);
+ *
+ * Quarks are cached between events (per event name, per CPU) while
+ * sht_state_cacheable_count() allows it, so a counted event costs a few
+ * increments.  One sht_stats_analysis serves one history at a time (it may serve
+ * the replays of a partial history built with it); not thread-safe.
+ */
+
+#define SHT_STATS_PROVIDER_ID "event-statistics"
+#define SHT_STATS_PROVIDER_VERSION 1u
+
+/* What the analysis saw. */
+typedef struct sht_stats_info {
+	uint64_t events;       /* events given to the handler (replays of a
+	                          partial history included) */
+	uint64_t unknown_cpu;  /* of those, events with cpu < 0 */
+	uint64_t unnamed;      /* of those, events with a NULL name */
+	uint64_t names;        /* distinct event names seen */
+} sht_stats_info;
+
+typedef struct sht_stats_analysis sht_stats_analysis;
+
+/* An event statistics analysis.  @return SHT_OK, SHT_ERR_NOMEM. */
+SHT_API sht_err sht_stats_create(sht_stats_analysis **out);
+
+/* NULL is a no-op.  Providers filled from s become invalid. */
+SHT_API void sht_stats_destroy(sht_stats_analysis *s);
+
+/* Fill *out with the provider (id, version, handler) running s. */
+SHT_API void sht_stats_provider(sht_stats_analysis *s, sht_provider *out);
+
+SHT_API void sht_stats_info_get(const sht_stats_analysis *s, sht_stats_info *out);
+
 #ifdef __cplusplus
 }
 #endif
