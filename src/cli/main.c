@@ -14,6 +14,7 @@ static const char main_usage[] =
 "system, on disk, with the names of its attributes, for trace analysis.\n"
 "\n"
 "Commands:\n"
+"  build     run an analysis (kernel, stats) over a CTF trace into a file\n"
 "  gen       build a synthetic workload (staircase, churn) into a file\n"
 "  info      print a file's header, tree statistics and provider\n"
 "  query     the state at one time (full, or per quark or attribute path)\n"
@@ -33,6 +34,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "build", cmd_build },
 	{ "gen", cmd_gen },
 	{ "info", cmd_info },
 	{ "query", cmd_query },

@@ -1,0 +1,656 @@
+/*
+ * cmd-build.c: `sht build TRACE`: run an analysis (the Linux kernel
+ * analysis, or the event statistics) over a CTF trace into a history file, with a progress line on
+ * a terminal and a summary at the end; an existing complete history of the
+ * same trace, analysis and backend is reused instead of rebuilt.
+ *
+ * The file is written under a temporary name next to FILE and renamed
+ * over it once complete, so a failed build removes its partial output and
+ * leaves an older FILE as it was.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char build_usage[] =
+"Usage: sht build TRACE [-o FILE] [--analysis kernel|stats] [--partial N]\n"
+"                 [--json] [--force] [--no-progress]\n"
+"\n"
+"Run an analysis (the Linux kernel analysis by default) over the CTF\n"
+"trace directory TRACE (an LTTng 2.x kernel trace) and write its state history into FILE, then print a summary:\n"
+"events, events skipped by the analysis, discarded events and packets\n"
+"(the tracer's own losses), intervals, attributes, nodes, depth, file\n"
+"size, seconds and events/s.  The history starts at the trace's first\n"
+"event and ends at its last state change.\n"
+"\n"
+"If FILE already holds a complete history that this command would build\n"
+"again, it is reused (\"reusing FILE ...\", nothing rebuilt): its provider\n"
+"id and version equal the analysis's, it is of the same kind (full, or\n"
+"partial with the same N), it starts at the trace's first event, and it\n"
+"is not older than any file of TRACE (metadata, streams, index).\n"
+"--force rebuilds anyway.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE  the history file (default: the name of TRACE's\n"
+"                     directory + \".sht\", in the current directory, e.g.\n"
+"                     many-threads.sht for traces/many-threads)\n"
+"  --analysis A       kernel (default): the Linux kernel analysis, its\n"
+"                     layout picked from the trace's environment;\n"
+"                     stats: event counts per type, in total and per CPU\n"
+"                     (when libsht has it)\n"
+"  --partial N        write a partial history: a checkpoint every N events\n"
+"                     (queries replay the trace from the nearest one)\n"
+"  --json             print the summary as one JSON object\n"
+"  --force            rebuild even if FILE can be reused\n"
+"  --no-progress      no progress line (it is shown only when stderr is a\n"
+"                     terminal: events, events/s, trace time reached)\n"
+"  -h, --help         show this help\n";
+
+enum {
+	OPT_OUTPUT = 1,
+	OPT_ANALYSIS,
+	OPT_PARTIAL,
+	OPT_JSON,
+	OPT_FORCE,
+	OPT_NO_PROGRESS,
+};
+
+static const cli_opt build_opts[] = {
+	{ "output", 'o', 1, OPT_OUTPUT },
+	{ "analysis", 0, 1, OPT_ANALYSIS },
+	{ "partial", 0, 1, OPT_PARTIAL },
+	{ "json", 0, 0, OPT_JSON },
+	{ "force", 0, 0, OPT_FORCE },
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
+	{ NULL, 0, 0, 0 }
+};
+
+/* Everything the command line says. */
+struct build_opts {
+	const char *trace;
+	const char *output;       /* -o FILE, or NULL: the default name */
+	const char *analysis;     /* "kernel" */
+	uint64_t partial;         /* --partial N, 0: full history */
+	int json;
+	int force;
+	int no_progress;
+};
+
+/* Section kind of a partial history's checkpoints (state/state-int.h):
+ * u64 count, u64 events between checkpoints, u64 events, entries. */
+#define BUILD_SECTION_CHECKPOINTS 3u
+
+/* ---- analyses ---------------------------------------------------------- */
+
+/* `--analysis stats` is offered when libsht has the event statistics
+ * analysis (analysis.h defines its provider id). */
+#ifdef SHT_STATS_PROVIDER_ID
+#define BUILD_HAVE_STATS 1
+#define BUILD_ANALYSES "'kernel' or 'stats'"
+#else
+#define BUILD_HAVE_STATS 0
+#define BUILD_ANALYSES "'kernel'"
+#endif
+
+/* One analysis: its provider, and the object behind it. */
+struct analysis {
+	const char *name;
+	sht_kernel *kernel;
+#if BUILD_HAVE_STATS
+	sht_stats_analysis *stats;
+#endif
+	sht_kernel_layout layout;
+	sht_provider prov;
+};
+
+/* An environment entry as text ("" if absent or not a scalar). */
+static void env_text(const sht_source *src, const char *name, char *buf,
+		     size_t size)
+{
+	sht_field f;
+
+	buf[0] = '\0';
+	if (sht_ctf_env(src, name, &f) != SHT_OK)
+		return;
+	if (f.type == SHT_FIELD_STRING)
+		snprintf(buf, size, "%s", f.v.s);
+	else if (f.type == SHT_FIELD_INT)
+		snprintf(buf, size, "%" PRId64, f.v.i);
+	else if (f.type == SHT_FIELD_UINT)
+		snprintf(buf, size, "%" PRIu64, f.v.u);
+}
+
+static const char *layout_name(sht_kernel_layout l)
+{
+	switch (l) {
+	case SHT_KERNEL_LAYOUT_LTTNG_2_0: return "lttng-2.0";
+	case SHT_KERNEL_LAYOUT_LTTNG_2_6: return "lttng-2.6";
+	case SHT_KERNEL_LAYOUT_LTTNG_2_7: return "lttng-2.7";
+	default: return "auto";
+	}
+}
+
+static int analysis_create(struct analysis *an, const char *name,
+			   const sht_source *src)
+{
+	char tname[128], major[32], minor[32];
+	sht_err err;
+
+	memset(an, 0, sizeof(*an));
+	an->name = name;
+#if BUILD_HAVE_STATS
+	if (strcmp(name, "stats") == 0) {
+		err = sht_stats_create(&an->stats);
+		if (err < 0)
+			return cli_fail(err, "create the statistics analysis");
+		sht_stats_provider(an->stats, &an->prov);
+		return CLI_OK;
+	}
+#endif
+	env_text(src, "tracer_name", tname, sizeof tname);
+	env_text(src, "tracer_major", major, sizeof major);
+	env_text(src, "tracer_minor", minor, sizeof minor);
+	an->layout = sht_kernel_layout_from_env(tname, major, minor);
+	err = sht_kernel_create(an->layout, &an->kernel);
+	if (err < 0)
+		return cli_fail(err, "create the kernel analysis");
+	sht_kernel_provider(an->kernel, &an->prov);
+	return CLI_OK;
+}
+
+static void analysis_destroy(struct analysis *an)
+{
+	sht_kernel_destroy(an->kernel);
+	an->kernel = NULL;
+#if BUILD_HAVE_STATS
+	sht_stats_destroy(an->stats);
+	an->stats = NULL;
+#endif
+}
+
+/* ---- progress: a source that counts the events it passes on ------------ */
+
+struct progress {
+	sht_source inner;
+	int show;                 /* print the progress line */
+	uint64_t events;
+	sht_time first_ts;
+	double t0, last;
+	int printed;              /* a line is on the terminal */
+};
+
+static void progress_print(struct progress *p, sht_time ts, double now)
+{
+	double dt = now - p->t0;
+	double rate = dt > 0 ? (double)p->events / dt : 0;
+	double reached = ts > p->first_ts ? (double)(ts - p->first_ts) * 1e-9
+					   : 0.0;
+
+	fprintf(stderr, "\rbuilding: %" PRIu64 " events, %.0f events/s, "
+		"%.3f s of trace, %.1f s elapsed   ", p->events, rate, reached,
+		dt);
+	fflush(stderr);
+	p->printed = 1;
+	p->last = now;
+}
+
+static void progress_clear(struct progress *p)
+{
+	if (!p->printed)
+		return;
+	fprintf(stderr, "\r%*s\r", 79, "");
+	fflush(stderr);
+	p->printed = 0;
+}
+
+static sht_err progress_next(void *s, sht_event *ev)
+{
+	struct progress *p = s;
+	sht_err err = p->inner.ops->next(p->inner.src, ev);
+	double now;
+
+	if (err != SHT_OK)
+		return err;
+	p->events++;
+	if (p->show && (p->events & 1023u) == 0) {
+		now = cli_now();
+		if (now - p->last >= 0.2)
+			progress_print(p, ev->ts, now);
+	}
+	return SHT_OK;
+}
+
+static sht_err progress_seek(void *s, uint64_t pos)
+{
+	struct progress *p = s;
+
+	return p->inner.ops->seek(p->inner.src, pos);
+}
+
+static void progress_stats(void *s, sht_source_stats *out)
+{
+	struct progress *p = s;
+
+	if (p->inner.ops->stats) {
+		p->inner.ops->stats(p->inner.src, out);
+	} else {
+		memset(out, 0, sizeof(*out));
+		out->events = p->events;
+	}
+}
+
+static const sht_source_ops progress_ops = {
+	progress_next, progress_seek, progress_stats
+};
+
+/* ---- reuse ------------------------------------------------------------- */
+
+/* The latest modification time of the regular files below dir (depth
+ * limited), into *newest; 0 if it could be read. */
+static int newest_mtime(const char *dir, int depth, struct timespec *newest)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char *path;
+	size_t len;
+	int status = 0;
+
+	if (depth > 8)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while (status == 0 && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		path = malloc(len);
+		if (!path) {
+			status = -1;
+			break;
+		}
+		snprintf(path, len, "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0) {
+			status = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			status = newest_mtime(path, depth + 1, newest);
+		} else if (S_ISREG(st.st_mode) &&
+			   (st.st_mtim.tv_sec > newest->tv_sec ||
+			    (st.st_mtim.tv_sec == newest->tv_sec &&
+			     st.st_mtim.tv_nsec > newest->tv_nsec))) {
+			*newest = st.st_mtim;
+		}
+		free(path);
+	}
+	closedir(d);
+	return status;
+}
+
+/* The events between checkpoints of the history (0: not partial), or -1
+ * if the file cannot be read. */
+static int64_t history_partial_every(const char *file)
+{
+	sht_reader *r;
+	void *data = NULL;
+	size_t len = 0;
+	uint64_t every = 0;
+	sht_err err;
+
+	if (sht_reader_open(file, NULL, &r) != SHT_OK)
+		return -1;
+	err = sht_reader_section(r, BUILD_SECTION_CHECKPOINTS, NULL, &data,
+				 &len);
+	if (err == SHT_OK && len >= 16) {
+		const uint8_t *b = data;
+
+		for (int i = 0; i < 8; i++)   /* little-endian u64 at 8 */
+			every |= (uint64_t)b[8 + i] << (8 * i);
+	}
+	free(data);
+	sht_reader_close(r);
+	if (err == SHT_NOT_FOUND)
+		return 0;
+	if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
+		return -1;
+	return (int64_t)every;
+}
+
+/*
+ * Whether file is a complete history this build would produce again (see
+ * the help).  Returns 1 (reusable: *ss is the opened history, for the
+ * message; the caller closes it), else 0.
+ */
+static int can_reuse(const struct build_opts *o, const char *file,
+		     const struct analysis *an, sht_time first_ts,
+		     sht_state **ss)
+{
+	struct stat st;
+	struct timespec newest = { 0, 0 };
+	const char *id;
+	uint32_t version;
+	int64_t every;
+
+	*ss = NULL;
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (sht_state_open(file, NULL, ss) != SHT_OK)
+		return 0;                 /* incomplete, damaged, not ours */
+	if (sht_state_provider(*ss, &id, &version) != SHT_OK ||
+	    strcmp(id, an->prov.id) != 0 || version != an->prov.version)
+		return 0;
+	if (sht_state_start(*ss) != first_ts)
+		return 0;
+	every = history_partial_every(file);
+	if (every < 0 || (uint64_t)every != o->partial)
+		return 0;
+	if (newest_mtime(o->trace, 0, &newest) != 0)
+		return 0;
+	if (st.st_mtim.tv_sec < newest.tv_sec ||
+	    (st.st_mtim.tv_sec == newest.tv_sec &&
+	     st.st_mtim.tv_nsec < newest.tv_nsec))
+		return 0;
+	return 1;
+}
+
+static int print_reuse(const char *file, sht_state *ss, int json)
+{
+	const char *id = "";
+	uint32_t version = 0;
+	json_writer w;
+
+	sht_state_provider(ss, &id, &version);
+	if (!json) {
+		printf("reusing %s (built by %s version %" PRIu32 "; "
+		       "--force rebuilds)\n", file, id, version);
+		return cli_finish_output(CLI_OK);
+	}
+	json_init(&w, stdout);
+	json_object_begin(&w);
+	json_kv_string(&w, "file", file);
+	json_key(&w, "reused");
+	json_bool(&w, 1);
+	json_kv_string(&w, "provider", id);
+	json_kv_uint(&w, "provider_version", version);
+	json_kv_uint(&w, "attributes", sht_state_attr_count(ss));
+	json_object_end(&w);
+	fputc('\n', stdout);
+	return cli_finish_output(CLI_OK);
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+struct build_result {
+	uint64_t events, skipped;
+	sht_source_stats sst;
+	uint64_t attributes;
+	sht_time start, end;
+	sht_info info;
+	double seconds;
+};
+
+/* Build into tmp (removed on failure). */
+static int build_history(const struct build_opts *o, const char *tmp,
+			 struct progress *pg, struct analysis *an,
+			 struct build_result *res)
+{
+	sht_source src = { &progress_ops, pg };
+	sht_state_opts so;
+	sht_state *ss = NULL;
+	sht_reader *r;
+	sht_err err;
+
+	sht_state_opts_init(&so);
+	so.backend = o->partial ? SHT_BACKEND_PARTIAL : SHT_BACKEND_TREE;
+	so.checkpoint_events = o->partial;
+	so.provider = an->prov.id;
+	so.provider_version = an->prov.version;
+	err = sht_state_create(tmp, res->start, &so, &ss);
+	if (err < 0) {
+		remove(tmp);
+		return cli_fail(err, "create %s", tmp);
+	}
+	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
+	progress_clear(pg);
+	if (err >= 0) {
+		res->end = sht_state_end(ss);
+		err = sht_state_finish(ss, res->end);
+	}
+	if (err < 0) {
+		cli_fail(err, "build the history of %s", o->trace);
+		sht_state_close(ss);
+		remove(tmp);
+		return CLI_FAIL;
+	}
+	res->attributes = sht_state_attr_count(ss);
+	sht_state_close(ss);
+	progress_stats(pg, &res->sst);
+	if (cli_open_reader(tmp, &r) != CLI_OK) {
+		remove(tmp);
+		return CLI_FAIL;
+	}
+	sht_reader_info(r, &res->info);
+	sht_reader_close(r);
+	return CLI_OK;
+}
+
+static void print_summary(const struct build_opts *o, const char *file,
+			  const struct analysis *an,
+			  const struct build_result *res)
+{
+	double rate = res->seconds > 0 ? (double)res->events / res->seconds
+				       : 0.0;
+	json_writer w;
+
+	if (!o->json) {
+		printf("%s: %" PRIu64 " events (%" PRIu64 " skipped, "
+		       "%" PRIu64 " discarded events, %" PRIu64
+		       " discarded packets) in %.3f s, %.0f events/s\n",
+		       file, res->events, res->skipped,
+		       res->sst.discarded_events, res->sst.discarded_packets,
+		       res->seconds, rate);
+		printf("%s history: %" PRIu64 " intervals, %" PRIu64
+		       " attributes, %" PRIu64 " nodes, depth %" PRIu32
+		       ", %" PRIu64 " bytes (%s %s, layout %s)\n",
+		       o->partial ? "partial" : "full", res->info.intervals,
+		       res->attributes, res->info.nodes, res->info.depth,
+		       res->info.file_bytes, an->prov.id, an->name,
+		       an->kernel ? layout_name(an->layout) : "none");
+		return;
+	}
+	json_init(&w, stdout);
+	json_object_begin(&w);
+	json_kv_string(&w, "file", file);
+	json_kv_string(&w, "trace", o->trace);
+	json_key(&w, "reused");
+	json_bool(&w, 0);
+	json_kv_string(&w, "analysis", an->name);
+	json_kv_string(&w, "layout", an->kernel ? layout_name(an->layout) : "none");
+	json_kv_string(&w, "provider", an->prov.id);
+	json_kv_uint(&w, "provider_version", an->prov.version);
+	json_kv_string(&w, "backend", o->partial ? "partial" : "tree");
+	json_kv_uint(&w, "checkpoint_events", o->partial);
+	json_kv_uint(&w, "events", res->events);
+	json_kv_uint(&w, "events_skipped", res->skipped);
+	json_kv_uint(&w, "discarded_events", res->sst.discarded_events);
+	json_kv_uint(&w, "discarded_packets", res->sst.discarded_packets);
+	json_kv_int(&w, "start", res->start);
+	json_kv_int(&w, "end", res->end);
+	json_kv_uint(&w, "intervals", res->info.intervals);
+	json_kv_uint(&w, "attributes", res->attributes);
+	json_kv_uint(&w, "nodes", res->info.nodes);
+	json_kv_uint(&w, "depth", res->info.depth);
+	json_kv_uint(&w, "file_bytes", res->info.file_bytes);
+	json_kv_double(&w, "seconds", res->seconds);
+	json_kv_double(&w, "events_per_second", rate);
+	json_object_end(&w);
+	fputc('\n', stdout);
+}
+
+/* The default FILE: the last name of TRACE + ".sht" (malloc'd). */
+static char *default_output(const char *trace)
+{
+	char *abs = realpath(trace, NULL);
+	const char *base = abs ? abs : trace;
+	const char *slash = strrchr(base, '/');
+	size_t len;
+	char *out;
+
+	if (slash && slash[1])
+		base = slash + 1;
+	if (!*base || strcmp(base, "/") == 0)
+		base = "trace";
+	len = strlen(base) + 5;
+	out = malloc(len);
+	if (out)
+		snprintf(out, len, "%s.sht", base);
+	free(abs);
+	return out;
+}
+
+/* Run the build once the trace is open in pg->inner. */
+static int build_run(const struct build_opts *o, const char *file,
+		     struct progress *pg)
+{
+	struct analysis an;
+	struct build_result res;
+	sht_state *old = NULL;
+	sht_event ev;
+	char *tmp;
+	size_t len;
+	sht_err err;
+	double t0 = cli_now();
+	int status;
+
+	memset(&res, 0, sizeof(res));
+	/* The history starts at the first event. */
+	err = pg->inner.ops->next(pg->inner.src, &ev);
+	if (err == SHT_END)
+		return cli_error("cannot build %s: the trace has no events",
+				 o->trace);
+	if (err >= 0)
+		err = pg->inner.ops->seek(pg->inner.src, 0);
+	if (err < 0)
+		return cli_fail(err, "read the first event of %s", o->trace);
+	res.start = ev.ts;
+	pg->first_ts = ev.ts;
+	if (analysis_create(&an, o->analysis, &pg->inner) != CLI_OK)
+		return CLI_FAIL;
+	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
+		status = print_reuse(file, old, o->json);
+		sht_state_close(old);
+		analysis_destroy(&an);
+		return status;
+	}
+	sht_state_close(old);
+	len = strlen(file) + 32;
+	tmp = malloc(len);
+	if (!tmp) {
+		analysis_destroy(&an);
+		return cli_error("cannot build %s: out of memory", o->trace);
+	}
+	snprintf(tmp, len, "%s.tmp-%ld", file, (long)getpid());
+	pg->t0 = pg->last = cli_now();
+	status = build_history(o, tmp, pg, &an, &res);
+	if (status == CLI_OK && rename(tmp, file) != 0) {
+		status = cli_error("cannot rename %s to %s: %s", tmp, file,
+				   strerror(errno));
+		remove(tmp);
+	}
+	free(tmp);
+	if (status == CLI_OK) {
+		res.seconds = cli_now() - t0;
+		print_summary(o, file, &an, &res);
+		status = cli_finish_output(CLI_OK);
+	}
+	analysis_destroy(&an);
+	return status;
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+static int build_opt(void *ctx, int id, const char *val)
+{
+	struct build_opts *o = ctx;
+
+	switch (id) {
+	case CLI_ARG_POS:
+		return cli_take_file("build", &o->trace, val);
+	case OPT_OUTPUT:
+		if (!*val) {
+			cli_usage_error("build", "empty value for --output");
+			return -1;
+		}
+		o->output = val;
+		return 0;
+	case OPT_ANALYSIS:
+		if (strcmp(val, "kernel") != 0 &&
+		    (!BUILD_HAVE_STATS || strcmp(val, "stats") != 0)) {
+			cli_usage_error("build", "invalid value '%s' for "
+					"--analysis: expected " BUILD_ANALYSES,
+					val);
+			return -1;
+		}
+		o->analysis = val;
+		return 0;
+	case OPT_PARTIAL:
+		return cli_parse_u64("build", "--partial", val, 1,
+				     (uint64_t)1 << 40, &o->partial);
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	case OPT_FORCE:
+		o->force = 1;
+		return 0;
+	default:                  /* OPT_NO_PROGRESS */
+		o->no_progress = 1;
+		return 0;
+	}
+}
+
+int cmd_build(int argc, char **argv)
+{
+	struct build_opts o;
+	struct progress pg;
+	char *def = NULL;
+	const char *file;
+	sht_err err;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	o.analysis = "kernel";
+	status = cli_parse_options(argc, argv, 1, "build", build_opts,
+				   build_usage, build_opt, &o);
+	if (status < 0)
+		return cli_finish_output(CLI_OK);   /* --help */
+	if (status != CLI_OK)
+		return status;
+	if (!o.trace)
+		return cli_usage_error("build", "missing TRACE");
+	file = o.output;
+	if (!file) {
+		def = default_output(o.trace);
+		if (!def)
+			return cli_error("cannot build %s: out of memory",
+					 o.trace);
+		file = def;
+	}
+	memset(&pg, 0, sizeof(pg));
+	pg.show = !o.no_progress && isatty(STDERR_FILENO);
+	err = sht_ctf_open(o.trace, NULL, &pg.inner);
+	if (err < 0) {
+		status = cli_fail(err, "open the trace %s", o.trace);
+	} else {
+		status = build_run(&o, file, &pg);
+		sht_ctf_close(&pg.inner);
+	}
+	free(def);
+	return status;
+}

@@ -1,0 +1,136 @@
+# test-build.sh: `sht build` runs the kernel analysis over a real CTF trace
+# (bug446190, 31 556 events) into a history: the summary, the file (info,
+# check, a query), reuse of a complete history and --force, a partial
+# history, and the errors.  Skips only when $SHT_SHARED/traces is absent.
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+
+traces=${SHT_SHARED:-}/traces
+if [ -z "${SHT_SHARED:-}" ] || [ ! -d "$traces" ]; then
+	echo "1..0 # SKIP no real traces: ${traces} is absent (set SHT_SHARED)"
+	exit 0
+fi
+trace=$traces/bug446190
+f=$SHT_TMP/bug.sht
+rm -f -- "$f" "$SHT_TMP/bug-partial.sht" "$SHT_TMP/bug446190.sht"
+
+run "$SHT" build "$trace" -o "$f" --json --no-progress
+is "$rc" 0 "build bug446190 succeeds"
+is "$(json 'd["events"]')" 31556 "summary: events = 31556"
+is "$(json 'd["reused"]')" 0 "summary: not reused"
+is "$(json 'd["attributes"] > 0 and d["intervals"] > 0 and d["nodes"] > 0 and d["depth"] >= 1')" 1 \
+	"summary: attributes, intervals, nodes, depth"
+is "$(json 'sorted(k for k in ("events_skipped", "discarded_events", "discarded_packets", "file_bytes", "seconds", "events_per_second") if k in d)')" \
+	"['discarded_events', 'discarded_packets', 'events_per_second', 'events_skipped', 'file_bytes', 'seconds']" \
+	"summary: skipped, discarded, size, time, throughput"
+start=$(json 'd["start"]')
+end=$(json 'd["end"]')
+bytes=$(json 'd["file_bytes"]')
+is "$(stat -c %s "$f")" "$bytes" "summary: file_bytes is the file's size"
+
+run "$SHT" info "$f" --json
+is "$(json '(d["provider"], d["provider_version"])')" \
+	"('org.eclipse.tracecompass.analysis.os.linux.kernel', 31)" \
+	"info: kernel provider, version 31"
+expect_rc 0 "check passes" "$SHT" check "$f"
+mid=$(( (start + end) / 2 ))
+run "$SHT" query "$f" --attribute CPUs/0/Current_thread --at "$mid" --json
+is "$rc" 0 "query CPUs/0/Current_thread inside the trace"
+is "$(json 'd[0]["path"] == "CPUs/0/Current_thread" and d[0]["start"] <= '"$mid"' <= d[0]["end"]')" 1 \
+	"query: the interval of CPUs/0/Current_thread holding the time"
+
+# Reuse: same trace, analysis and kind.
+sum1=$(cksum < "$f")
+mtime1=$(stat -c %Y.%y "$f")
+run "$SHT" build "$trace" -o "$f" --no-progress
+is "$rc" 0 "second build succeeds"
+printf '%s\n' "$out" | grep -q "^reusing $f (built by org.eclipse.tracecompass.analysis.os.linux.kernel version 31"
+ok $? "second build reuses the history"
+is "$(cksum < "$f")/$(stat -c %Y.%y "$f")" "$sum1/$mtime1" \
+	"reuse leaves the file unchanged"
+run "$SHT" build "$trace" -o "$f" --json
+is "$(json 'd["reused"]')" 1 "reuse --json"
+
+run "$SHT" build "$trace" -o "$f" --force --json
+is "$rc" 0 "--force rebuilds"
+is "$(json '(int(d["reused"]), d["events"])')" "(0, 31556)" "--force: a new build"
+expect_rc 0 "--force: the rebuilt file checks" "$SHT" check "$f"
+
+# An incomplete file is not reused.
+printf 'not a history' > "$SHT_TMP/junk.sht"
+run "$SHT" build "$trace" -o "$SHT_TMP/junk.sht" --json
+is "$(json '(int(d["reused"]), d["events"])')" "(0, 31556)" \
+	"a file that is not a complete history is rebuilt"
+
+# Partial history: not the full one, and reused only as partial.
+p=$SHT_TMP/bug-partial.sht
+run "$SHT" build "$trace" -o "$p" --partial 10000 --json
+is "$rc" 0 "--partial 10000 builds"
+is "$(json '(d["backend"], d["checkpoint_events"], d["events"])')" \
+	"('partial', 10000, 31556)" "--partial: summary"
+pint=$(json 'd["intervals"]')
+run "$SHT" info "$p" --json
+is "$(json '(d["provider"], d["provider_version"])')" \
+	"('org.eclipse.tracecompass.analysis.os.linux.kernel', 31)" \
+	"info on the partial history: provider"
+is "$(json 'd["intervals"]')" "$pint" "info on the partial history: intervals"
+run "$SHT" info "$f" --json
+full=$(json 'd["intervals"]')
+[ "$pint" -lt "$full" ]
+ok $? "the partial history keeps fewer intervals ($pint < $full)"
+run "$SHT" build "$trace" -o "$p" --partial 10000 --json
+is "$(json 'd["reused"]')" 1 "the same --partial reuses"
+run "$SHT" build "$trace" -o "$p" --partial 5000 --json
+is "$(json 'd["reused"]')" 0 "another --partial rebuilds"
+run "$SHT" build "$trace" -o "$p" --json
+is "$(json '(int(d["reused"]), d["backend"])')" "(0, 'tree')" \
+	"a full build does not reuse a partial history"
+
+# The event statistics analysis, where libsht has it.
+if "$SHT" build --help | grep -q 'stats: event counts'; then
+	s=$SHT_TMP/bug-stats.sht
+	run "$SHT" build "$trace" -o "$s" --analysis stats --json
+	is "$(json '(d["provider"], d["provider_version"], d["events"])')" \
+		"('event-statistics', 1, 31556)" "--analysis stats builds"
+	run "$SHT" query "$s" --attribute total --at "$end" --json
+	is "$(json 'd[0]["value"]')" 31556 "stats: total at the end = events"
+	run "$SHT" build "$trace" -o "$s" --json
+	is "$(json '(int(d["reused"]), d["provider"])')" \
+		"(0, 'org.eclipse.tracecompass.analysis.os.linux.kernel')" \
+		"kernel build does not reuse a stats history"
+else
+	echo "ok $((tap_run + 1)) # SKIP --analysis stats: not in this libsht"
+	tap_run=$((tap_run + 1))
+fi
+
+# Default output name, in the current directory.
+(cd "$SHT_TMP" && "$SHT" build "$trace" --no-progress >/dev/null 2>&1)
+ok $? "build without -o"
+[ -f "$SHT_TMP/bug446190.sht" ]
+ok $? "default output: bug446190.sht in the current directory"
+
+# Errors.
+expect_rc 1 "missing trace: exit 1" "$SHT" build "$SHT_TMP/no-such-trace" \
+	-o "$SHT_TMP/x.sht"
+case $err in *"no-such-trace"*) ok 0 "missing trace: the message names it" ;;
+*) ok 1 "missing trace: the message names it"; diag "stderr: $err" ;; esac
+[ ! -e "$SHT_TMP/x.sht" ]
+ok $? "missing trace: no output file"
+expect_rc 1 "not a trace: exit 1" "$SHT" build "$SHT_TMP" -o "$SHT_TMP/x.sht"
+[ -z "$(ls "$SHT_TMP" | grep -F '.tmp-')" ]
+ok $? "no temporary file left behind"
+expect_rc 1 "unwritable output: exit 1" "$SHT" build "$trace" \
+	-o "$SHT_TMP/no-such-dir/x.sht"
+expect_rc 2 "no TRACE: exit 2" "$SHT" build
+expect_rc 2 "two TRACEs: exit 2" "$SHT" build "$trace" "$trace"
+expect_rc 2 "unknown option: exit 2" "$SHT" build "$trace" --bogus
+expect_rc 2 "--partial 0: exit 2" "$SHT" build "$trace" --partial 0
+expect_rc 2 "--partial junk: exit 2" "$SHT" build "$trace" --partial 10x
+expect_rc 2 "--analysis unknown: exit 2" "$SHT" build "$trace" \
+	--analysis nope
+expect_rc 2 "-o without a value: exit 2" "$SHT" build "$trace" -o
+run "$SHT" build --help
+is "$rc" 0 "--help"
+printf '%s\n' "$out" | grep -q 'default: the name of TRACE'
+ok $? "--help says the default output name"
+
+done_testing
