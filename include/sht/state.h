@@ -212,7 +212,10 @@ SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,
 
 /* Mark the start of one event, before its changes (sht_state_run does it;
  * a hand-written loop must too for partial histories, which place their
- * checkpoints at event boundaries).  SHT_ERR_ORDER for an earlier event. */
+ * checkpoints at event boundaries).  The history's current time moves to
+ * the event's, handled or not, so sht_state_end() is the last event's
+ * time, where Trace Compass ends a history.  SHT_ERR_ORDER for an earlier
+ * event. */
 SHT_API sht_err sht_state_event(sht_state *ss, const sht_event *ev);
 
 /*
