@@ -13,5 +13,6 @@
 #include "sht/state.h"
 #include "sht/analysis.h"
 #include "sht/trace.h"
+#include "sht/vstf.h"
 
 #endif /* SHT_SHT_H */

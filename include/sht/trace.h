@@ -142,6 +142,22 @@ SHT_API sht_err sht_ctf_env(const sht_source *src, const char *name,
 SHT_API sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 				  const char **name, sht_field *out);
 
+/* One field of an event: its name and value (both valid during the call
+ * only).  Returning an error stops the enumeration with that error. */
+typedef sht_err (*sht_field_fn)(void *ctx, const char *name,
+				const sht_field *value);
+
+/*
+ * Every field a CTF event's field() can find, in lookup order: the
+ * payload's members, then the specific then the common context's members
+ * whose names were not met before; each value exactly as ev->field(ev,
+ * name) gives it.  ev must come from a CTF source (sht_ctf_event_bt).
+ * @return SHT_OK, fn's error, or SHT_ERR_INVALID (not a CTF event, or a
+ * libsht without libbabeltrace2).
+ */
+SHT_API sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn,
+				     void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@ enum {
 /* ---- commands (cmd-*.c) ------------------------------------------------ */
 
 int cmd_build(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);

@@ -15,6 +15,7 @@ static const char main_usage[] =
 "\n"
 "Commands:\n"
 "  build     run an analysis (kernel, stats) over a CTF trace into a file\n"
+"  convert   copy a CTF trace into a VSTF file (thesis Annex B)\n"
 "  gen       build a synthetic workload (staircase, churn) into a file\n"
 "  info      print a file's header, tree statistics and provider\n"
 "  query     the state at one time (full, or per quark or attribute path)\n"
@@ -35,6 +36,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "build", cmd_build },
+	{ "convert", cmd_convert },
 	{ "gen", cmd_gen },
 	{ "info", cmd_info },
 	{ "query", cmd_query },

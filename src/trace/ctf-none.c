@@ -63,3 +63,11 @@ sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 	}
 	return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: built without libbabeltrace2");
 }
+
+sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
+{
+	(void)ev;
+	(void)fn;
+	(void)ctx;
+	return sht__error(SHT_ERR_INVALID, "Cannot enumerate CTF fields: built without libbabeltrace2");
+}
