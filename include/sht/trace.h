@@ -29,8 +29,9 @@
  * files below it) is refused unless opts->merge is set.
  *
  * seek(pos) makes the event of ordinal pos the next one delivered.  A
- * seek forward reads on; a seek backward seeks babeltrace2's iterator to
- * its beginning (a new graph if it cannot) and skips pos events, so it
+ * seek forward reads on; a seek backward rebuilds the babeltrace2 graph
+ * (its seek-beginning can hand back stale empty strings in 2.0.4) and
+ * skips pos events, so it
  * costs about the decoding of pos events (babeltrace2 2.0.4 has no real
  * time seek in src.ctf.fs: it emulates one the same way, and its
  * emulation can abort the process).  A sparse index (ordinal ->

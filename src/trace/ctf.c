@@ -17,8 +17,9 @@
  *  (2) marks[k] describes ordinal k * every: its timestamp, and how many
  *      events of that same timestamp come just before it ("before").
  *      Marks are appended the first time their ordinal is reached.
- *  (3) A seek before the current ordinal seeks babeltrace2's iterator to
- *      its beginning (a new graph if it cannot) and skips to the ordinal;
+ *  (3) A seek before the current ordinal rebuilds the graph (seeking the
+ *      iterator to its beginning is disabled: CTF_TRUST_SEEK_BEGINNING)
+ *      and skips to the ordinal;
  *      a seek after it reads on.  Every mark met again is checked: a
  *      different timestamp or run means the events come in another
  *      order than on the first read, and the source fails rather than
@@ -45,6 +46,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* Seek back by the iterator's seek-beginning (0: rebuild the graph; see
+ * ctf_consume). */
+#define CTF_TRUST_SEEK_BEGINNING 0
 
 #include "sht/trace.h"
 #include "util/util.h"
@@ -277,9 +282,17 @@ ctf_sink_consume(bt_message_iterator *iter, void *data)
 	 * (iterator.c, post_auto_seek_next) after some seek sequences. */
 	c->n_msgs = c->i_msg = 0;
 	c->at_end = 0;
-	if (bt_message_iterator_can_seek_beginning(iter, &can) ==
-		    BT_MESSAGE_ITERATOR_CAN_SEEK_BEGINNING_STATUS_OK &&
-	    can) {
+	/* Disabled: after src.ctf.fs 2.0.4 seeks its beginning, an empty
+	 * text field can come back holding the text of an earlier event
+	 * (many-threads event 3661, syscall_entry_access filename: "" on a
+	 * first read, "/var/run/utmpx" after a seek).  A rebuilt graph
+	 * decodes afresh; keep this path for a babeltrace2 without the bug. */
+	if (!CTF_TRUST_SEEK_BEGINNING)
+		can = 0;
+	else if (bt_message_iterator_can_seek_beginning(iter, &can) !=
+		 BT_MESSAGE_ITERATOR_CAN_SEEK_BEGINNING_STATUS_OK)
+		can = 0;
+	if (can) {
 		if (bt_message_iterator_seek_beginning(iter) !=
 		    BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK)
 			return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;

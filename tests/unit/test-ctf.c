@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -888,6 +889,33 @@ static void check_env_bad(void)
 	ok(name == NULL, "env entry: name reset on error");
 }
 
+/* Regression: babeltrace2 2.0.4's src.ctf.fs, once seeked to its
+ * beginning, gave an empty text field an earlier event's text.  Event
+ * 3661 of many-threads (syscall_entry_access) has filename "" (as the
+ * babeltrace2 CLI prints it); it must stay "" after a full read and a
+ * seek back to 0. */
+static void check_seek_text(void)
+{
+	char path[PATH_MAX];
+	sht_source src;
+	sht_event ev;
+	sht_field f;
+	int found = 0;
+
+	snprintf(path, sizeof path, "%s/many-threads", traces);
+	if (!ok(sht_ctf_open(path, NULL, &src) == SHT_OK, "seek/text: open many-threads"))
+		return;
+	while (src.ops->next(src.src, &ev) == SHT_OK)
+		;
+	ok(src.ops->seek(src.src, 0) == SHT_OK, "seek/text: back to 0 after a full read");
+	while (!found && src.ops->next(src.src, &ev) == SHT_OK)
+		found = ev.pos == 3661;
+	ok(found && strcmp(ev.name, "syscall_entry_access") == 0 &&
+	   sht_event_field(&ev, "filename", &f) == SHT_FIELD_STRING && strcmp(f.v.s, "") == 0,
+	   "seek/text: event 3661's empty filename stays empty after the seek");
+	sht_ctf_close(&src);
+}
+
 int main(void)
 {
 	const char *shared = getenv("SHT_SHARED");
@@ -907,6 +935,7 @@ int main(void)
 	check_seeks("many-threads", 0);   /* default index spacing */
 	check_seeks("many-threads", 3);   /* marks inside equal-ts runs */
 	check_seeks("synctraces/scp_src", 1000); /* no muxer */
+	check_seek_text();
 	check_bad_input(tmp);
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
 		check_state_run(&cases[k]);
