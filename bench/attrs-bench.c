@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench-util.h"
 
 #include "state/attrs.h"
 
@@ -98,13 +99,6 @@ static void print_run(const char *type, const char *shape, size_t count,
 		printf(i < 6 ? ",\"%s\":%.2f" : ",\"%s\":%.0f", metric_name[i], m[i]);
 	printf("}\n");
 	fflush(stdout);
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
 }
 
 /* The look-ups that build the tree; names are stored in *text. */

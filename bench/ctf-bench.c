@@ -24,31 +24,11 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-util.h"
 
 extern char **environ;
 
 #define MAX_REPS 31
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* One pass: events read into *n; -1 on error. */
 static double run_sht(const char *path, uint64_t *n, uint64_t *sum)

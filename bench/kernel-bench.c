@@ -23,29 +23,9 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-util.h"
 
 #define MAX_REPS 101
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Decode only: seconds, -1 on error; events into *n. */
 static double run_decode(const char *trace, uint64_t *n, uint64_t *sum)

@@ -83,6 +83,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-util.h"
 #include "workload/workload.h"
 
 #define MAX_EVERY 16
@@ -120,14 +121,6 @@ static void note(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
@@ -135,37 +128,6 @@ static void *xcalloc(size_t n, size_t size)
 	if (!p)
 		die("out of memory (%zu x %zu bytes)", n, size);
 	return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of n sorted values, p in [0, 1]. */
-static double pct_sorted(const double *v, size_t n, double p)
-{
-	size_t i;
-
-	if (n == 0)
-		return NAN;
-	i = (size_t)ceil(p * (double)n);
-	if (i > 0)
-		i--;
-	if (i >= n)
-		i = n - 1;
-	return v[i];
-}
-
-/* Median of n values (sorts v); mean of the two middle ones if n is even. */
-static double median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static uint64_t parse_u64(const char *s, const char *what)
