@@ -1,0 +1,198 @@
+/*
+ * ctf-int.h: private to the CTF source (src/trace/ctf*.c, the files that
+ * include babeltrace2; not ctfw*.c).  The source's state, and the
+ * functions its files share.
+ *
+ *   ctf.c         open, close, info; the errors; the source operations
+ *   ctf-graph.c   the babeltrace2 graph: components, the simple sink, one
+ *                 request per run, the current batch's references
+ *   ctf-read.c    message iteration and event delivery: next(), cpu,
+ *                 timestamps, discarded counts, fields
+ *   ctf-seek.c    seek() and the sparse index of marks
+ *   ctf-env.c     the trace object and its environment (sht_ctf_env)
+ *   ctf-span.c    the trace's time span from the LTTng packet index
+ *   ctf-fields.c  sht_ctf_event_fields (through the event's field())
+ *
+ * Graph:  src.ctf.fs --(one port per stream)--> flt.utils.muxer --> sink
+ *         src.ctf.fs --(single stream)------------------------------> sink
+ * The sink is a "simple sink" whose consume function performs exactly one
+ * request (next batch, or seek) per bt_graph_run_once(): every operation
+ * on the message iterator happens inside the consuming method, as the
+ * graph expects.  The consume function never reports END to the graph
+ * (it records at_end instead), so the graph stays runnable and a seek
+ * after the end still works.
+ *
+ * Positions are event ordinals.  Invariants:
+ *  (1) ordinal is the ordinal of the next event the iterator gives.
+ *  (2) marks[k] describes ordinal k * every: its timestamp, and how many
+ *      events of that same timestamp come just before it ("before").
+ *      Marks are appended the first time their ordinal is reached.
+ *  (3) A seek before the current ordinal rebuilds the graph (seeking the
+ *      iterator to its beginning is disabled: CTF_TRUST_SEEK_BEGINNING)
+ *      and skips to the ordinal;
+ *      a seek after it reads on.  Every mark met again is checked: a
+ *      different timestamp or run means the events come in another
+ *      order than on the first read, and the source fails rather than
+ *      deliver wrong positions.  (Time seeks would use the marks as
+ *      starting points, but babeltrace2 2.0.4 only emulates them, at the
+ *      same cost, and its emulation can abort: see ctf_sink_consume.)
+ *  (4) Every message reference taken from a batch is put exactly once:
+ *      events when the next one is read (cur_msg), others at once; a seek
+ *      or close puts the rest of the batch.
+ *  (5) trace holds a reference to the trace object (environment) of the
+ *      first message that names a stream: normally taken at open time from
+ *      the first batch, which starts with a stream-beginning message; else
+ *      from the first such message read later.  Kept across seeks and
+ *      graph rebuilds (the first one wins), put at close.
+ */
+#ifndef SHT_TRACE_CTF_INT_H
+#define SHT_TRACE_CTF_INT_H
+
+#include <babeltrace2/babeltrace.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sht/trace.h"
+
+/* Seek back by the iterator's seek-beginning (0: rebuild the graph; see
+ * ctf_sink_consume). */
+#define CTF_TRUST_SEEK_BEGINNING 0
+
+#define CTF_INDEX_EVERY 4096u
+#define CTF_CPU_CACHE 32u        /* packets whose cpu_id is remembered */
+
+enum ctf_req {
+	CTF_REQ_NEXT = 0,        /* next batch of messages */
+	CTF_REQ_SEEK_BEGIN = 1,  /* seek the beginning */
+};
+
+enum ctf_seeked {
+	CTF_SEEKED_BEGIN = 0,    /* positioned at the beginning */
+	CTF_SEEKED_NONE = 1,     /* cannot seek: rebuild the graph */
+};
+
+struct ctf_mark {
+	int64_t ts;              /* timestamp of event k * every */
+	uint64_t before;         /* events of that timestamp just before it */
+};
+
+struct ctf_pkt_cpu {
+	const bt_packet *pkt;    /* reference held; NULL: free slot */
+	int32_t cpu;
+};
+
+struct sht_ctf {
+	char *path;
+	char **dirs;                  /* trace directories (metadata found) */
+	size_t n_dirs;
+	int merge;
+	uint32_t every;          /* index spacing */
+
+	/* babeltrace2 */
+	const bt_plugin *plugin_ctf;
+	const bt_plugin *plugin_utils;
+	bt_graph *graph;
+	bt_message_iterator *iter;    /* borrowed from the simple sink */
+	enum ctf_req req;             /* what consume does next */
+	enum ctf_seeked seeked;       /* result of the last seek request */
+
+	/* current batch (the iterator's array; we own the references) */
+	bt_message_array_const msgs;
+	uint64_t n_msgs, i_msg;
+	int at_end;                   /* iterator said END */
+
+	/* current event */
+	const bt_message *cur_msg;    /* reference held until the next call */
+	const bt_event *cur_ev;
+	const bt_field *cur_payload;
+
+	struct ctf_pkt_cpu cpus[CTF_CPU_CACHE];
+	unsigned cpu_next;            /* round-robin replacement */
+
+	/* positions */
+	uint64_t ordinal;             /* of the next event (1) */
+	uint64_t high;                /* highest ordinal reached + 1 */
+	int have_last;
+	int64_t last_ts;              /* of the previous event */
+	uint64_t run;                 /* events of last_ts, ending there */
+	struct ctf_mark *marks;       /* (2) */
+	size_t n_marks, cap_marks;
+
+	const bt_trace *trace;        /* (5) reference held, or NULL */
+
+	sht_err failed;               /* sticky error, SHT_OK if none */
+	sht_source_stats st;
+	sht_ctf_info info;
+};
+
+/* ctf.c: the source's operations, and errors. */
+extern const sht_source_ops sht__ctf_ops;
+
+/* The CTF source of src, or NULL if src is not an open CTF source. */
+struct sht_ctf *sht__ctf_of(const sht_source *src);
+
+/* Make an error of err, "Cannot <what>: path=<path>", with babeltrace2's
+ * causes of this thread appended (and released). */
+sht_err sht__ctf_error(sht_err err, const char *what, const char *path);
+
+/* sht__ctf_error, and c fails (sticky). */
+sht_err sht__ctf_fail(struct sht_ctf *c, sht_err err, const char *what);
+
+/* The SHT_ERR_STATE answer of a failed source. */
+sht_err sht__ctf_failed(const struct sht_ctf *c);
+
+/* ctf-graph.c */
+
+/* Build the graph and read the first batch (which surfaces errors of the
+ * streams' first packets).  Positions at ordinal 0. */
+sht_err sht__ctf_graph_build(struct sht_ctf *c);
+
+/* Put every reference the graph holds (batch, event, packets), then the
+ * graph.  A zeroed or destroyed graph is a no-op. */
+void sht__ctf_graph_destroy(struct sht_ctf *c);
+
+/* Run the graph once for request req. */
+sht_err sht__ctf_run(struct sht_ctf *c, enum ctf_req req);
+
+/* Put every reference of the current batch and event. */
+void sht__ctf_drop_messages(struct sht_ctf *c);
+
+/* ctf-read.c */
+
+/*
+ * Read the next event: it becomes current (cur_msg) with timestamp *ts
+ * and ordinal *ord; ordinal, marks and the equal-timestamp run advance.
+ * SHT_OK, SHT_END, or an error (sticky).  *mismatch is set if a mark met
+ * again disagrees (invariant 3 broken); the caller decides.
+ */
+sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
+			 int *mismatch);
+
+/* The source's next(). */
+sht_err sht__ctf_next(void *src, sht_event *ev);
+
+/* ctf-seek.c */
+
+/* The source's seek(). */
+sht_err sht__ctf_seek(void *src, uint64_t pos);
+
+/* Mark ordinal o (a multiple of every) with ts and before: append the
+ * mark the first time, else set *mismatch if it disagrees (invariant 2,
+ * 3).  SHT_OK or SHT_ERR_NOMEM (sticky). */
+sht_err sht__ctf_mark(struct sht_ctf *c, uint64_t o, int64_t ts,
+		      uint64_t before, int *mismatch);
+
+/* c fails with SHT_ERR_CORRUPT: events came in another order. */
+sht_err sht__ctf_mismatch(struct sht_ctf *c);
+
+/* ctf-env.c */
+
+/* Take the trace of m if it names a stream (invariant 5); call only while
+ * c->trace is NULL. */
+void sht__ctf_note_trace(struct sht_ctf *c, const bt_message *m);
+
+/* Take the trace from the messages of the current batch not read yet. */
+void sht__ctf_note_trace_batch(struct sht_ctf *c);
+
+#endif /* SHT_TRACE_CTF_INT_H */
