@@ -1,0 +1,162 @@
+/*
+ * ctfw-bench.c: write speed of the CTF writer (src/trace/ctfw.h).
+ *
+ *   ctfw-bench [--events N] [--cpus C] [--packet-size B] [--dir D] [--keep]
+ *
+ * Writes N events (default 10 M) of a sched_switch-like class (two
+ * 16-byte comm arrays, four 32-bit and one 64-bit integer: 68 bytes with
+ * the event header) round-robin over C CPUs (default 4) with increasing
+ * timestamps, into D/ctfw-bench-PID (D: $TMPDIR or /tmp), finish
+ * included (fsync of every file, rename), then removes the trace unless
+ * --keep.  One JSON line: events, bytes (every file), seconds for the
+ * events and for finish, events/s and MB/s (10^6 bytes) over the total.
+ */
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+#include "trace/ctfw.h"
+#include "bench-util.h"
+
+static const sht__ctfw_field switch_fields[] = {
+	{ "prev_comm", SHT__CTFW_TEXT16 },
+	{ "prev_tid", SHT__CTFW_S32 },
+	{ "prev_prio", SHT__CTFW_S32 },
+	{ "prev_state", SHT__CTFW_S64 },
+	{ "next_comm", SHT__CTFW_TEXT16 },
+	{ "next_tid", SHT__CTFW_S32 },
+	{ "next_prio", SHT__CTFW_S32 },
+};
+
+static const char *const comms[] = {
+	"swapper/0", "kworker/u16:2", "bash", "sshd", "systemd-journal",
+	"firefox", "Web Content", "rcu_sched",
+};
+
+struct args {
+	uint64_t events;
+	uint32_t cpus, packet_size;
+	const char *dir;
+	int keep;
+};
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: ctfw-bench [--events N] [--cpus C] "
+		"[--packet-size B] [--dir D] [--keep]\n");
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct args *a)
+{
+	a->events = 10000000;
+	a->cpus = 4;
+	a->packet_size = 0;
+	a->dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	a->keep = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(argv[i], "--keep") == 0) {
+			a->keep = 1;
+			continue;
+		}
+		if (!v)
+			return -1;
+		if (strcmp(argv[i], "--events") == 0)
+			a->events = strtoull(v, NULL, 10);
+		else if (strcmp(argv[i], "--cpus") == 0)
+			a->cpus = (uint32_t)strtoul(v, NULL, 10);
+		else if (strcmp(argv[i], "--packet-size") == 0)
+			a->packet_size = (uint32_t)strtoul(v, NULL, 10);
+		else if (strcmp(argv[i], "--dir") == 0)
+			a->dir = v;
+		else
+			return -1;
+		i++;
+	}
+	return a->cpus ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Write the trace: 0, or -1 with the message printed. */
+static int run(const struct args *a, const char *out, double *t_ev,
+	       double *t_fin, sht__ctfw_stats *st)
+{
+	sht__ctfw_opts o = { a->cpus, a->packet_size, 1000000000 };
+	sht__ctfw *w = NULL;
+	sht_field v[7];
+	uint32_t id;
+	double t0;
+	sht_err err;
+
+	if ((err = sht__ctfw_create(out, &o, &w)) != SHT_OK)
+		goto fail;
+	if ((err = sht__ctfw_env_str(w, "tracer_name", "lttng-modules")) ||
+	    (err = sht__ctfw_env_int(w, "tracer_major", 2)) ||
+	    (err = sht__ctfw_event_class(w, "sched_switch", switch_fields, 7,
+					 &id)))
+		goto fail;
+	t0 = now_s();
+	for (uint64_t i = 0; i < a->events; i++) {
+		v[0].type = v[4].type = SHT_FIELD_STRING;
+		v[0].v.s = comms[i % 8];
+		v[4].v.s = comms[(i + 3) % 8];
+		for (int k = 1; k <= 6; k++) {
+			if (k == 4)
+				continue;
+			v[k].type = SHT_FIELD_INT;
+			v[k].v.i = (int64_t)((i * 7 + (uint64_t)k) % 40000);
+		}
+		err = sht__ctfw_event(w, id, 1000000000 + (sht_time)i * 100,
+				      (uint32_t)(i % a->cpus), v);
+		if (err)
+			goto fail;
+	}
+	*t_ev = now_s() - t0;
+	t0 = now_s();
+	if ((err = sht__ctfw_finish(w, st)) != SHT_OK)
+		goto fail;
+	*t_fin = now_s() - t0;
+	sht__ctfw_destroy(w);
+	return 0;
+fail:
+	fprintf(stderr, "ctfw-bench: %s\n", sht_errmsg());
+	sht__ctfw_destroy(w);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	char out[4096];
+	sht__ctfw_stats st;
+	double t_ev = 0, t_fin = 0, total;
+
+	if (parse(argc, argv, &a) != 0)
+		return usage();
+	snprintf(out, sizeof out, "%s/ctfw-bench-%ld", a.dir, (long)getpid());
+	if (run(&a, out, &t_ev, &t_fin, &st) != 0)
+		return 1;
+	total = t_ev + t_fin;
+	printf("{\"bench\":\"ctfw\",\"events\":%" PRIu64 ",\"cpus\":%u,"
+	       "\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
+	       "\"events_s\":%.3f,"
+	       "\"finish_s\":%.3f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f}\n",
+	       st.events, a.cpus, st.packets, st.bytes, t_ev, t_fin,
+	       (double)st.events / total, (double)st.bytes / total / 1e6);
+	if (!a.keep && nftw(out, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, "ctfw-bench: cannot remove %s\n", out);
+	return 0;
+}
