@@ -18,7 +18,8 @@
  *    the file, zero padding, the events inside each packet decoded and
  *    counted, begin / end = the first / last event's cycles, the empty
  *    packet of the CPU without events; the stats against the files;
- *  - the babeltrace2 CLI (when installed) prints one line per event;
+ *  - the babeltrace2 CLI (when installed) prints one line per event and
+ *    no warning (it uses the index: a bad one gets a warning);
  *  - an empty trace; an event exactly as large as a packet allows;
  *  - refusals: bad options, an existing directory at create and at
  *    finish, out-of-order and pre-offset timestamps (SHT_ERR_ORDER), a
@@ -435,6 +436,8 @@ static void check_read_back(const char *dir)
 	sht_time prev = INT64_MIN;
 	int backward = 0, all = 1;
 	char why[512] = "";
+	sht_source_stats ss;
+	sht_ctf_info info;
 	sht_source src;
 	sht_event ev;
 	sht_err err;
@@ -462,6 +465,15 @@ static void check_read_back(const char *dir)
 		all &= cursor[c] == npercpu[c];
 	ok(all && npercpu[2] == 0,
 	   "each CPU's events all read, CPU 2 had none");
+	memset(&ss, 0, sizeof ss);
+	if (src.ops->stats)
+		src.ops->stats(src.src, &ss);
+	ok(ss.discarded_events == 0 && ss.discarded_packets == 0,
+	   "no discarded events or packets (sequence numbers follow)");
+	memset(&info, 0, sizeof info);
+	err = sht_ctf_info_get(&src, &info);
+	ok(err == SHT_OK && info.traces == 1 && info.streams == NCPU,
+	   "one trace, one stream per CPU (%u)", info.streams);
 	sht_ctf_close(&src);
 }
 
@@ -745,7 +757,9 @@ static void check_files(const char *dir, const sht__ctfw_stats *st)
 	free(meta);
 }
 
-/* babeltrace2 DIR: exit status and line count, or -1 if not installed. */
+/* babeltrace2 DIR: exit status and the count of lines on stdout and
+ * stderr (a warning, e.g. about a rejected index, adds lines), or -1 if
+ * babeltrace2 is not installed. */
 static long bt2_lines(const char *dir, int *status)
 {
 	char cmd[4500];
