@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh [ARG]...: install what is needed, build the release tree, and run
-# the main job, `sht demo` (generates the default staircase workload,
-# builds its history, prints statistics and answers queries).  Arguments
-# are passed to `sht demo`.
+# the main job, `sht demo` (generates a synthetic kernel trace, builds
+# its kernel-analysis history, queries it against the trace, checks it).
+# Arguments are passed to `sht demo`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -29,12 +29,16 @@ enum {
 int cmd_build(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+/* `sht gen kernel` (cmd-gen-kernel.c), dispatched by cmd_gen. */
+int cmd_gen_kernel(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+/* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
+int cmd_demo_staircase(int argc, char **argv);
 
 /* ---- errors (args.c) --------------------------------------------------- */
 
@@ -69,6 +73,51 @@ int cli_load_attrs(const char *path, sht_state *ss);
  * 'PATH'") report and return CLI_FAIL. */
 int cli_resolve_path(const char *file, sht_state *ss, const char *path,
 		     sht_quark *out);
+
+/* ---- traces (trace-in.c) ---------------------------------------------- */
+
+/* A trace the CLI reads: a CTF directory or a VSTF file. */
+typedef struct cli_trace {
+	sht_source src;
+	int vstf;                 /* 1: a VSTF file; 0: a CTF directory */
+	uint64_t events;          /* VSTF: the event count; 0: unknown */
+	sht_time span_begin;      /* CTF: the packet index's time span; */
+	sht_time span_end;        /* both 0 if the trace has none */
+} cli_trace;
+
+/* Open path: a directory as CTF, a file as VSTF.  On failure report
+ * "cannot open ..." and return CLI_FAIL. */
+int cli_trace_open(const char *path, cli_trace *t);
+void cli_trace_close(cli_trace *t);
+/* An environment entry, as sht_ctf_env / sht_vstf_env. */
+sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
+/* How much of the trace is read once `events` events, the last at ts,
+ * are: 0 .. 1 (VSTF: by events; CTF: by time over the packet index's
+ * span), or -1 if unknown. */
+double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
+
+/* ---- progress line (progress.c) --------------------------------------- */
+
+struct cli_progress {
+	cli_trace *trace;
+	const char *verb;         /* "building" */
+	int show;                 /* print the line (stderr is a terminal) */
+	uint64_t events;          /* passed on so far */
+	sht_time first_ts;        /* the trace's first event (set by caller) */
+	double t0, last;
+	int printed;              /* a line is on the terminal */
+};
+
+void cli_progress_init(struct cli_progress *p, cli_trace *t, const char *verb,
+		       int show);
+/* Start the clock (just before the first event is read). */
+void cli_progress_start(struct cli_progress *p);
+/* A source over p->trace that counts and shows the events it passes on. */
+void cli_progress_source(struct cli_progress *p, sht_source *out);
+/* Erase the line, if one is shown. */
+void cli_progress_clear(struct cli_progress *p);
+/* The trace's counters (events, discarded events and packets). */
+void cli_progress_stats(struct cli_progress *p, sht_source_stats *out);
 
 /* ---- option parser (args.c) -------------------------------------------- */
 

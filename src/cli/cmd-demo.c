@@ -1,6 +1,6 @@
 /*
- * cmd-demo.c: `sht demo [--attributes A] [-o FILE]`: the whole job on an
- * embedded workload, in one command: drive the staircase of BENCHMARKS.md
+ * cmd-demo.c: `sht demo staircase [--attributes A] [-o FILE]`: the store
+ * and state system on an embedded workload: drive the staircase of BENCHMARKS.md
  * through the state system into an eSHT file, show the file's statistics,
  * answer a few queries (by quark and by attribute path) and compare each
  * answer with the workload's formula, check the file.
@@ -14,7 +14,7 @@
 #include "cli.h"
 
 static const char demo_usage[] =
-"Usage: sht demo [--attributes A] [-o FILE]\n"
+"Usage: sht demo staircase [--attributes A] [-o FILE]\n"
 "\n"
 "Perform the state changes of the staircase workload of A attributes\n"
 "(default 100000, named \"0\" .. \"A-1\"; 20 changes each, 1000 ns apart)\n"
@@ -281,7 +281,7 @@ static int demo_parse(struct demo *d, int argc, char **argv)
 	const char *val;
 	int id;
 
-	cli_args_init(&a, argc, argv, 1, "demo", demo_opts);
+	cli_args_init(&a, argc, argv, 1, "demo staircase", demo_opts);
 	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
 		if (id == CLI_ARG_BAD)
 			return CLI_USAGE;
@@ -290,21 +290,21 @@ static int demo_parse(struct demo *d, int argc, char **argv)
 			return -1;
 		}
 		if (id == CLI_ARG_POS)
-			return cli_usage_error("demo", "unexpected argument "
+			return cli_usage_error("demo staircase", "unexpected argument "
 					       "'%s'", val);
 		if (id == OPT_OUTPUT)
 			d->path = val;
-		else if (cli_parse_u64("demo", "--attributes", val, 1,
+		else if (cli_parse_u64("demo staircase", "--attributes", val, 1,
 				       (uint64_t)SHT_QUARK_MAX + 1u,
 				       &d->w.attributes) < 0)
 			return CLI_USAGE;
 	}
 	if (sht__staircase_count(&d->w) == 0)
-		return cli_usage_error("demo", "too many attributes");
+		return cli_usage_error("demo staircase", "too many attributes");
 	return CLI_OK;
 }
 
-int cmd_demo(int argc, char **argv)
+int cmd_demo_staircase(int argc, char **argv)
 {
 	static struct demo d;     /* static: the path buffer is large */
 	int status;

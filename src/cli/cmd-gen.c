@@ -18,6 +18,8 @@ static const char gen_usage[] =
 "       sht gen churn --threads N [BUILD OPTIONS] -o FILE\n"
 "       sht gen WORKLOAD ... --backend memory|null\n"
 "       sht gen WORKLOAD ... --dump\n"
+"       sht gen kernel -o TRACE ...   (a synthetic kernel trace: see\n"
+"                                     'sht gen kernel --help')\n"
 "\n"
 "Perform the state changes of a synthetic workload (see BENCHMARKS.md)\n"
 "through the state system into the history file FILE, which keeps the\n"
@@ -367,15 +369,17 @@ int cmd_gen(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	if (argc < 2)
-		return cli_usage_error("gen", "missing workload: staircase or "
-				       "churn");
+		return cli_usage_error("gen", "missing workload: staircase, "
+				       "churn or kernel");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(gen_usage, stdout);
 		return cli_finish_output(CLI_OK);
 	}
+	if (strcmp(argv[1], "kernel") == 0)
+		return cmd_gen_kernel(argc, argv);
 	if (gen_select(&o, argv[1]) < 0)
 		return cli_usage_error("gen", "unknown workload '%s' (expected "
-				       "staircase or churn)", argv[1]);
+				       "staircase, churn or kernel)", argv[1]);
 	status = gen_parse(&o, argc, argv);
 	if (status < 0)
 		return cli_finish_output(CLI_OK);   /* --help */

@@ -119,8 +119,14 @@ usage "tree --pattern ''" "$SHT" tree "$f" --pattern ''
 usage "tree --pattern without value" "$SHT" tree "$f" --pattern
 usage "check without FILE" "$SHT" check
 usage "check with an option it lacks" "$SHT" check "$f" --json
-usage "demo --attributes 0" "$SHT" demo --attributes 0
+usage "demo staircase --attributes 0" "$SHT" demo staircase --attributes 0
+usage "demo --attributes (kernel demo)" "$SHT" demo --attributes 5
 usage "demo with an argument" "$SHT" demo extra
+usage "gen kernel without -o" "$SHT" gen kernel --events 10
+usage "gen kernel --events and --size" "$SHT" gen kernel -o "$SHT_TMP/k" --events 10 --size 1m
+usage "gen kernel --cpus 0" "$SHT" gen kernel -o "$SHT_TMP/k" --cpus 0
+usage "gen kernel --format xml" "$SHT" gen kernel -o "$SHT_TMP/k" --format xml
+usage "gen kernel --size 3q" "$SHT" gen kernel -o "$SHT_TMP/k" --size 3q
 
 # Accepted spellings.
 expect_rc 0 "--opt=value, -oFILE and -- work" "$SHT" gen staircase \

@@ -39,6 +39,7 @@
 
 #include "sht/sht.h"
 #include "tap.h"
+#include "workload/kgen.h"
 
 /* Events checked per kind and trace, and quarks whose intervals are
  * walked; SHT_KT_SAMPLES=N overrides the first (0: every event, and every
@@ -761,7 +762,10 @@ static void check_kernel_trace(const struct kcase *kc)
 	sht_result *res = NULL;
 	const char *what = kc->dir;
 
-	snprintf(path, sizeof path, "%s/%s", traces, kc->dir);
+	if (kc->dir[0] == '/')           /* a generated trace */
+		snprintf(path, sizeof path, "%s", kc->dir);
+	else
+		snprintf(path, sizeof path, "%s/%s", traces, kc->dir);
 	snprintf(file, sizeof file, "%s/%s.sht", tmpdir, kc->file);
 	snprintf(file2, sizeof file2, "%s/%s-2.sht", tmpdir, kc->file);
 
@@ -832,6 +836,30 @@ static void check_kernel_trace(const struct kcase *kc)
 	facts_free(&fx);
 }
 
+/* A synthetic trace (src/workload/kgen.h) written as CTF, checked the
+ * same way: 8 CPUs, many threads, forks and exits. */
+static void check_synthetic(void)
+{
+	static char dir[4096];
+	sht__kgen_params p;
+	sht__kgen_write_stats st;
+	struct kcase kc = { dir, "synthetic", SHT_KERNEL_LAYOUT_LTTNG_2_7, 0,
+			    0, 1 };
+
+	sht__kgen_params_init(&p);
+	p.events = 300000;
+	p.cpus = 8;
+	p.threads = 500;
+	p.seed = 42;
+	snprintf(dir, sizeof dir, "%s/synthetic-ctf", tmpdir);
+	if (!is_int(sht__kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
+		    "synthetic: write a %" PRIu64 "-event CTF trace", p.events))
+		return;
+	kc.events = st.gen.events;
+	kc.syscall_entries = st.gen.syscalls;
+	check_kernel_trace(&kc);
+}
+
 int main(void)
 {
 	const char *shared = getenv("SHT_SHARED");
@@ -863,6 +891,7 @@ int main(void)
 
 	for (size_t k = 0; k < sizeof kcases / sizeof kcases[0]; k++)
 		check_kernel_trace(&kcases[k]);
+	check_synthetic();
 	(void)todo_ok;
 	return done_testing();
 }

@@ -1,0 +1,258 @@
+/*
+ * cmd-gen-kernel.c: `sht gen kernel`: write a synthetic Linux kernel trace
+ * (src/workload/kgen.h) as a CTF directory that babeltrace2 reads, or as
+ * a VSTF file, of a given number of events or an approximate size.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "workload/kgen.h"
+
+static const char gen_kernel_usage[] =
+"Usage: sht gen kernel -o OUT [--format ctf|vstf] [--events N | --size B]\n"
+"                      [--cpus C] [--threads T] [--seed S] [--json]\n"
+"                      [--no-progress]\n"
+"\n"
+"Write a synthetic Linux kernel trace, as lttng-modules 2.12 records one:\n"
+"CPUs with run queues; threads that fork, run, make system calls, block,\n"
+"are woken, get preempted, migrate, exec, exit and are freed; hard IRQs,\n"
+"soft IRQs, timer interrupts, frequency changes; a statedump of the\n"
+"threads alive at the start.  The same options always give the same\n"
+"trace.  OUT is a CTF trace directory (it must not exist; readable by\n"
+"babeltrace2 and by 'sht build'), or a VSTF file with --format vstf or\n"
+"a name ending in .vstf.\n"
+"\n"
+"Options:\n"
+"  -o, --output OUT   the trace to write\n"
+"  --format F         ctf (default) or vstf\n"
+"  --events N         events to write (default 1000000)\n"
+"  --size B           about B bytes of trace instead (suffixes k, m, g:\n"
+"                     KiB, MiB, GiB)\n"
+"  --cpus C           CPUs (default 4)\n"
+"  --threads T        live threads aimed at (default 200)\n"
+"  --seed S           random seed (default 1)\n"
+"  --json             print the summary as one JSON object\n"
+"  --no-progress      no progress line (shown only on a terminal)\n"
+"  -h, --help         show this help\n";
+
+enum {
+	OPT_OUTPUT = 1,
+	OPT_FORMAT,
+	OPT_EVENTS,
+	OPT_SIZE,
+	OPT_CPUS,
+	OPT_THREADS,
+	OPT_SEED,
+	OPT_JSON,
+	OPT_NO_PROGRESS,
+};
+
+static const cli_opt gen_kernel_opts[] = {
+	{ "output", 'o', 1, OPT_OUTPUT },
+	{ "format", 0, 1, OPT_FORMAT },
+	{ "events", 0, 1, OPT_EVENTS },
+	{ "size", 0, 1, OPT_SIZE },
+	{ "cpus", 0, 1, OPT_CPUS },
+	{ "threads", 0, 1, OPT_THREADS },
+	{ "seed", 0, 1, OPT_SEED },
+	{ "json", 0, 0, OPT_JSON },
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
+	{ NULL, 0, 0, 0 }
+};
+
+struct gk_opts {
+	sht__kgen_params p;
+	const char *output;
+	int vstf;                 /* --format vstf, or OUT ends in .vstf */
+	int have_format;
+	int have_events;
+	uint64_t size;            /* --size, 0: --events */
+	int json;
+	int progress;
+};
+
+/* A byte count with an optional k/m/g suffix (KiB, MiB, GiB). */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	char num[32];
+	size_t len = strlen(s);
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (len > 0 && len < sizeof(num)) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: break;
+		}
+	}
+	if (shift == 0 || len >= sizeof(num))
+		return cli_parse_u64("gen kernel", "--size", s, 1,
+				     (uint64_t)1 << 50, out);
+	memcpy(num, s, len - 1);
+	num[len - 1] = '\0';
+	if (cli_parse_u64("gen kernel", "--size", num, 1,
+			  ((uint64_t)1 << 50) >> shift, &v) < 0)
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+static int gk_number(struct gk_opts *o, int id, const char *val)
+{
+	uint64_t v;
+
+	switch (id) {
+	case OPT_EVENTS:
+		o->have_events = 1;
+		return cli_parse_u64("gen kernel", "--events", val, 1,
+				     (uint64_t)1 << 48, &o->p.events);
+	case OPT_SIZE:
+		return parse_bytes(val, &o->size);
+	case OPT_CPUS:
+		if (cli_parse_u64("gen kernel", "--cpus", val, 1, 1024,
+				  &v) < 0)
+			return -1;
+		o->p.cpus = (uint32_t)v;
+		return 0;
+	case OPT_THREADS:
+		if (cli_parse_u64("gen kernel", "--threads", val, 1, 1000000,
+				  &v) < 0)
+			return -1;
+		o->p.threads = (uint32_t)v;
+		return 0;
+	default:                          /* OPT_SEED */
+		return cli_parse_u64("gen kernel", "--seed", val, 0,
+				     UINT64_MAX, &o->p.seed);
+	}
+}
+
+static int gk_opt(void *ctx, int id, const char *val)
+{
+	struct gk_opts *o = ctx;
+
+	switch (id) {
+	case CLI_ARG_POS:
+		cli_usage_error("gen kernel", "unexpected argument '%s'", val);
+		return -1;
+	case OPT_OUTPUT:
+		o->output = val;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(val, "ctf") != 0 && strcmp(val, "vstf") != 0) {
+			cli_usage_error("gen kernel", "invalid value '%s' for "
+					"--format: expected ctf or vstf", val);
+			return -1;
+		}
+		o->vstf = strcmp(val, "vstf") == 0;
+		o->have_format = 1;
+		return 0;
+	case OPT_JSON:
+		o->json = 1;
+		return 0;
+	case OPT_NO_PROGRESS:
+		o->progress = 0;
+		return 0;
+	default:
+		return gk_number(o, id, val);
+	}
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void gk_progress(void *ctx, uint64_t events)
+{
+	const struct gk_opts *o = ctx;
+
+	fprintf(stderr, "\rgenerating: %" PRIu64 " of %" PRIu64
+		" events (%.0f %%)   ", events, o->p.events,
+		100.0 * (double)events / (double)o->p.events);
+	fflush(stderr);
+}
+
+static void gk_summary(const struct gk_opts *o,
+		       const sht__kgen_write_stats *st)
+{
+	json_writer w;
+
+	if (!o->json) {
+		printf("%s: %s trace, %" PRIu64 " events, %u CPUs, %" PRIu64
+		       " threads (%" PRIu64 " forks, %" PRIu64 " exits), %"
+		       PRIu64 " bytes, %.2f s, %.0f events/s\n", o->output,
+		       o->vstf ? "VSTF" : "CTF", st->gen.events, o->p.cpus,
+		       st->gen.threads_created, st->gen.forks, st->gen.exits,
+		       st->bytes, st->seconds,
+		       st->seconds > 0 ? (double)st->gen.events / st->seconds
+				       : 0.0);
+		return;
+	}
+	json_init(&w, stdout);
+	json_object_begin(&w);
+	json_kv_string(&w, "output", o->output);
+	json_kv_string(&w, "format", o->vstf ? "vstf" : "ctf");
+	json_kv_uint(&w, "events", st->gen.events);
+	json_kv_uint(&w, "cpus", o->p.cpus);
+	json_kv_uint(&w, "seed", o->p.seed);
+	json_kv_uint(&w, "threads_created", st->gen.threads_created);
+	json_kv_uint(&w, "max_live_threads", st->gen.max_live);
+	json_kv_uint(&w, "forks", st->gen.forks);
+	json_kv_uint(&w, "exits", st->gen.exits);
+	json_kv_uint(&w, "switches", st->gen.switches);
+	json_kv_uint(&w, "syscalls", st->gen.syscalls);
+	json_kv_uint(&w, "irqs", st->gen.irqs);
+	json_kv_uint(&w, "softirqs", st->gen.softirqs);
+	json_kv_uint(&w, "bytes", st->bytes);
+	json_kv_double(&w, "seconds", st->seconds);
+	json_object_end(&w);
+	fputc('\n', stdout);
+}
+
+int cmd_gen_kernel(int argc, char **argv)
+{
+	struct gk_opts o;
+	sht__kgen_write_stats st;
+	sht_err err;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	sht__kgen_params_init(&o.p);
+	o.progress = isatty(STDERR_FILENO);
+	status = cli_parse_options(argc, argv, 2, "gen kernel",
+				   gen_kernel_opts, gen_kernel_usage, gk_opt,
+				   &o);
+	if (status < 0)
+		return cli_finish_output(CLI_OK);   /* --help */
+	if (status != CLI_OK)
+		return status;
+	if (!o.output)
+		return cli_usage_error("gen kernel", "missing -o OUT");
+	if (o.size && o.have_events)
+		return cli_usage_error("gen kernel", "give --events or --size, "
+				       "not both");
+	if (!o.have_format)
+		o.vstf = ends_with(o.output, ".vstf");
+	if (o.size)
+		o.p.events = sht__kgen_events_for_size(&o.p, o.size, o.vstf);
+	memset(&st, 0, sizeof(st));
+	err = o.vstf ? sht__kgen_write_vstf(&o.p, o.output,
+					    o.progress ? gk_progress : NULL,
+					    &o, &st)
+		     : sht__kgen_write_ctf(&o.p, o.output,
+					   o.progress ? gk_progress : NULL,
+					   &o, &st);
+	if (o.progress)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	if (err < 0)
+		return cli_fail(err, "generate the kernel trace %s", o.output);
+	gk_summary(&o, &st);
+	return cli_finish_output(CLI_OK);
+}
