@@ -42,6 +42,13 @@
  * Seeking to an ordinal never delivered yet reads forward; seek(count)
  * leaves the source at its end; past it is SHT_ERR_RANGE.
  *
+ * sht_ctf_time_span() gives the trace's time span without reading it,
+ * from the LTTng packet index (<trace>/index/<stream file>.idx: each
+ * packet's begin and end timestamps), for progress displays: the earliest
+ * packet begin is at or before the first event, the latest packet end at
+ * or after the last one.  Traces without an index (not written by LTTng,
+ * or converted) have no span.
+ *
  * A handle is used by one thread at a time.
  */
 #ifndef SHT_TRACE_H
@@ -142,6 +149,27 @@ SHT_API sht_err sht_ctf_env(const sht_source *src, const char *name,
  */
 SHT_API sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 				  const char **name, sht_field *out);
+
+/*
+ * The trace's time span in ns from the clock's origin, as event
+ * timestamps: *begin the earliest packet begin and *end the latest packet
+ * end of the LTTng packet index (<trace>/index/<stream file>.idx), read
+ * on the first call and then remembered; its clock cycles are converted
+ * with the clock class of each packet's stream class.  So *begin <= the
+ * first event's ts and *end >= the last one's: a hint for progress
+ * (packets can begin well before their first event), not the events'
+ * range.  *begin and *end are set only on SHT_OK.
+ * @return SHT_OK; SHT_NOT_FOUND if the span is unknown: no index
+ *         directory, a non-empty stream file without its index file, an
+ *         index file that is truncated, corrupt or does not describe its
+ *         stream file exactly (packets back to back to its end), an
+ *         unknown stream class, a merge of several traces (opts->merge),
+ *         or no stream met yet; SHT_ERR_INVALID if src is not a CTF
+ *         source or begin / end is NULL (and in a libsht built without
+ *         libbabeltrace2).
+ */
+SHT_API sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
+				  sht_time *end);
 
 /* One field of an event: its name and value (both valid during the call
  * only).  Returning an error stops the enumeration with that error. */

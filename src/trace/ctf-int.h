@@ -121,6 +121,12 @@ struct sht_ctf {
 
 	const bt_trace *trace;        /* (5) reference held, or NULL */
 
+	/* time span from the LTTng packet index (ctf-span.c), computed by
+	 * the first sht_ctf_time_span() that finds trace set */
+	int span_known;               /* 1: span_err and the span are set */
+	sht_err span_err;             /* SHT_OK or SHT_NOT_FOUND */
+	int64_t span_begin, span_end; /* ns from origin, if SHT_OK */
+
 	sht_err failed;               /* sticky error, SHT_OK if none */
 	sht_source_stats st;
 	sht_ctf_info info;

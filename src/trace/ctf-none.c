@@ -64,6 +64,15 @@ sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 	return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: built without libbabeltrace2");
 }
 
+sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
+			  sht_time *end)
+{
+	(void)src;
+	(void)begin;
+	(void)end;
+	return sht__error(SHT_ERR_INVALID, "Cannot get CTF time span: built without libbabeltrace2");
+}
+
 sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
 {
 	(void)ev;

@@ -206,6 +206,59 @@ static const struct trace_case cases[] = {
 	  "addr", 0x804A291, "vtid", 589, "procname", "lemon_server" },
 };
 
+/*
+ * Time spans (sht_ctf_time_span) of the traces that have an LTTng packet
+ * index: the earliest timestamp_begin and latest timestamp_end of its
+ * index files plus the clock offset (1 GHz clocks).  many-threads: the
+ * packet index range of traces/README.md; bug446190: computed from its
+ * index files with python3 (begin 7623273091389, end 7647710053489 cycles,
+ * offset 1412663327522716450).  The other traces have no index/: no span.
+ */
+struct span_case {
+	const char *dir;
+	int64_t begin, end;
+};
+
+static const struct span_case span_cases[] = {
+	{ "many-threads", 1457113582470818709, 1457113583460727377 },
+	{ "bug446190", 1412670950795807839, 1412670975232769939 },
+};
+
+static const struct span_case *span_case_of(const char *dir)
+{
+	for (size_t k = 0; k < sizeof span_cases / sizeof span_cases[0]; k++)
+		if (!strcmp(span_cases[k].dir, dir))
+			return &span_cases[k];
+	return NULL;
+}
+
+/* The span at open (err0, b0, e0) and now, after reading every event
+ * (first .. last), against span_case_of(dir). */
+static void check_span_read(const char *dir, const sht_source *src,
+			    sht_err err0, sht_time b0, sht_time e0,
+			    int64_t first, int64_t last)
+{
+	const struct span_case *sc = span_case_of(dir);
+	sht_time b = 0, e = 0;
+	sht_err err = sht_ctf_time_span(src, &b, &e);
+
+	if (!sc) {
+		is_int(err0, SHT_NOT_FOUND, "span %s: none at open (no index)",
+		       dir);
+		is_int(err, SHT_NOT_FOUND, "span %s: none at the end", dir);
+		return;
+	}
+	is_int(err0, SHT_OK, "span %s: known at open", dir);
+	is_i64(b0, sc->begin, "span %s: begin is the earliest packet begin",
+	       dir);
+	is_i64(e0, sc->end, "span %s: end is the latest packet end", dir);
+	ok(err == SHT_OK && b == b0 && e == e0, "span %s: the same after "
+	   "reading every event", dir);
+	ok(b0 <= first && first <= last && last <= e0, "span %s: [%" PRId64
+	   ", %" PRId64 "] holds the events [%" PRId64 ", %" PRId64 "]", dir,
+	   b0, e0, first, last);
+}
+
 static int64_t field_int(const sht_event *ev, const char *name)
 {
 	sht_field f;
@@ -249,6 +302,8 @@ static void check_trace(const struct trace_case *tc)
 		free(json);
 		return;
 	}
+	sht_time span_b = 0, span_e = 0;
+	sht_err span_err = sht_ctf_time_span(&src, &span_b, &span_e);
 	while ((err = src.ops->next(src.src, &ev)) == SHT_OK) {
 		if (n == 0)
 			first = ev.ts;
@@ -291,6 +346,7 @@ static void check_trace(const struct trace_case *tc)
 	is_i64(last, json_int(json, "last_ns"), "%s: last timestamp", tc->dir);
 	is_u64(backward, 0, "%s: events in non-decreasing time", tc->dir);
 	is_u64(unknown_cpu, 0, "%s: every event has a cpu", tc->dir);
+	check_span_read(tc->dir, &src, span_err, span_b, span_e, first, last);
 	int cpus_ok = n_streams > 0;
 	for (int k = 0; k < 64; k++)
 		if (per_cpu[k] != per_cpu_exp[k]) {
@@ -658,6 +714,160 @@ static void check_bad_input(const char *tmp)
 	}
 }
 
+/* ---- the time span from a damaged index --------------------------------- */
+
+/* A copy of bug446190 (4 streams) whose index/channel0_1.idx is damaged
+ * one way each: the span is unknown, never wrong, and the trace reads. */
+#define SPAN_TRACE "bug446190"
+#define SPAN_STREAMS 4
+#define SPAN_EVENTS 31556
+
+enum damage {
+	DAMAGE_NONE,              /* the intact copy */
+	DAMAGE_MID_ENTRY,         /* truncated inside the last entry */
+	DAMAGE_IN_HEADER,         /* truncated inside the header */
+	DAMAGE_EMPTY,             /* truncated to nothing */
+	DAMAGE_LAST_ENTRY,        /* the last entry cut off (a whole one) */
+	DAMAGE_MAGIC,             /* not the index magic */
+	DAMAGE_ENTRY_LEN,         /* absurd packet_index_len */
+	DAMAGE_STREAM_ID,         /* a stream class the trace does not have */
+	DAMAGE_BEGIN_AFTER_END,   /* timestamp_begin > timestamp_end */
+	DAMAGE_END_OVERFLOW,      /* timestamp_end past INT64_MAX ns */
+	DAMAGE_MISSING,           /* no index file for that stream */
+	DAMAGE_COUNT
+};
+
+static const char *const damage_names[DAMAGE_COUNT] = {
+	"intact copy", "truncated mid-entry", "truncated in the header",
+	"empty", "last entry cut off", "bad magic", "bad entry length",
+	"unknown stream id", "begin after end", "end overflows", "missing",
+};
+
+/* Copy traces/SPAN_TRACE (metadata, streams, index) into the new
+ * directory dir: 0, or -1. */
+static int copy_span_trace(const char *dir)
+{
+	char from[8400], to[8400];
+	int rc = 0;
+
+	snprintf(to, sizeof to, "%s/index", dir);
+	if (mkdir(dir, 0755) != 0 || mkdir(to, 0755) != 0)
+		return -1;
+	snprintf(from, sizeof from, "%s/%s/metadata", traces, SPAN_TRACE);
+	snprintf(to, sizeof to, "%s/metadata", dir);
+	rc |= copy_file(from, to);
+	for (int k = 0; k < SPAN_STREAMS; k++) {
+		snprintf(from, sizeof from, "%s/%s/channel0_%d", traces,
+			 SPAN_TRACE, k);
+		snprintf(to, sizeof to, "%s/channel0_%d", dir, k);
+		rc |= copy_file(from, to);
+		snprintf(from, sizeof from, "%s/%s/index/channel0_%d.idx",
+			 traces, SPAN_TRACE, k);
+		snprintf(to, sizeof to, "%s/index/channel0_%d.idx", dir, k);
+		rc |= copy_file(from, to);
+	}
+	return rc;
+}
+
+/* Overwrite the byte at off of path with v: 0, or -1. */
+static int poke(const char *path, long off, int v)
+{
+	FILE *f = fopen(path, "r+b");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	if (fseek(f, off, SEEK_SET) == 0 && fputc(v, f) == v)
+		rc = 0;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Damage index file idx (header 16 bytes, entries of 56: offset,
+ * packet_size, content_size, timestamp_begin, timestamp_end,
+ * events_discarded, stream_id; big-endian u64). */
+static int damage_index(const char *idx, enum damage d)
+{
+	struct stat sb;
+
+	if (stat(idx, &sb) != 0 || sb.st_size < 16 + 2 * 56)
+		return -1;
+	switch (d) {
+	case DAMAGE_NONE: return 0;
+	case DAMAGE_MID_ENTRY: return truncate(idx, sb.st_size - 20);
+	case DAMAGE_IN_HEADER: return truncate(idx, 10);
+	case DAMAGE_EMPTY: return truncate(idx, 0);
+	case DAMAGE_LAST_ENTRY: return truncate(idx, sb.st_size - 56);
+	case DAMAGE_MAGIC: return poke(idx, 0, 0x00);
+	case DAMAGE_ENTRY_LEN: return poke(idx, 12, 0xff);
+	case DAMAGE_STREAM_ID: return poke(idx, 16 + 48 + 7, 99);
+	case DAMAGE_BEGIN_AFTER_END: return poke(idx, 16 + 24, 0x7f);
+	case DAMAGE_END_OVERFLOW: return poke(idx, 16 + 32, 0x7f);
+	case DAMAGE_MISSING: return unlink(idx);
+	default: return -1;
+	}
+}
+
+static void check_span_damaged(const char *tmp, enum damage d)
+{
+	const struct span_case *sc = span_case_of(SPAN_TRACE);
+	const char *what = damage_names[d];
+	char dir[4200], idx[4300];
+	sht_time b = 0, e = 0;
+	sht_source src;
+	sht_event ev;
+	uint64_t n = 0;
+	sht_err err;
+
+	snprintf(dir, sizeof dir, "%s/span%d", tmp, (int)d);
+	snprintf(idx, sizeof idx, "%s/index/channel0_1.idx", dir);
+	if (!ok(copy_span_trace(dir) == 0 && damage_index(idx, d) == 0,
+		"span, index %s: copy made", what))
+		return;
+	err = sht_ctf_open(dir, NULL, &src);
+	if (!is_int(err, SHT_OK, "span, index %s: the trace opens (%s)", what,
+		    err == SHT_OK ? "ok" : sht_errmsg()))
+		return;
+	err = sht_ctf_time_span(&src, &b, &e);
+	if (d == DAMAGE_NONE)
+		ok(err == SHT_OK && b == sc->begin && e == sc->end,
+		   "span, index %s: the original's span", what);
+	else
+		ok(err == SHT_NOT_FOUND && b == 0 && e == 0,
+		   "span, index %s: unknown (SHT_NOT_FOUND), begin / end "
+		   "untouched", what);
+	while ((err = src.ops->next(src.src, &ev)) == SHT_OK)
+		n++;
+	ok(err == SHT_END && n == SPAN_EVENTS, "span, index %s: the trace "
+	   "reads, %" PRIu64 " events (%s)", what, n,
+	   err == SHT_END ? "end" : sht_errmsg());
+	sht_ctf_close(&src);
+}
+
+static void check_span(const char *tmp)
+{
+	sht_source none = { NULL, NULL };
+	sht_source src;
+	sht_time b = 0, e = 0;
+	char path[4200];
+
+	is_int(sht_ctf_time_span(&none, &b, &e), SHT_ERR_INVALID,
+	       "span: not a CTF source is SHT_ERR_INVALID");
+	is_int(sht_ctf_time_span(NULL, &b, &e), SHT_ERR_INVALID,
+	       "span: NULL source is SHT_ERR_INVALID");
+	snprintf(path, sizeof path, "%s/many-threads", traces);
+	if (is_int(sht_ctf_open(path, NULL, &src), SHT_OK, "span: opens")) {
+		is_int(sht_ctf_time_span(&src, NULL, &e), SHT_ERR_INVALID,
+		       "span: NULL begin is SHT_ERR_INVALID");
+		is_int(sht_ctf_time_span(&src, &b, NULL), SHT_ERR_INVALID,
+		       "span: NULL end is SHT_ERR_INVALID");
+		sht_ctf_close(&src);
+	}
+	for (int d = 0; d < DAMAGE_COUNT; d++)
+		check_span_damaged(tmp, (enum damage)d);
+}
+
 /* ---- sht_state_run over the source ------------------------------------- */
 
 static sht_err count_handle(void *ctx, sht_state *ss, const sht_event *ev)
@@ -937,6 +1147,7 @@ int main(void)
 	check_seeks("synctraces/scp_src", 1000); /* no muxer */
 	check_seek_text();
 	check_bad_input(tmp);
+	check_span(tmp);
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
 		check_state_run(&cases[k]);
 	for (size_t k = 0; k < sizeof env_cases / sizeof env_cases[0]; k++)
