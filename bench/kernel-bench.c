@@ -4,7 +4,9 @@
  *
  *   kernel-bench TRACE [--repeat K] [--backend tree|null] [--dir D]
  *
- * Three measurements, each K times (default 5), medians printed:
+ * Three measurements, each K times (default 5), medians printed; the
+ * runs are interleaved (decode, null, tree, decode, ...) so that a change
+ * of load on a shared machine falls on all three alike:
  *   decode  sht_ctf_open, next over every event, one payload field read
  *           per event ("tid", as bench/ctf-bench.c does);
  *   null    CTF + kernel provider (layout AUTO) through sht_state_run
@@ -13,7 +15,11 @@
  *           (finished at sht_state_end, removed afterwards).
  * --backend restricts the provider runs to one backend (default: both).
  * One JSON line per measurement: wall seconds, events/s, and for the
- * provider runs the overhead ratio over decoding (x / decode - 1).
+ * provider runs the overhead ratio over decoding (x / decode - 1, of the
+ * medians) and overhead_paired, the median over the K rounds of each
+ * round's own ratio (steadier when the load changes between rounds);
+ * cpu_seconds and overhead_cpu are the same from the process's CPU time
+ * (user + system), which other processes on the machine disturb less.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,14 +33,25 @@
 
 #define MAX_REPS 101
 
-/* Decode only: seconds, -1 on error; events into *n. */
-static double run_decode(const char *trace, uint64_t *n, uint64_t *sum)
+/* CPU seconds of the process (user + system): steadier than wall time
+ * when other work shares the machine. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Decode only: seconds, -1 on error; events into *n, CPU seconds into
+ * *cpu. */
+static double run_decode(const char *trace, uint64_t *n, uint64_t *sum, double *cpu)
 {
 	sht_source src;
 	sht_event ev;
 	sht_field f;
 	sht_err err;
-	double t0 = now_s();
+	double t0 = now_s(), c0 = cpu_s();
 
 	*n = 0;
 	if (sht_ctf_open(trace, NULL, &src) != SHT_OK) {
@@ -53,13 +70,15 @@ static double run_decode(const char *trace, uint64_t *n, uint64_t *sum)
 		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
 		return -1;
 	}
+	*cpu = cpu_s() - c0;
 	return now_s() - t0;
 }
 
 /* CTF + kernel provider into a state system: seconds, -1 on error.  path:
- * the history file (tree backend) or NULL (null backend). */
+ * the history file (tree backend) or NULL (null backend); CPU seconds
+ * into *cpu. */
 static double run_provider(const char *trace, sht_backend backend, const char *path,
-			   uint64_t *n, uint64_t *attrs)
+			   uint64_t *n, uint64_t *attrs, double *cpu)
 {
 	sht_source src;
 	sht_event ev;
@@ -68,7 +87,7 @@ static double run_provider(const char *trace, sht_backend backend, const char *p
 	sht_state *ss = NULL;
 	sht_state_opts o;
 	sht_err err;
-	double t0 = now_s(), dt = -1;
+	double t0 = now_s(), c0 = cpu_s(), dt = -1;
 
 	*n = 0;
 	if (sht_ctf_open(trace, NULL, &src) != SHT_OK) {
@@ -95,6 +114,7 @@ static double run_provider(const char *trace, sht_backend backend, const char *p
 		err = sht_state_finish(ss, sht_state_end(ss));
 	if (err == SHT_OK) {
 		dt = now_s() - t0;
+		*cpu = cpu_s() - c0;
 		*attrs = sht_state_attr_count(ss);
 	} else {
 		fprintf(stderr, "kernel-bench: %s\n", sht_errmsg());
@@ -116,8 +136,9 @@ int main(int argc, char **argv)
 {
 	const char *trace = NULL, *dir = NULL, *only = NULL;
 	char path[8192];
-	double td[MAX_REPS], tp[MAX_REPS], dec;
-	uint64_t n = 0, n2 = 0, sum = 0, attrs = 0;
+	double td[MAX_REPS], tp[2][MAX_REPS], ratio[2][MAX_REPS], dec;
+	double cd[MAX_REPS], cp[2][MAX_REPS], cdec;
+	uint64_t n = 0, n2[2] = { 0, 0 }, sum = 0, attrs[2] = { 0, 0 };
 	int reps = 5;
 
 	for (int i = 1; i < argc; i++) {
@@ -139,33 +160,44 @@ int main(int argc, char **argv)
 		dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(path, sizeof path, "%s/kernel-bench-%ld.sht", dir, (long)getpid());
 
-	for (int r = 0; r < reps; r++)
-		if ((td[r] = run_decode(trace, &n, &sum)) < 0)
+	for (int r = 0; r < reps; r++) {
+		if ((td[r] = run_decode(trace, &n, &sum, &cd[r])) < 0)
 			return 1;
+		for (int b = 0; b < 2; b++) {
+			if (only && strcmp(only, b ? "tree" : "null"))
+				continue;
+			tp[b][r] = run_provider(trace, b ? SHT_BACKEND_TREE : SHT_BACKEND_NULL,
+						b ? path : NULL, &n2[b], &attrs[b], &cp[b][r]);
+			if (b)
+				unlink(path);
+			if (tp[b][r] < 0)
+				return 1;
+		}
+	}
+	for (int b = 0; b < 2; b++)     /* before median() sorts td and tp */
+		for (int r = 0; r < reps; r++)
+			ratio[b][r] = only && strcmp(only, b ? "tree" : "null")
+				      ? 0 : tp[b][r] / td[r] - 1;
 	dec = median(td, reps);
+	cdec = median(cd, reps);
 	printf("{\"trace\":\"%s\",\"run\":\"decode\",\"repeat\":%d,\"events\":%" PRIu64
-	       ",\"seconds\":%.6f,\"events_per_s\":%.0f}\n",
-	       trace, reps, n, dec, (double)n / dec);
+	       ",\"seconds\":%.6f,\"events_per_s\":%.0f,\"cpu_seconds\":%.6f}\n",
+	       trace, reps, n, dec, (double)n / dec, cdec);
 
 	for (int b = 0; b < 2; b++) {
 		const char *name = b ? "tree" : "null";
-		double t;
+		double t, c;
 
 		if (only && strcmp(only, name))
 			continue;
-		for (int r = 0; r < reps; r++) {
-			tp[r] = run_provider(trace, b ? SHT_BACKEND_TREE : SHT_BACKEND_NULL,
-					     b ? path : NULL, &n2, &attrs);
-			if (b)
-				unlink(path);
-			if (tp[r] < 0)
-				return 1;
-		}
-		t = median(tp, reps);
+		t = median(tp[b], reps);
+		c = median(cp[b], reps);
 		printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
 		       ",\"attributes\":%" PRIu64 ",\"seconds\":%.6f,\"events_per_s\":%.0f"
-		       ",\"overhead\":%.3f}\n",
-		       trace, name, reps, n2, attrs, t, (double)n2 / t, t / dec - 1);
+		       ",\"overhead\":%.3f,\"overhead_paired\":%.3f"
+		       ",\"cpu_seconds\":%.6f,\"overhead_cpu\":%.3f}\n",
+		       trace, name, reps, n2[b], attrs[b], t, (double)n2[b] / t, t / dec - 1,
+		       median(ratio[b], reps), c, c / cdec - 1);
 	}
 	return 0;
 }
