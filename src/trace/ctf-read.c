@@ -189,9 +189,14 @@ static sht_field_type ctf_field_value(const bt_field *f, sht_field *out)
 		out->v.i = bt_field_integer_signed_get_value(f);
 	} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
 		/* src.ctf.fs turns text arrays and sequences into strings;
-		 * the value is a C string, so it ends at the first NUL. */
+		 * the value is a C string, so it ends at the first NUL.
+		 * babeltrace2 2.0.4 clears a string field by setting its
+		 * length to 0 only: an empty string of a recycled event
+		 * still holds an earlier event's text, so the length
+		 * decides. */
 		out->type = SHT_FIELD_STRING;
-		out->v.s = bt_field_string_get_value(f);
+		out->v.s = bt_field_string_get_length(f) > 0
+				   ? bt_field_string_get_value(f) : "";
 	} else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL) {
 		out->type = SHT_FIELD_DOUBLE;
 		out->v.d = bt_field_real_double_precision_get_value(f);
