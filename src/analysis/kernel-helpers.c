@@ -38,6 +38,11 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 		if (k->qc)
 			memset(k->qc, 0, k->nqc_cap * sizeof *k->qc);
 		k->nqc = 0;
+		for (size_t i = 0; i < k->nkcp; i++) {
+			free(k->kcp[i].mem);
+			k->kcp[i] = (struct kcp_page){ NULL, NULL };
+		}
+		k->kcp_root = (struct kcp_line){ { 0 } };
 		k->ss = ss;
 	}
 	k->nattrs = (uint64_t)n;
@@ -52,6 +57,9 @@ void sht__kern_cache_end(sht_kernel *k, sht_state *ss)
 void sht__kern_cache_free(sht_kernel *k)
 {
 	free(k->qc);
+	for (size_t i = 0; i < k->nkcp; i++)
+		free(k->kcp[i].mem);
+	free(k->kcp);
 	for (size_t i = 0; i < KERN_NAME_CACHE; i++)
 		free(k->names[i].copy);
 }
@@ -127,9 +135,7 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 		*out = x->q;
 		return SHT_OK;
 	}
-	if (kind == KK_CONST)
-		name = sht__kern_cname[key];
-	else if (kind == KK_NUM)
+	if (kind == KK_NUM)
 		snprintf(buf, sizeof buf, "%" PRId64, key);
 	else
 		snprintf(buf, sizeof buf, "0_%" PRId64, key);
@@ -140,9 +146,55 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 	return err;
 }
 
+/* The line of parent's well-known children; NULL if it has none cached
+ * (grow 0) or no memory for it (grow 1: not cached then). */
+static struct kcp_line *kcp_line(sht_kernel *k, sht_quark parent, int grow)
+{
+	size_t pg = parent >> KCP_SHIFT;
+	struct kcp_page *p;
+
+	if (parent == SHT_QUARK_ROOT)
+		return &k->kcp_root;
+	if (pg >= k->nkcp) {
+		size_t n = k->nkcp ? k->nkcp : 4;
+		if (!grow)
+			return NULL;
+		while (n <= pg)
+			n *= 2;
+		p = realloc(k->kcp, n * sizeof *p);
+		if (!p)
+			return NULL;
+		memset(p + k->nkcp, 0, (n - k->nkcp) * sizeof *p);
+		k->kcp = p;
+		k->nkcp = n;
+	}
+	p = &k->kcp[pg];
+	if (!p->lines) {
+		/* calloc: a large block comes zeroed from mmap, its pages
+		 * touched only where lines are used. */
+		if (!grow || !(p->mem = calloc(1, (KCP_PAGE + 1) * sizeof *p->lines)))
+			return NULL;
+		p->lines = (struct kcp_line *)(((uintptr_t)p->mem + 63) & ~(uintptr_t)63);
+	}
+	return &p->lines[parent & (KCP_PAGE - 1)];
+}
+
+/* Well-known children go through kcp lines, not the hash table. */
 sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create, sht_quark *out)
 {
-	return kq_get(e, parent, KK_CONST, name, create, out);
+	const char *s = sht__kern_cname[name];
+	struct kcp_line *l;
+	sht_err err;
+
+	if (e->k->cache_on && (l = kcp_line(e->k, parent, 0)) && l->q1[name]) {
+		*out = l->q1[name] - 1;
+		return SHT_OK;
+	}
+	err = create ? sht_state_quark(e->ss, parent, &s, 1, out)
+		     : sht_state_quark_find(e->ss, parent, &s, 1, out);
+	if (err == SHT_OK && e->k->cache_on && (l = kcp_line(e->k, parent, 1)))
+		l->q1[name] = *out + 1;
+	return err;
 }
 
 sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create, sht_quark *out)

@@ -33,9 +33,10 @@ typedef enum kc {
 } kc;
 extern const char *const sht__kern_cname[KC_COUNT];
 
-/* Kinds of cached names: a well-known name (key: kc), a decimal number
- * (key: the number), "0_<cpu>" (key: the cpu). */
-enum { KK_EMPTY = 0, KK_CONST, KK_NUM, KK_ZERO };
+/* Kinds of cached names in the hash table: a decimal number (key: the
+ * number), "0_<cpu>" (key: the cpu).  (Well-known names are cached in
+ * struct kcp_line.) */
+enum { KK_EMPTY = 0, KK_NUM = 2, KK_ZERO };
 
 /* One cached look-up: parent/<name of (kind, key)> exists and is q.  An
  * attribute, once it exists, keeps its quark: only look-ups that
@@ -57,6 +58,25 @@ struct kname_ent {
 
 #define KERN_NAME_CACHE 64
 
+/* Children with well-known names, per parent: one 64-byte line of
+ * quark + 1 (0: not cached) by kc, so that the look-ups of one thread's
+ * or CPU's attributes share a cache line.  Lines come in pages of
+ * KCP_PAGE parents, allocated when first used. */
+#define KC_SLOTS 16
+#define KCP_SHIFT 12
+#define KCP_PAGE (1u << KCP_SHIFT)
+
+struct kcp_line {
+	uint32_t q1[KC_SLOTS];
+};
+_Static_assert(KC_COUNT <= KC_SLOTS, "a kcp_line holds every well-known name");
+_Static_assert(sizeof(struct kcp_line) == 64, "a kcp_line is one cache line");
+
+struct kcp_page {
+	void *mem;                  /* the allocation (lines: 64-aligned in it) */
+	struct kcp_line *lines;     /* KCP_PAGE lines */
+};
+
 struct sht_kernel {
 	sht_kernel_layout layout;   /* as given */
 	unsigned layouts;           /* bit set of layouts still possible */
@@ -66,8 +86,13 @@ struct sht_kernel {
 	 * another state system; replays are not cached). */
 	sht_state *ss;
 	uint64_t nattrs;
-	struct kq_ent *qc;          /* open addressing, nqc_cap a power of 2 */
+	struct kq_ent *qc;          /* numbered children (KK_NUM, KK_ZERO):
+				     * open addressing, nqc_cap a power of 2 */
 	size_t nqc, nqc_cap;
+	struct kcp_page *kcp;       /* well-known children (KK_CONST) by
+				     * parent >> KCP_SHIFT, nkcp pages */
+	size_t nkcp;
+	struct kcp_line kcp_root;   /* well-known children of the root */
 	int cache_on;               /* for the current event */
 	struct kname_ent names[KERN_NAME_CACHE + 1]; /* + a scratch entry */
 };
