@@ -1,8 +1,9 @@
 /*
  * cmd-build.c: `sht build TRACE`: run an analysis (the Linux kernel
- * analysis, or the event statistics) over a CTF trace into a history file, with a progress line on
- * a terminal and a summary at the end; an existing complete history of the
- * same trace, analysis and backend is reused instead of rebuilt.
+ * analysis, or the event statistics) over a CTF trace or a VSTF file into
+ * a history file, with a progress line on a terminal and a summary at the
+ * end; an existing complete history of the same trace, analysis and
+ * backend is reused instead of rebuilt.
  *
  * The file is written under a temporary name next to FILE and renamed
  * over it once complete, so a failed build removes its partial output and
@@ -22,8 +23,10 @@ static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE] [--analysis kernel|stats] [--partial N]\n"
 "                 [--json] [--force] [--no-progress]\n"
 "\n"
-"Run an analysis (the Linux kernel analysis by default) over the CTF\n"
-"trace directory TRACE (an LTTng 2.x kernel trace) and write its state history into FILE, then print a summary:\n"
+"Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
+"trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
+"sht gen kernel), and write its state history into FILE, then print a\n"
+"summary:\n"
 "events, events skipped by the analysis, discarded events and packets\n"
 "(the tracer's own losses), intervals, attributes, nodes, depth, file\n"
 "size, seconds and events/s.  The history starts at the trace's first\n"
@@ -49,7 +52,10 @@ static const char build_usage[] =
 "  --json             print the summary as one JSON object\n"
 "  --force            rebuild even if FILE can be reused\n"
 "  --no-progress      no progress line (it is shown only when stderr is a\n"
-"                     terminal: events, events/s, trace time reached)\n"
+"                     terminal: percent done, events, events/s, time\n"
+"                     elapsed and left; without a CTF packet index the\n"
+"                     percent is unknown and the trace time reached is\n"
+"                     shown)\n"
 "  -h, --help         show this help\n";
 
 enum {
@@ -110,13 +116,13 @@ struct analysis {
 };
 
 /* An environment entry as text ("" if absent or not a scalar). */
-static void env_text(const sht_source *src, const char *name, char *buf,
+static void env_text(const cli_trace *t, const char *name, char *buf,
 		     size_t size)
 {
 	sht_field f;
 
 	buf[0] = '\0';
-	if (sht_ctf_env(src, name, &f) != SHT_OK)
+	if (cli_trace_env(t, name, &f) != SHT_OK)
 		return;
 	if (f.type == SHT_FIELD_STRING)
 		snprintf(buf, size, "%s", f.v.s);
@@ -137,7 +143,7 @@ static const char *layout_name(sht_kernel_layout l)
 }
 
 static int analysis_create(struct analysis *an, const char *name,
-			   const sht_source *src)
+			   const cli_trace *src)
 {
 	char tname[128], major[32], minor[32];
 	sht_err err;
@@ -174,85 +180,10 @@ static void analysis_destroy(struct analysis *an)
 #endif
 }
 
-/* ---- progress: a source that counts the events it passes on ------------ */
-
-struct progress {
-	sht_source inner;
-	int show;                 /* print the progress line */
-	uint64_t events;
-	sht_time first_ts;
-	double t0, last;
-	int printed;              /* a line is on the terminal */
-};
-
-static void progress_print(struct progress *p, sht_time ts, double now)
-{
-	double dt = now - p->t0;
-	double rate = dt > 0 ? (double)p->events / dt : 0;
-	double reached = ts > p->first_ts ? (double)(ts - p->first_ts) * 1e-9
-					   : 0.0;
-
-	fprintf(stderr, "\rbuilding: %" PRIu64 " events, %.0f events/s, "
-		"%.3f s of trace, %.1f s elapsed   ", p->events, rate, reached,
-		dt);
-	fflush(stderr);
-	p->printed = 1;
-	p->last = now;
-}
-
-static void progress_clear(struct progress *p)
-{
-	if (!p->printed)
-		return;
-	fprintf(stderr, "\r%*s\r", 79, "");
-	fflush(stderr);
-	p->printed = 0;
-}
-
-static sht_err progress_next(void *s, sht_event *ev)
-{
-	struct progress *p = s;
-	sht_err err = p->inner.ops->next(p->inner.src, ev);
-	double now;
-
-	if (err != SHT_OK)
-		return err;
-	p->events++;
-	if (p->show && (p->events & 1023u) == 0) {
-		now = cli_now();
-		if (now - p->last >= 0.2)
-			progress_print(p, ev->ts, now);
-	}
-	return SHT_OK;
-}
-
-static sht_err progress_seek(void *s, uint64_t pos)
-{
-	struct progress *p = s;
-
-	return p->inner.ops->seek(p->inner.src, pos);
-}
-
-static void progress_stats(void *s, sht_source_stats *out)
-{
-	struct progress *p = s;
-
-	if (p->inner.ops->stats) {
-		p->inner.ops->stats(p->inner.src, out);
-	} else {
-		memset(out, 0, sizeof(*out));
-		out->events = p->events;
-	}
-}
-
-static const sht_source_ops progress_ops = {
-	progress_next, progress_seek, progress_stats
-};
-
 /* ---- reuse ------------------------------------------------------------- */
 
 /* The latest modification time of the regular files below dir (depth
- * limited), into *newest; 0 if it could be read. */
+ * limited; a file: its own), into *newest; 0 if it could be read. */
 static int newest_mtime(const char *dir, int depth, struct timespec *newest)
 {
 	DIR *d;
@@ -264,6 +195,10 @@ static int newest_mtime(const char *dir, int depth, struct timespec *newest)
 
 	if (depth > 8)
 		return 0;
+	if (depth == 0 && stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
+		*newest = st.st_mtim;
+		return 0;
+	}
 	d = opendir(dir);
 	if (!d)
 		return -1;
@@ -398,10 +333,10 @@ struct build_result {
 
 /* Build into tmp (removed on failure). */
 static int build_history(const struct build_opts *o, const char *tmp,
-			 struct progress *pg, struct analysis *an,
+			 struct cli_progress *pg, struct analysis *an,
 			 struct build_result *res)
 {
-	sht_source src = { &progress_ops, pg };
+	sht_source src;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	sht_reader *r;
@@ -417,8 +352,9 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		remove(tmp);
 		return cli_fail(err, "create %s", tmp);
 	}
+	cli_progress_source(pg, &src);
 	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
-	progress_clear(pg);
+	cli_progress_clear(pg);
 	if (err >= 0) {
 		res->end = sht_state_end(ss);
 		err = sht_state_finish(ss, res->end);
@@ -431,7 +367,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	}
 	res->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
-	progress_stats(pg, &res->sst);
+	cli_progress_stats(pg, &res->sst);
 	if (cli_open_reader(tmp, &r) != CLI_OK) {
 		remove(tmp);
 		return CLI_FAIL;
@@ -515,9 +451,9 @@ static char *default_output(const char *trace)
 	return out;
 }
 
-/* Run the build once the trace is open in pg->inner. */
+/* Run the build once the trace is open in pg->trace. */
 static int build_run(const struct build_opts *o, const char *file,
-		     struct progress *pg)
+		     struct cli_progress *pg)
 {
 	struct analysis an;
 	struct build_result res;
@@ -531,17 +467,17 @@ static int build_run(const struct build_opts *o, const char *file,
 
 	memset(&res, 0, sizeof(res));
 	/* The history starts at the first event. */
-	err = pg->inner.ops->next(pg->inner.src, &ev);
+	err = pg->trace->src.ops->next(pg->trace->src.src, &ev);
 	if (err == SHT_END)
 		return cli_error("cannot build %s: the trace has no events",
 				 o->trace);
 	if (err >= 0)
-		err = pg->inner.ops->seek(pg->inner.src, 0);
+		err = pg->trace->src.ops->seek(pg->trace->src.src, 0);
 	if (err < 0)
 		return cli_fail(err, "read the first event of %s", o->trace);
 	res.start = ev.ts;
 	pg->first_ts = ev.ts;
-	if (analysis_create(&an, o->analysis, &pg->inner) != CLI_OK)
+	if (analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
 		return CLI_FAIL;
 	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
 		status = print_reuse(file, old, o->json);
@@ -557,7 +493,7 @@ static int build_run(const struct build_opts *o, const char *file,
 		return cli_error("cannot build %s: out of memory", o->trace);
 	}
 	snprintf(tmp, len, "%s.tmp-%ld", file, (long)getpid());
-	pg->t0 = pg->last = cli_now();
+	cli_progress_start(pg);
 	status = build_history(o, tmp, pg, &an, &res);
 	if (status == CLI_OK && rename(tmp, file) != 0) {
 		status = cli_error("cannot rename %s to %s: %s", tmp, file,
@@ -618,10 +554,10 @@ static int build_opt(void *ctx, int id, const char *val)
 int cmd_build(int argc, char **argv)
 {
 	struct build_opts o;
-	struct progress pg;
+	struct cli_progress pg;
+	cli_trace trace;
 	char *def = NULL;
 	const char *file;
-	sht_err err;
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -642,14 +578,12 @@ int cmd_build(int argc, char **argv)
 					 o.trace);
 		file = def;
 	}
-	memset(&pg, 0, sizeof(pg));
-	pg.show = !o.no_progress && isatty(STDERR_FILENO);
-	err = sht_ctf_open(o.trace, NULL, &pg.inner);
-	if (err < 0) {
-		status = cli_fail(err, "open the trace %s", o.trace);
-	} else {
+	status = cli_trace_open(o.trace, &trace);
+	if (status == CLI_OK) {
+		cli_progress_init(&pg, &trace, "building",
+				  !o.no_progress && isatty(STDERR_FILENO));
 		status = build_run(&o, file, &pg);
-		sht_ctf_close(&pg.inner);
+		cli_trace_close(&trace);
 	}
 	free(def);
 	return status;

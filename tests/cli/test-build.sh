@@ -128,6 +128,36 @@ expect_rc 2 "--partial junk: exit 2" "$SHT" build "$trace" --partial 10x
 expect_rc 2 "--analysis unknown: exit 2" "$SHT" build "$trace" \
 	--analysis nope
 expect_rc 2 "-o without a value: exit 2" "$SHT" build "$trace" -o
+# A VSTF file: the same history as from its CTF original; reused.
+k=$SHT_TMP/kgen
+expect_rc 0 "gen kernel CTF" "$SHT" gen kernel -o "$k" --events 30000 --cpus 3
+expect_rc 0 "gen kernel VSTF" "$SHT" gen kernel -o "$k.vstf" --events 30000 \
+	--cpus 3
+expect_rc 0 "build from CTF" "$SHT" build "$k" -o "$SHT_TMP/k-ctf.sht" \
+	--no-progress
+expect_rc 0 "build from VSTF" "$SHT" build "$k.vstf" -o "$SHT_TMP/k-vstf.sht" \
+	--json --no-progress
+is "$(json '(d["events"], d["layout"], d["reused"])')" \
+	"(30000, 'lttng-2.7', False)" "VSTF: every event, layout from its env"
+cmp -s "$SHT_TMP/k-ctf.sht" "$SHT_TMP/k-vstf.sht"
+ok $? "VSTF and CTF give byte-identical histories"
+expect_rc 0 "build from VSTF again" "$SHT" build "$k.vstf" \
+	-o "$SHT_TMP/k-vstf.sht" --json --no-progress
+is "$(json 'd["reused"]')" 1 "VSTF: an up-to-date history is reused"
+touch "$k.vstf"
+sleep 0.01
+touch "$k.vstf"
+expect_rc 0 "build from a newer VSTF" "$SHT" build "$k.vstf" \
+	-o "$SHT_TMP/k-vstf.sht" --json --no-progress
+is "$(json 'd["reused"]')" 0 "VSTF: a newer trace is rebuilt"
+head -c 1000 "$k.vstf" >"$SHT_TMP/cut.vstf"
+expect_rc 1 "truncated VSTF: exit 1" "$SHT" build "$SHT_TMP/cut.vstf" \
+	-o "$SHT_TMP/cut.sht"
+case $err in *cut.vstf*) ok 0 "truncated VSTF: the message names it" ;;
+*) ok 1 "truncated VSTF: the message names it"; diag "stderr: $err" ;; esac
+[ ! -e "$SHT_TMP/cut.sht" ]
+ok $? "truncated VSTF: no output file"
+
 run "$SHT" build --help
 is "$rc" 0 "--help"
 printf '%s\n' "$out" | grep -q 'default: the name of TRACE'

@@ -31,14 +31,14 @@ ok $? "demo: check result"
 is "$(ls -A "$tmp")" "" "demo: the temporary directory is removed"
 
 d=$SHT_TMP/kept
-expect_rc 0 "demo -o DIR" env TMPDIR="$tmp" "$SHT" demo \
-	--events 20000 --cpus 2 -o "$d"
+expect_rc 0 "demo -o DIR --format vstf" env TMPDIR="$tmp" "$SHT" demo \
+	--events 20000 --cpus 2 --format vstf -o "$d"
 expect_rc 0 "demo -o DIR: the history is kept and checks" "$SHT" check \
 	"$d/trace.sht"
-[ -d "$d/trace" ]
-ok $? "demo -o DIR: the CTF trace is kept"
+[ -f "$d/trace.vstf" ]
+ok $? "demo -o DIR: the VSTF trace is kept"
 expect_rc 0 "demo -o DIR again: replaces both" env TMPDIR="$tmp" "$SHT" \
-	demo --events 20000 --cpus 2 -o "$d"
+	demo --events 20000 --cpus 2 --format vstf -o "$d"
 expect_rc 2 "demo --format bad" "$SHT" demo --format xml
 expect_rc 2 "demo --events 0" "$SHT" demo --events 0
 
