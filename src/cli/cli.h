@@ -96,6 +96,55 @@ sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
  * span), or -1 if unknown. */
 double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
 
+/* ---- analyses and histories (analysis.c) ------------------------------ */
+
+/* `--analysis stats` is offered when libsht has the event statistics
+ * analysis (analysis.h defines its provider id). */
+#ifdef SHT_STATS_PROVIDER_ID
+#define CLI_HAVE_STATS 1
+#define CLI_ANALYSES "'kernel' or 'stats'"
+#else
+#define CLI_HAVE_STATS 0
+#define CLI_ANALYSES "'kernel'"
+#endif
+
+/* One analysis: its provider, and the object behind it. */
+struct cli_analysis {
+	const char *name;         /* "kernel" or "stats" */
+	sht_kernel *kernel;
+#if CLI_HAVE_STATS
+	sht_stats_analysis *stats;
+#endif
+	sht_kernel_layout layout;
+	sht_provider prov;
+};
+
+/* The analysis name (kernel: its layout from the trace's environment);
+ * on failure report and return CLI_FAIL. */
+int cli_analysis_create(struct cli_analysis *an, const char *name,
+			const cli_trace *src);
+void cli_analysis_destroy(struct cli_analysis *an);
+/* "lttng-2.0", "lttng-2.6", "lttng-2.7" or "auto". */
+const char *cli_layout_name(sht_kernel_layout l);
+/* The events between checkpoints of a history (0: a full history), or
+ * -1 if the file cannot be read. */
+int64_t cli_partial_every(const char *file);
+
+/* A history opened for queries: a partial one replays its trace. */
+struct cli_history {
+	sht_state *ss;
+	cli_trace trace;          /* partial: the trace it was built from */
+	struct cli_analysis an;   /* partial: the analysis that built it */
+	int have_trace, have_an;
+};
+
+/* Open path; a partial history needs trace (else an error says so) and
+ * is opened with sht_state_open_partial over it.  On failure report and
+ * return CLI_FAIL (h is then closed). */
+int cli_history_open(const char *path, const char *trace,
+		     struct cli_history *h);
+void cli_history_close(struct cli_history *h);
+
 /* ---- progress line (progress.c) --------------------------------------- */
 
 struct cli_progress {

@@ -88,98 +88,6 @@ struct build_opts {
 	int no_progress;
 };
 
-/* Section kind of a partial history's checkpoints (state/state-int.h):
- * u64 count, u64 events between checkpoints, u64 events, entries. */
-#define BUILD_SECTION_CHECKPOINTS 3u
-
-/* ---- analyses ---------------------------------------------------------- */
-
-/* `--analysis stats` is offered when libsht has the event statistics
- * analysis (analysis.h defines its provider id). */
-#ifdef SHT_STATS_PROVIDER_ID
-#define BUILD_HAVE_STATS 1
-#define BUILD_ANALYSES "'kernel' or 'stats'"
-#else
-#define BUILD_HAVE_STATS 0
-#define BUILD_ANALYSES "'kernel'"
-#endif
-
-/* One analysis: its provider, and the object behind it. */
-struct analysis {
-	const char *name;
-	sht_kernel *kernel;
-#if BUILD_HAVE_STATS
-	sht_stats_analysis *stats;
-#endif
-	sht_kernel_layout layout;
-	sht_provider prov;
-};
-
-/* An environment entry as text ("" if absent or not a scalar). */
-static void env_text(const cli_trace *t, const char *name, char *buf,
-		     size_t size)
-{
-	sht_field f;
-
-	buf[0] = '\0';
-	if (cli_trace_env(t, name, &f) != SHT_OK)
-		return;
-	if (f.type == SHT_FIELD_STRING)
-		snprintf(buf, size, "%s", f.v.s);
-	else if (f.type == SHT_FIELD_INT)
-		snprintf(buf, size, "%" PRId64, f.v.i);
-	else if (f.type == SHT_FIELD_UINT)
-		snprintf(buf, size, "%" PRIu64, f.v.u);
-}
-
-static const char *layout_name(sht_kernel_layout l)
-{
-	switch (l) {
-	case SHT_KERNEL_LAYOUT_LTTNG_2_0: return "lttng-2.0";
-	case SHT_KERNEL_LAYOUT_LTTNG_2_6: return "lttng-2.6";
-	case SHT_KERNEL_LAYOUT_LTTNG_2_7: return "lttng-2.7";
-	default: return "auto";
-	}
-}
-
-static int analysis_create(struct analysis *an, const char *name,
-			   const cli_trace *src)
-{
-	char tname[128], major[32], minor[32];
-	sht_err err;
-
-	memset(an, 0, sizeof(*an));
-	an->name = name;
-#if BUILD_HAVE_STATS
-	if (strcmp(name, "stats") == 0) {
-		err = sht_stats_create(&an->stats);
-		if (err < 0)
-			return cli_fail(err, "create the statistics analysis");
-		sht_stats_provider(an->stats, &an->prov);
-		return CLI_OK;
-	}
-#endif
-	env_text(src, "tracer_name", tname, sizeof tname);
-	env_text(src, "tracer_major", major, sizeof major);
-	env_text(src, "tracer_minor", minor, sizeof minor);
-	an->layout = sht_kernel_layout_from_env(tname, major, minor);
-	err = sht_kernel_create(an->layout, &an->kernel);
-	if (err < 0)
-		return cli_fail(err, "create the kernel analysis");
-	sht_kernel_provider(an->kernel, &an->prov);
-	return CLI_OK;
-}
-
-static void analysis_destroy(struct analysis *an)
-{
-	sht_kernel_destroy(an->kernel);
-	an->kernel = NULL;
-#if BUILD_HAVE_STATS
-	sht_stats_destroy(an->stats);
-	an->stats = NULL;
-#endif
-}
-
 /* ---- reuse ------------------------------------------------------------- */
 
 /* The latest modification time of the regular files below dir (depth
@@ -229,42 +137,13 @@ static int newest_mtime(const char *dir, int depth, struct timespec *newest)
 	return status;
 }
 
-/* The events between checkpoints of the history (0: not partial), or -1
- * if the file cannot be read. */
-static int64_t history_partial_every(const char *file)
-{
-	sht_reader *r;
-	void *data = NULL;
-	size_t len = 0;
-	uint64_t every = 0;
-	sht_err err;
-
-	if (sht_reader_open(file, NULL, &r) != SHT_OK)
-		return -1;
-	err = sht_reader_section(r, BUILD_SECTION_CHECKPOINTS, NULL, &data,
-				 &len);
-	if (err == SHT_OK && len >= 16) {
-		const uint8_t *b = data;
-
-		for (int i = 0; i < 8; i++)   /* little-endian u64 at 8 */
-			every |= (uint64_t)b[8 + i] << (8 * i);
-	}
-	free(data);
-	sht_reader_close(r);
-	if (err == SHT_NOT_FOUND)
-		return 0;
-	if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
-		return -1;
-	return (int64_t)every;
-}
-
 /*
  * Whether file is a complete history this build would produce again (see
  * the help).  Returns 1 (reusable: *ss is the opened history, for the
  * message; the caller closes it), else 0.
  */
 static int can_reuse(const struct build_opts *o, const char *file,
-		     const struct analysis *an, sht_time first_ts,
+		     const struct cli_analysis *an, sht_time first_ts,
 		     sht_state **ss)
 {
 	struct stat st;
@@ -283,7 +162,7 @@ static int can_reuse(const struct build_opts *o, const char *file,
 		return 0;
 	if (sht_state_start(*ss) != first_ts)
 		return 0;
-	every = history_partial_every(file);
+	every = cli_partial_every(file);
 	if (every < 0 || (uint64_t)every != o->partial)
 		return 0;
 	if (newest_mtime(o->trace, 0, &newest) != 0)
@@ -333,7 +212,7 @@ struct build_result {
 
 /* Build into tmp (removed on failure). */
 static int build_history(const struct build_opts *o, const char *tmp,
-			 struct cli_progress *pg, struct analysis *an,
+			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
 	sht_source src;
@@ -378,7 +257,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 }
 
 static void print_summary(const struct build_opts *o, const char *file,
-			  const struct analysis *an,
+			  const struct cli_analysis *an,
 			  const struct build_result *res)
 {
 	double rate = res->seconds > 0 ? (double)res->events / res->seconds
@@ -398,7 +277,7 @@ static void print_summary(const struct build_opts *o, const char *file,
 		       o->partial ? "partial" : "full", res->info.intervals,
 		       res->attributes, res->info.nodes, res->info.depth,
 		       res->info.file_bytes, an->prov.id, an->name,
-		       an->kernel ? layout_name(an->layout) : "none");
+		       an->kernel ? cli_layout_name(an->layout) : "none");
 		return;
 	}
 	json_init(&w, stdout);
@@ -408,7 +287,7 @@ static void print_summary(const struct build_opts *o, const char *file,
 	json_key(&w, "reused");
 	json_bool(&w, 0);
 	json_kv_string(&w, "analysis", an->name);
-	json_kv_string(&w, "layout", an->kernel ? layout_name(an->layout) : "none");
+	json_kv_string(&w, "layout", an->kernel ? cli_layout_name(an->layout) : "none");
 	json_kv_string(&w, "provider", an->prov.id);
 	json_kv_uint(&w, "provider_version", an->prov.version);
 	json_kv_string(&w, "backend", o->partial ? "partial" : "tree");
@@ -455,7 +334,7 @@ static char *default_output(const char *trace)
 static int build_run(const struct build_opts *o, const char *file,
 		     struct cli_progress *pg)
 {
-	struct analysis an;
+	struct cli_analysis an;
 	struct build_result res;
 	sht_state *old = NULL;
 	sht_event ev;
@@ -477,19 +356,19 @@ static int build_run(const struct build_opts *o, const char *file,
 		return cli_fail(err, "read the first event of %s", o->trace);
 	res.start = ev.ts;
 	pg->first_ts = ev.ts;
-	if (analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
+	if (cli_analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
 		return CLI_FAIL;
 	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
 		status = print_reuse(file, old, o->json);
 		sht_state_close(old);
-		analysis_destroy(&an);
+		cli_analysis_destroy(&an);
 		return status;
 	}
 	sht_state_close(old);
 	len = strlen(file) + 32;
 	tmp = malloc(len);
 	if (!tmp) {
-		analysis_destroy(&an);
+		cli_analysis_destroy(&an);
 		return cli_error("cannot build %s: out of memory", o->trace);
 	}
 	snprintf(tmp, len, "%s.tmp-%ld", file, (long)getpid());
@@ -506,7 +385,7 @@ static int build_run(const struct build_opts *o, const char *file,
 		print_summary(o, file, &an, &res);
 		status = cli_finish_output(CLI_OK);
 	}
-	analysis_destroy(&an);
+	cli_analysis_destroy(&an);
 	return status;
 }
 
@@ -528,9 +407,9 @@ static int build_opt(void *ctx, int id, const char *val)
 		return 0;
 	case OPT_ANALYSIS:
 		if (strcmp(val, "kernel") != 0 &&
-		    (!BUILD_HAVE_STATS || strcmp(val, "stats") != 0)) {
+		    (!CLI_HAVE_STATS || strcmp(val, "stats") != 0)) {
 			cli_usage_error("build", "invalid value '%s' for "
-					"--analysis: expected " BUILD_ANALYSES,
+					"--analysis: expected " CLI_ANALYSES,
 					val);
 			return -1;
 		}

@@ -9,7 +9,7 @@
 
 static const char history_usage[] =
 "Usage: sht history FILE (--quark Q | --attribute PATH) [--from T1]\n"
-"                   [--to T2] [--resolution R] [--json]\n"
+"                   [--to T2] [--resolution R] [--json] [--trace TRACE]\n"
 "\n"
 "Print the intervals of one attribute of the history file FILE from the\n"
 "one at T1 to the one at min(T2, end of the history), in time order, one\n"
@@ -26,10 +26,12 @@ static const char history_usage[] =
 "                    T1 + R, T1 + 2R, ... or the end (default 0: all)\n"
 "  --json            print a JSON array of {quark, path, start, end, type,\n"
 "                    value}\n"
+"  --trace TRACE     the trace a partial history was built from (required\n"
+"                    for one: its queries replay it)\n"
 "  -h, --help        show this help\n";
 
 enum { OPT_QUARK = 1, OPT_ATTRIBUTE, OPT_FROM, OPT_TO, OPT_RESOLUTION,
-       OPT_JSON };
+       OPT_JSON, OPT_TRACE };
 
 static const cli_opt history_opts[] = {
 	{ "quark", 0, 1, OPT_QUARK },
@@ -38,12 +40,14 @@ static const cli_opt history_opts[] = {
 	{ "to", 0, 1, OPT_TO },
 	{ "resolution", 0, 1, OPT_RESOLUTION },
 	{ "json", 0, 0, OPT_JSON },
+	{ "trace", 0, 1, OPT_TRACE },
 	{ NULL, 0, 0, 0 }
 };
 
 /* The command line. */
 struct history_opts {
 	const char *file;
+	const char *trace;        /* --trace: a partial history's trace */
 	uint64_t quark;
 	const char *path;         /* --attribute PATH */
 	int n_attr;               /* --quark and --attribute given */
@@ -76,6 +80,9 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 				     SHT_TIME_MAX, &o->resolution);
 	case OPT_JSON:
 		o->json = 1;
+		return 0;
+	case OPT_TRACE:
+		o->trace = val;
 		return 0;
 	default:                  /* positional */
 		return cli_take_file("history", &o->file, val);
@@ -159,7 +166,7 @@ static int history_run(struct history_opts *o, sht_state *ss,
 int cmd_history(int argc, char **argv)
 {
 	struct history_opts o = { 0 };
-	sht_state *ss;
+	struct cli_history h;
 	sht_result *res;
 	int status = history_parse(&o, argc, argv);
 
@@ -167,14 +174,14 @@ int cmd_history(int argc, char **argv)
 		return cli_finish_output(CLI_OK);
 	if (status != CLI_OK)
 		return status;
-	if (cli_open_state(o.file, &ss) != CLI_OK)
+	if (cli_history_open(o.file, o.trace, &h) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (res)
-		status = history_run(&o, ss, res);
+		status = history_run(&o, h.ss, res);
 	else
 		status = cli_fail(SHT_ERR_NOMEM, "allocate a result set");
 	sht_result_destroy(res);
-	sht_state_close(ss);
+	cli_history_close(&h);
 	return cli_finish_output(status);
 }

@@ -10,6 +10,7 @@
 
 static const char query_usage[] =
 "Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [--json]\n"
+"                 [--trace TRACE]\n"
 "\n"
 "Print the intervals of the history file FILE that contain time T (ns):\n"
 "of every attribute (full query), or of each attribute given with --quark\n"
@@ -26,19 +27,23 @@ static const char query_usage[] =
 "  --quark Q         query this quark (repeatable)\n"
 "  --attribute PATH  query the attribute of this path, its names joined\n"
 "                    with \"/\", e.g. Threads/42/Status (repeatable)\n"
+"  --trace TRACE     the trace a partial history was built from (sht build\n"
+"                    --partial N): its queries replay it from the nearest\n"
+"                    checkpoint; required for a partial history\n"
 "  --json            print a JSON array of {quark, path, start, end, type,\n"
 "                    value}; type is null, int (int32), long (int64),\n"
 "                    double or string; path is \"\" in a file without\n"
 "                    attribute names\n"
 "  -h, --help        show this help\n";
 
-enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON };
+enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON, OPT_TRACE };
 
 static const cli_opt query_opts[] = {
 	{ "at", 0, 1, OPT_AT },
 	{ "quark", 0, 1, OPT_QUARK },
 	{ "attribute", 0, 1, OPT_ATTRIBUTE },
 	{ "json", 0, 0, OPT_JSON },
+	{ "trace", 0, 1, OPT_TRACE },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -51,6 +56,7 @@ struct query_sel {
 /* The command line. */
 struct query_opts {
 	const char *file;
+	const char *trace;        /* --trace: a partial history's trace */
 	sht_time at;
 	int have_at;
 	struct query_sel *sel;    /* in the order given */
@@ -80,6 +86,9 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 		return 0;
 	case OPT_JSON:
 		o->json = 1;
+		return 0;
+	case OPT_TRACE:
+		o->trace = val;
 		return 0;
 	default:                  /* positional */
 		return cli_take_file("query", &o->file, val);
@@ -167,20 +176,20 @@ static int query_run(struct query_opts *o, sht_state *ss, sht_result *res)
 
 static int query_open_run(struct query_opts *o)
 {
-	sht_state *ss;
+	struct cli_history h;
 	sht_result *res;
 	int status;
 
-	if (cli_open_state(o->file, &ss) != CLI_OK)
+	if (cli_history_open(o->file, o->trace, &h) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (!res) {
-		sht_state_close(ss);
+		cli_history_close(&h);
 		return cli_fail(SHT_ERR_NOMEM, "allocate a result set");
 	}
-	status = query_run(o, ss, res);
+	status = query_run(o, h.ss, res);
 	sht_result_destroy(res);
-	sht_state_close(ss);
+	cli_history_close(&h);
 	return status;
 }
 

@@ -171,8 +171,15 @@ static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
 {
 	sht_event ev;
 	sht_err err = pq->src.ops->seek(pq->src.src, pq->cp[k].pos);
+	int first = 1;
 
 	while (err == SHT_OK && (err = pq->src.ops->next(pq->src.src, &ev)) == SHT_OK) {
+		/* The checkpoint's event is the first of its timestamp: a
+		 * trace that says otherwise is not the one replayed here. */
+		if (first && ev.ts != pq->cp[k].ts)
+			return sht__error(SHT_ERR_CORRUPT, "Cannot replay the partial history: the trace does not match it (event %llu is at t=%lld, its checkpoint at t=%lld)",
+					  (unsigned long long)pq->cp[k].pos, (long long)ev.ts, (long long)pq->cp[k].ts);
+		first = 0;
 		if (k + 1 < pq->n && ev.ts >= pq->cp[k + 1].ts)
 			break;
 		err = pq->prov.handle(pq->prov.ctx, seg, &ev);

@@ -158,6 +158,32 @@ case $err in *cut.vstf*) ok 0 "truncated VSTF: the message names it" ;;
 [ ! -e "$SHT_TMP/cut.sht" ]
 ok $? "truncated VSTF: no output file"
 
+# A partial history of the VSTF file: queries replay it with --trace.
+expect_rc 0 "build --partial from VSTF" "$SHT" build "$k.vstf" --partial 4000 \
+	-o "$SHT_TMP/k-part.sht" --no-progress
+t=$("$SHT" info "$SHT_TMP/k-vstf.sht" --json |
+	"$PY" -c 'import json,sys; d=json.load(sys.stdin); print((d["start"] + 2 * d["end"]) // 3)')
+expect_rc 1 "partial query without --trace: exit 1" "$SHT" query \
+	"$SHT_TMP/k-part.sht" --at "$t"
+case $err in *"partial history"*--trace*) ok 0 "the message asks for --trace" ;;
+*) ok 1 "the message asks for --trace"; diag "stderr: $err" ;; esac
+run "$SHT" query "$SHT_TMP/k-part.sht" --at "$t" --trace "$k.vstf"
+is "$rc" 0 "partial full query with --trace"
+p_out=$out
+run "$SHT" query "$SHT_TMP/k-vstf.sht" --at "$t"
+is "$p_out" "$out" "partial full query = the full history's"
+run "$SHT" history "$SHT_TMP/k-part.sht" --attribute CPUs/1/Current_thread \
+	--trace "$k"
+p_out=$out
+run "$SHT" history "$SHT_TMP/k-vstf.sht" --attribute CPUs/1/Current_thread
+is "$p_out" "$out" "partial history of an attribute = the full one's (CTF trace)"
+expect_rc 0 "another trace" "$SHT" gen kernel -o "$SHT_TMP/other.vstf" \
+	--events 30000 --cpus 3 --seed 5
+expect_rc 1 "partial query over another trace: exit 1" "$SHT" query \
+	"$SHT_TMP/k-part.sht" --at "$t" --trace "$SHT_TMP/other.vstf"
+case $err in *"does not match"*) ok 0 "the message says the trace does not match" ;;
+*) ok 1 "the message says the trace does not match"; diag "stderr: $err" ;; esac
+
 run "$SHT" build --help
 is "$rc" 0 "--help"
 printf '%s\n' "$out" | grep -q 'default: the name of TRACE'

@@ -1,0 +1,192 @@
+/*
+ * analysis.c: the analyses the CLI runs (sht build), and opening a
+ * history for queries (sht query, sht history), which for a partial
+ * history means opening the trace it was built from and the same
+ * analysis, so that queries can replay the trace from a checkpoint.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Section kind of a partial history's checkpoints (state/state-int.h):
+ * u64 count, u64 events between checkpoints, u64 events, entries. */
+#define CLI_SECTION_CHECKPOINTS 3u
+
+/* An environment entry as text ("" if absent or not a scalar). */
+static void env_text(const cli_trace *t, const char *name, char *buf,
+		     size_t size)
+{
+	sht_field f;
+
+	buf[0] = '\0';
+	if (cli_trace_env(t, name, &f) != SHT_OK)
+		return;
+	if (f.type == SHT_FIELD_STRING)
+		snprintf(buf, size, "%s", f.v.s);
+	else if (f.type == SHT_FIELD_INT)
+		snprintf(buf, size, "%" PRId64, f.v.i);
+	else if (f.type == SHT_FIELD_UINT)
+		snprintf(buf, size, "%" PRIu64, f.v.u);
+}
+
+const char *cli_layout_name(sht_kernel_layout l)
+{
+	switch (l) {
+	case SHT_KERNEL_LAYOUT_LTTNG_2_0: return "lttng-2.0";
+	case SHT_KERNEL_LAYOUT_LTTNG_2_6: return "lttng-2.6";
+	case SHT_KERNEL_LAYOUT_LTTNG_2_7: return "lttng-2.7";
+	default: return "auto";
+	}
+}
+
+int cli_analysis_create(struct cli_analysis *an, const char *name,
+			const cli_trace *src)
+{
+	char tname[128], major[32], minor[32];
+	sht_err err;
+
+	memset(an, 0, sizeof(*an));
+	an->name = name;
+#if CLI_HAVE_STATS
+	if (strcmp(name, "stats") == 0) {
+		err = sht_stats_create(&an->stats);
+		if (err < 0)
+			return cli_fail(err, "create the statistics analysis");
+		sht_stats_provider(an->stats, &an->prov);
+		return CLI_OK;
+	}
+#endif
+	env_text(src, "tracer_name", tname, sizeof tname);
+	env_text(src, "tracer_major", major, sizeof major);
+	env_text(src, "tracer_minor", minor, sizeof minor);
+	an->layout = sht_kernel_layout_from_env(tname, major, minor);
+	err = sht_kernel_create(an->layout, &an->kernel);
+	if (err < 0)
+		return cli_fail(err, "create the kernel analysis");
+	sht_kernel_provider(an->kernel, &an->prov);
+	return CLI_OK;
+}
+
+void cli_analysis_destroy(struct cli_analysis *an)
+{
+	sht_kernel_destroy(an->kernel);
+	an->kernel = NULL;
+#if CLI_HAVE_STATS
+	sht_stats_destroy(an->stats);
+	an->stats = NULL;
+#endif
+}
+
+int64_t cli_partial_every(const char *file)
+{
+	sht_reader *r;
+	void *data = NULL;
+	size_t len = 0;
+	uint64_t every = 0;
+	sht_err err;
+
+	if (sht_reader_open(file, NULL, &r) != SHT_OK)
+		return -1;
+	err = sht_reader_section(r, CLI_SECTION_CHECKPOINTS, NULL, &data,
+				 &len);
+	if (err == SHT_OK && len >= 16) {
+		const uint8_t *b = data;
+
+		for (int i = 0; i < 8; i++)   /* little-endian u64 at 8 */
+			every |= (uint64_t)b[8 + i] << (8 * i);
+	}
+	free(data);
+	sht_reader_close(r);
+	if (err == SHT_NOT_FOUND)
+		return 0;
+	if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
+		return -1;
+	return (int64_t)every;
+}
+
+/* ---- opening a history for queries ----------------------------------------- */
+
+/* The analysis name of a provider id, or NULL if the CLI has none. */
+static const char *analysis_of(const char *id)
+{
+	if (strcmp(id, SHT_KERNEL_PROVIDER_ID) == 0)
+		return "kernel";
+#if CLI_HAVE_STATS
+	if (strcmp(id, SHT_STATS_PROVIDER_ID) == 0)
+		return "stats";
+#endif
+	return NULL;
+}
+
+/* h->ss is the history opened plainly: reopen it as a partial history
+ * replaying the trace through the analysis that built it. */
+static int open_partial(const char *path, const char *trace,
+			struct cli_history *h)
+{
+	const char *id = "", *name;
+	uint32_t version = 0;
+	sht_err err;
+
+	sht_state_provider(h->ss, &id, &version);
+	name = analysis_of(id);
+	if (!name)
+		return cli_error("cannot replay the partial history %s: its "
+				 "provider '%s' is not an analysis of sht",
+				 path, id);
+	if (cli_trace_open(trace, &h->trace) != CLI_OK)
+		return CLI_FAIL;
+	h->have_trace = 1;
+	if (cli_analysis_create(&h->an, name, &h->trace) != CLI_OK)
+		return CLI_FAIL;
+	h->have_an = 1;
+	if (h->an.prov.version != version)
+		return cli_error("cannot replay the partial history %s: built "
+				 "by %s version %u, this is version %u "
+				 "(rebuild it)", path, id, version,
+				 h->an.prov.version);
+	sht_state_close(h->ss);
+	h->ss = NULL;
+	err = sht_state_open_partial(path, NULL, &h->trace.src, &h->an.prov,
+				     &h->ss);
+	if (err < 0)
+		return cli_fail(err, "open the partial history %s", path);
+	return CLI_OK;
+}
+
+int cli_history_open(const char *path, const char *trace,
+		     struct cli_history *h)
+{
+	int64_t every;
+
+	memset(h, 0, sizeof(*h));
+	if (cli_open_state(path, &h->ss) != CLI_OK)
+		return CLI_FAIL;
+	every = cli_partial_every(path);
+	if (every <= 0)                   /* a full history (or unreadable:
+	                                     the queries will say so) */
+		return CLI_OK;
+	if (!trace) {
+		cli_history_close(h);
+		return cli_error("%s is a partial history (a checkpoint every "
+				 "%" PRId64 " events): its queries replay the "
+				 "trace it was built from; give it with --trace "
+				 "TRACE", path, every);
+	}
+	if (open_partial(path, trace, h) != CLI_OK) {
+		cli_history_close(h);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+void cli_history_close(struct cli_history *h)
+{
+	sht_state_close(h->ss);
+	if (h->have_an)
+		cli_analysis_destroy(&h->an);
+	if (h->have_trace)
+		cli_trace_close(&h->trace);
+	memset(h, 0, sizeof(*h));
+}
