@@ -17,147 +17,11 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "json-read.h"
 #include "tap.h"
 #include "trace/ctfw.h"
 
 static char traces[2048];
-
-/* ---- a minimal reader of the stats JSON ---------------------------------- */
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-			if (len)
-				*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
-static const char *skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
-		p++;
-	return p;
-}
-
-/* The number after "key": at the top level (first occurrence). */
-static int64_t json_int(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	p = strstr(json, pat);
-	if (!p)
-		return -1;
-	return strtoll(skip_ws(p + strlen(pat)), NULL, 10);
-}
-
-/* Read a JSON string at *pp into buf (no escapes in these files). */
-static int json_str(const char **pp, char *buf, size_t size)
-{
-	const char *p = skip_ws(*pp);
-	size_t n = 0;
-
-	if (*p != '"')
-		return 0;
-	for (p++; *p && *p != '"'; p++)
-		if (n + 1 < size)
-			buf[n++] = *p;
-	buf[n] = '\0';
-	if (*p != '"')
-		return 0;
-	*pp = p + 1;
-	return 1;
-}
-
-struct name_count {
-	char name[96];
-	int64_t count;
-};
-
-/* "names": [["a", 1], ["b", 2], ...] */
-static size_t json_names(const char *json, struct name_count *out, size_t max)
-{
-	const char *p = strstr(json, "\"names\":");
-	size_t n = 0;
-
-	if (!p)
-		return 0;
-	p = skip_ws(p + 8);
-	if (*p++ != '[')
-		return 0;
-	for (;;) {
-		p = skip_ws(p);
-		if (*p == ',')
-			p = skip_ws(p + 1);
-		if (*p != '[')
-			break;
-		p++;
-		if (n == max || !json_str(&p, out[n].name, sizeof out[n].name))
-			break;
-		p = skip_ws(p);
-		if (*p++ != ',')
-			break;
-		char *end;
-		out[n].count = strtoll(skip_ws(p), &end, 10);
-		p = end;
-		p = skip_ws(p);
-		if (*p++ != ']')
-			break;
-		n++;
-	}
-	return n;
-}
-
-/* "streams": {"host/0/trace/channel0_3": 123, ...}: count per CPU, the CPU
- * being the N of an LTTng stream file "channel0_N" (one file per CPU). */
-static int json_streams(const char *json, int64_t *per_cpu, int max_cpu)
-{
-	const char *p = strstr(json, "\"streams\":");
-	char key[256];
-	int n = 0;
-
-	if (!p)
-		return -1;
-	p = skip_ws(p + 10);
-	if (*p++ != '{')
-		return -1;
-	for (;;) {
-		p = skip_ws(p);
-		if (*p == ',')
-			p++;
-		if (!json_str(&p, key, sizeof key))
-			break;
-		p = skip_ws(p);
-		if (*p++ != ':')
-			return -1;
-		char *end;
-		int64_t count = strtoll(skip_ws(p), &end, 10);
-		p = end;
-		const char *us = strrchr(key, '_');
-		int cpu = us ? atoi(us + 1) : -1;
-		if (cpu < 0 || cpu >= max_cpu)
-			return -1;
-		per_cpu[cpu] = count;
-		n++;
-	}
-	return n;
-}
 
 /* ---- the traces --------------------------------------------------------- */
 
@@ -292,7 +156,7 @@ static void check_trace(const struct trace_case *tc)
 
 	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = slurp(jpath, NULL);
+	json = json_slurp(jpath);
 	if (!ok(json != NULL, "%s: stats JSON readable", tc->dir))
 		return;
 	int n_streams = json_streams(json, per_cpu_exp, 64);
@@ -342,9 +206,9 @@ static void check_trace(const struct trace_case *tc)
 	}
 	is_int(err, SHT_END, "%s: reads to the end (%s)", tc->dir,
 	       err == SHT_END ? "" : sht_errmsg());
-	is_u64(n, (uint64_t)json_int(json, "events"), "%s: event count", tc->dir);
-	is_i64(first, json_int(json, "first_ns"), "%s: first timestamp", tc->dir);
-	is_i64(last, json_int(json, "last_ns"), "%s: last timestamp", tc->dir);
+	is_u64(n, (uint64_t)json_top(json, "events"), "%s: event count", tc->dir);
+	is_i64(first, json_top(json, "first_ns"), "%s: first timestamp", tc->dir);
+	is_i64(last, json_top(json, "last_ns"), "%s: last timestamp", tc->dir);
 	is_u64(backward, 0, "%s: events in non-decreasing time", tc->dir);
 	is_u64(unknown_cpu, 0, "%s: every event has a cpu", tc->dir);
 	check_span_read(tc->dir, &src, span_err, span_b, span_e, first, last);
@@ -361,10 +225,10 @@ static void check_trace(const struct trace_case *tc)
 	sht_source_stats st;
 	src.ops->stats(src.src, &st);
 	is_u64(st.events, n, "%s: stats count the events", tc->dir);
-	is_u64(st.discarded_events, (uint64_t)json_int(json, "discarded_events"),
+	is_u64(st.discarded_events, (uint64_t)json_top(json, "discarded_events"),
 	       "%s: discarded events", tc->dir);
 	is_u64(st.discarded_packets,
-	       (uint64_t)json_int(json, "discarded_packets"),
+	       (uint64_t)json_top(json, "discarded_packets"),
 	       "%s: discarded packets", tc->dir);
 	sht_ctf_info info;
 	is_int(sht_ctf_info_get(&src, &info), SHT_OK, "%s: info", tc->dir);
@@ -927,7 +791,7 @@ static sht_err count_handle(void *ctx, sht_state *ss, const sht_event *ev)
 static void check_state_run(const struct trace_case *tc)
 {
 	char path[8192], jpath[8192];
-	struct name_count *names;
+	struct json_count *names;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	sht_source src;
@@ -937,7 +801,7 @@ static void check_state_run(const struct trace_case *tc)
 
 	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = slurp(jpath, NULL);
+	json = json_slurp(jpath);
 	names = calloc(1024, sizeof *names);
 	if (!json || !names) {
 		ok(0, "run %s: stats", tc->dir);
@@ -946,19 +810,19 @@ static void check_state_run(const struct trace_case *tc)
 		return;
 	}
 	n_names = json_names(json, names, 1024);
-	ok(n_names == (size_t)json_int(json, "distinct_names"),
+	ok(n_names == (size_t)json_top(json, "distinct_names"),
 	   "run %s: %zu names in the stats", tc->dir, n_names);
 	if (!is_int(sht_ctf_open(path, NULL, &src), SHT_OK, "run %s: opens",
 		    tc->dir))
 		goto out;
 	sht_state_opts_init(&so);
 	so.backend = SHT_BACKEND_MEMORY;
-	is_int(sht_state_create(NULL, json_int(json, "first_ns"), &so, &ss),
+	is_int(sht_state_create(NULL, json_top(json, "first_ns"), &so, &ss),
 	       SHT_OK, "run %s: state created", tc->dir);
 	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL };
 	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
 	       "run %s: runs (%s)", tc->dir, sht_errmsg());
-	is_u64(events, (uint64_t)json_int(json, "events"), "run %s: events",
+	is_u64(events, (uint64_t)json_top(json, "events"), "run %s: events",
 	       tc->dir);
 	int good = 0;
 	for (size_t k = 0; k < n_names; k++) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "json-read.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -360,150 +361,6 @@ static void test_synthetic(void)
 
 /* ---- real traces ------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)n + 1)) != NULL) {
-		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
-/* A minimal reader for trace_stats.py's output: no escapes in strings. */
-struct jr {
-	const char *p;
-};
-
-static void jws(struct jr *j)
-{
-	while (*j->p && strchr(" \t\r\n", *j->p))
-		j->p++;
-}
-
-static int jchar(struct jr *j, char c)
-{
-	jws(j);
-	if (*j->p != c)
-		return 0;
-	j->p++;
-	return 1;
-}
-
-/* A string into buf (truncated to size - 1). */
-static int jstring(struct jr *j, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	if (!jchar(j, '"'))
-		return 0;
-	while (*j->p && *j->p != '"') {
-		if (n + 1 < size)
-			buf[n++] = *j->p;
-		j->p++;
-	}
-	buf[n] = '\0';
-	return jchar(j, '"');
-}
-
-static int jint(struct jr *j, int64_t *out)
-{
-	char *end;
-
-	jws(j);
-	*out = strtoll(j->p, &end, 10);
-	if (end == j->p)
-		return 0;
-	j->p = end;
-	return 1;
-}
-
-/* Position j just after the top-level "key": (first occurrence). */
-static int jkey(struct jr *j, const char *json, const char *key)
-{
-	char pat[80];
-	const char *p;
-
-	snprintf(pat, sizeof pat, "\"%s\"", key);
-	for (p = json; (p = strstr(p, pat)) != NULL; p += strlen(pat)) {
-		j->p = p + strlen(pat);
-		if (jchar(j, ':'))
-			return 1;
-	}
-	return 0;
-}
-
-struct nc {
-	char name[128];
-	int64_t count;
-};
-
-/* "names": [["a", 1], ...] */
-static size_t j_names(const char *json, struct nc *out, size_t max)
-{
-	struct jr j;
-	size_t n = 0;
-
-	if (!jkey(&j, json, "names") || !jchar(&j, '['))
-		return 0;
-	if (jchar(&j, ']'))
-		return 0;
-	do {
-		if (n == max || !jchar(&j, '[') || !jstring(&j, out[n].name, sizeof out[n].name) ||
-		    !jchar(&j, ',') || !jint(&j, &out[n].count) || !jchar(&j, ']'))
-			return 0;
-		n++;
-	} while (jchar(&j, ','));
-	return jchar(&j, ']') ? n : 0;
-}
-
-/* "streams": {"host/id/trace/channel0_N": count, ...}: one stream file
- * per CPU in LTTng, N being the CPU.  Returns the number of streams. */
-static int j_streams(const char *json, int64_t *per_cpu, int max_cpu)
-{
-	struct jr j;
-	char key[512];
-	int n = 0;
-
-	if (!jkey(&j, json, "streams") || !jchar(&j, '{'))
-		return -1;
-	if (jchar(&j, '}'))
-		return 0;
-	do {
-		int64_t count;
-		const char *us;
-
-		if (!jstring(&j, key, sizeof key) || !jchar(&j, ':') || !jint(&j, &count))
-			return -1;
-		us = strrchr(key, '_');
-		int cpu = us ? atoi(us + 1) : -1;
-		if (cpu < 0 || cpu >= max_cpu)
-			return -1;
-		per_cpu[cpu] += count;
-		n++;
-	} while (jchar(&j, ','));
-	return jchar(&j, '}') ? n : -1;
-}
-
-static int64_t jtop(const char *json, const char *key)
-{
-	struct jr j;
-	int64_t v;
-
-	return jkey(&j, json, key) && jint(&j, &v) ? v : -1;
-}
-
 struct tcase {
 	const char *dir, *json;
 };
@@ -575,21 +432,21 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 {
 	char jpath[4200], cb[16];
 	char *json;
-	static struct nc names[MAX_NAMES];
+	static struct json_count names[MAX_NAMES];
 	int64_t per_cpu[MAX_CPUS] = { 0 };
 	sht_result *res = sht_result_create();
 	uint64_t events = 0;
 	sht_state *ss;
 
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = slurp(jpath);
+	json = json_slurp(jpath);
 	if (!ok(json != NULL && res, "%s: stats JSON readable", tc->dir)) {
 		sht_result_destroy(res);
 		return;
 	}
-	size_t nn = j_names(json, names, MAX_NAMES);
-	int ns = j_streams(json, per_cpu, MAX_CPUS);
-	ok(nn > 0 && (int64_t)nn == jtop(json, "distinct_names") && ns > 0,
+	size_t nn = json_names(json, names, MAX_NAMES);
+	int ns = json_streams(json, per_cpu, MAX_CPUS);
+	ok(nn > 0 && (int64_t)nn == json_top(json, "distinct_names") && ns > 0,
 	   "%s: JSON: %zu names, %d streams", tc->dir, nn, ns);
 
 	ss = trace_build(tc->dir, SHT_BACKEND_MEMORY, NULL, &events);
@@ -599,9 +456,9 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 	const char *p[4];
 	sht_quark q;
 
-	is_u64(events, (uint64_t)jtop(json, "events"), "%s: events run", tc->dir);
+	is_u64(events, (uint64_t)json_top(json, "events"), "%s: events run", tc->dir);
 	p[0] = "total";
-	is_i64(path_at(ss, res, p, 1, end), jtop(json, "events"), "%s: total", tc->dir);
+	is_i64(path_at(ss, res, p, 1, end), json_top(json, "events"), "%s: total", tc->dir);
 
 	/* event_types/<name> for every name, and nothing else. */
 	int bad = 0;
