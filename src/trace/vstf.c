@@ -50,6 +50,7 @@ struct sht_vstf {
 	uint32_t version;
 
 	/* cursor */
+	uint64_t released;        /* mapped pages before it were dropped */
 	uint64_t p;               /* offset of the next event */
 	uint64_t ordinal;         /* of the next event */
 	uint64_t block_end;
@@ -396,6 +397,7 @@ sht_err sht_vstf_open(const char *path, sht_source *out)
 		return err;
 	}
 	r->map = map;
+	(void)madvise(map, (size_t)r->size, MADV_SEQUENTIAL);
 	err = parse(r);
 	if (err != SHT_OK) {
 		vstf_free(r);
@@ -433,11 +435,37 @@ static sht_err r_failed(const struct sht_vstf *r)
 			  sht_strerror(r->failed));
 }
 
+/* Pages dropped at a time behind a sequential read. */
+#define VSTF_RELEASE_STEP ((uint64_t)16 << 20)
+
+/*
+ * A sequential read drops the mapped pages it has passed, a few MiB at a
+ * time, so that reading a file of any size keeps a few MiB of it
+ * resident instead of all of it (the page cache keeps what it wants;
+ * a seek back reads the pages again).
+ */
+static void release_before(struct sht_vstf *r, uint64_t offset)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t end = offset / page * page;
+
+	if (end < r->released) {          /* a seek back */
+		r->released = end;
+		return;
+	}
+	if (end - r->released < VSTF_RELEASE_STEP)
+		return;
+	(void)madvise((void *)(uintptr_t)(r->map + r->released),
+		      (size_t)(end - r->released), MADV_DONTNEED);
+	r->released = end;
+}
+
 /* Position on index block b (verifying its checksum once). */
 static sht_err enter_block(struct sht_vstf *r, uint64_t b)
 {
 	const struct ventry *e = &r->index[b];
 
+	release_before(r, e->offset);
 	r->block_end = b + 1 < r->n_index ? r->index[b + 1].offset
 					  : r->tables_off;
 	if (!r->verified[b]) {

@@ -239,6 +239,55 @@ static void test_vstf(void)
 	unlink(path);
 }
 
+/* kB of the process's resident file-backed pages (RssFile), -1 unknown. */
+static long rss_file_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "RssFile: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Reading a VSTF file through keeps a few MiB of its mapping resident,
+ * not the whole file. */
+static void test_vstf_memory(void)
+{
+	sht__kgen_params p;
+	sht__kgen_write_stats st;
+	sht_source vs;
+	sht_event ev;
+	char path[4096];
+	long before, peak = 0, now;
+	uint64_t n = 0;
+
+	sht__kgen_params_init(&p);
+	p.events = 4000000;
+	snprintf(path, sizeof path, "%s/mem.vstf", tmpdir);
+	unlink(path);
+	if (sht__kgen_write_vstf(&p, path, NULL, NULL, &st) != SHT_OK ||
+	    sht_vstf_open(path, &vs) != SHT_OK)
+		bail_out("cannot write or open %s: %s", path, sht_errmsg());
+	before = rss_file_kb();
+	while (vs.ops->next(vs.src, &ev) == SHT_OK)
+		if ((++n & 0xffff) == 0 && (now = rss_file_kb()) > peak)
+			peak = now;
+	sht_vstf_close(&vs);
+	unlink(path);
+	if (before < 0) {
+		ok(1, "# SKIP no RssFile in /proc/self/status");
+		return;
+	}
+	ok(peak - before < 40 * 1024, "reading a %" PRIu64 "-byte VSTF file "
+	   "kept %ld kB more of it resident (< 40 MiB)", st.bytes,
+	   peak - before);
+}
+
 /* ---- the kernel analysis from the source and from VSTF ------------------------ */
 
 static void test_kernel_history(void)
@@ -286,6 +335,7 @@ int main(void)
 	test_consistency(2, 1, 11, 50000);
 	test_source();
 	test_vstf();
+	test_vstf_memory();
 	test_kernel_history();
 	return done_testing();
 }
