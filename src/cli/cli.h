@@ -39,6 +39,12 @@ int cmd_tree(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
+/* The end of a demo (cmd-demo.c): the file's info, queries(ctx, ss)
+ * under the heading title, and the check; every step runs even if an
+ * earlier one failed.  Returns the first failure. */
+int cli_demo_inspect(const char *path, const char *title,
+		     int (*queries)(const void *ctx, sht_state *ss),
+		     const void *ctx);
 
 /* ---- errors (args.c) --------------------------------------------------- */
 

@@ -8,7 +8,6 @@
  * the file.  `sht demo staircase` runs the staircase demo (cmd-demo.c).
  */
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "util/util.h"
 #include "workload/kgen.h"
 
 static const char demo_kernel_usage[] =
@@ -283,41 +283,17 @@ static int demo_build(const struct kdemo *d)
 	return cmd_build(5, argv);
 }
 
-/* Every step after the build runs even if an earlier one failed. */
-static int demo_run(struct kdemo *d)
+static int demo_queries_cb(const void *ctx, sht_state *ss)
 {
-	sht_reader *r;
-	sht_state *ss;
-	int status, step;
-
-	if (demo_generate(d) != CLI_OK || demo_build(d) != CLI_OK)
-		return CLI_FAIL;
-	if (cli_open_reader(d->file, &r) != CLI_OK)
-		return CLI_FAIL;
-	if (cli_open_state(d->file, &ss) != CLI_OK) {
-		sht_reader_close(r);
-		return CLI_FAIL;
-	}
-	printf("\n== info ==\n");
-	status = cli_print_info(d->file, r, ss, 0);
-	printf("\n== queries: the history against the trace ==\n");
-	step = demo_queries(d, ss);
-	status = status != CLI_OK ? status : step;
-	sht_state_close(ss);
-	printf("\n== check ==\n");
-	fflush(stdout);
-	step = cli_check_reader(d->file, r);
-	sht_reader_close(r);
-	return status != CLI_OK ? status : step;
+	return demo_queries(ctx, ss);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
+static int demo_run(struct kdemo *d)
 {
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	if (demo_generate(d) != CLI_OK || demo_build(d) != CLI_OK)
+		return CLI_FAIL;
+	return cli_demo_inspect(d->file, "queries: the history against the "
+				"trace", demo_queries_cb, d);
 }
 
 /* DIR (created if needed) or a new temporary directory; the paths in it. */
@@ -342,7 +318,7 @@ static int demo_paths(struct kdemo *d)
 		 d->vstf ? ".vstf" : "");
 	snprintf(d->file, sizeof(d->file), "%s/trace.sht", d->dir);
 	/* A kept directory gets a new trace and history each run. */
-	nftw(d->trace, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sht__rm_tree(d->trace);
 	remove(d->file);
 	return CLI_OK;
 }
@@ -405,6 +381,6 @@ int cmd_demo(int argc, char **argv)
 		return CLI_FAIL;
 	status = demo_run(&d);
 	if (d.temporary)
-		nftw(d.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		sht__rm_tree(d.dir);
 	return cli_finish_output(status);
 }

@@ -223,34 +223,45 @@ static int demo_build(const struct demo *d)
 	return status;
 }
 
-/* Every step runs even if an earlier one failed: the output shows all
- * that works.  Returns the first failure. */
-static int demo_run(const struct demo *d)
+int cli_demo_inspect(const char *path, const char *title,
+		     int (*queries)(const void *ctx, sht_state *ss),
+		     const void *ctx)
 {
 	sht_reader *r;
 	sht_state *ss;
 	int status, step;
 
-	status = demo_build(d);
-	if (status != CLI_OK)
-		return status;
-	if (cli_open_reader(d->path, &r) != CLI_OK)
+	if (cli_open_reader(path, &r) != CLI_OK)
 		return CLI_FAIL;
-	if (cli_open_state(d->path, &ss) != CLI_OK) {
+	if (cli_open_state(path, &ss) != CLI_OK) {
 		sht_reader_close(r);
 		return CLI_FAIL;
 	}
 	printf("\n== info ==\n");
-	status = cli_print_info(d->path, r, ss, 0);
-	printf("\n== queries ==\n");
-	step = demo_queries(d, ss);
+	status = cli_print_info(path, r, ss, 0);
+	printf("\n== %s ==\n", title);
+	step = queries(ctx, ss);
 	status = status != CLI_OK ? status : step;
 	sht_state_close(ss);
 	printf("\n== check ==\n");
 	fflush(stdout);
-	step = cli_check_reader(d->path, r);
+	step = cli_check_reader(path, r);
 	sht_reader_close(r);
 	return status != CLI_OK ? status : step;
+}
+
+static int demo_queries_cb(const void *ctx, sht_state *ss)
+{
+	return demo_queries(ctx, ss);
+}
+
+static int demo_run(const struct demo *d)
+{
+	int status = demo_build(d);
+
+	if (status != CLI_OK)
+		return status;
+	return cli_demo_inspect(d->path, "queries", demo_queries_cb, d);
 }
 
 static int demo_temp_path(struct demo *d)

@@ -3,11 +3,9 @@
  * source with named fields, a CTF trace directory (trace/ctfw.h), and a
  * VSTF file (sht/vstf.h).
  */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -342,15 +340,6 @@ sht_err sht__kgen_write_vstf(const sht__kgen_params *p, const char *path,
 
 /* ---- sizing ------------------------------------------------------------------ */
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 uint64_t sht__kgen_events_for_size(const sht__kgen_params *p, uint64_t bytes,
 				   int vstf)
 {
@@ -368,7 +357,7 @@ uint64_t sht__kgen_events_for_size(const sht__kgen_params *p, uint64_t bytes,
 	memset(&st, 0, sizeof(st));
 	err = vstf ? sht__kgen_write_vstf(&s, path, NULL, NULL, &st)
 		   : sht__kgen_write_ctf(&s, path, NULL, NULL, &st);
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sht__rm_tree(path);
 	/* Without a sample (no space in TMPDIR, ...): LTTng's usual mean. */
 	per_event = err == SHT_OK && st.bytes > 0
 			    ? (double)st.bytes / (double)st.gen.events
