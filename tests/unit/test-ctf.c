@@ -1,9 +1,11 @@
 /*
- * test-ctf.c: the CTF source (src/trace/ctf.c) on the real LTTng traces of
- * $SHT_SHARED/traces, checked against stats/<trace>.json (produced there
- * with python3-bt2, see traces/README.md) and against what the babeltrace2
- * CLI prints: counts, first / last timestamps, time order, per-CPU counts,
- * chosen field values, seeks, bad input, and sht_state_run over the source.
+ * test-ctf.c: the CTF source (src/trace/ctf*.c) on the real LTTng traces
+ * of $SHT_SHARED/traces, checked against stats/<trace>.json (produced
+ * there with python3-bt2, see traces/README.md) and against what the
+ * babeltrace2 CLI prints: counts, first / last timestamps, time order,
+ * per-CPU counts, chosen field values, seeks, bad input, the time span
+ * from the packet index (and from damaged copies of it), sht_state_run
+ * over the source, and the environment.
  */
 #include <errno.h>
 #include <inttypes.h>
