@@ -1,5 +1,5 @@
 /*
- * ctf-bench.c: decoding speed of the CTF source (src/trace/ctf.c) on the
+ * ctf-bench.c: decoding speed of the CTF source (src/trace/ctf*.c) on the
  * real traces, next to babeltrace2's own read-only decoding of the same
  * trace.
  *
