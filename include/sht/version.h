@@ -3,8 +3,8 @@
  *
  * The library version follows semantic versioning: the same major number
  * means a stable ABI.  The file-format version is independent of it (see
- * docs/FORMAT.md): a reader refuses files whose format is newer than
- * SHT_FORMAT_VERSION.
+ * docs/FORMAT.md): a reader refuses files of any other format version
+ * than SHT_FORMAT_VERSION (SHT_ERR_VERSION; an older file is rebuilt).
  */
 #ifndef SHT_VERSION_H
 #define SHT_VERSION_H
@@ -17,7 +17,7 @@
 #define SHT_VERSION_STRING "0.1.0"
 
 /* Version of the on-disk history file this library writes and reads. */
-#define SHT_FORMAT_VERSION 1
+#define SHT_FORMAT_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {

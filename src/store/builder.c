@@ -54,6 +54,7 @@ void sht__open_free(struct sht__open *o)
 	free(o->iv);
 	free(o->heap);
 	free(o->dedup);
+	sht__open_track_free(o);
 	free(o->ch);
 	free(o);
 }
@@ -69,7 +70,7 @@ void sht__open_reset(struct sht__open *o, uint8_t kind, uint32_t level,
 	o->nc = 0;
 	o->sub_qmin = UINT32_MAX;
 	o->sub_qmax = 0;
-	sht__trk_reset(&o->trk);
+	sht__open_track_reset(o);
 	if (o->dedup && o->dedup_count)
 		memset(o->dedup, 0, ((size_t)o->dedup_mask + 1) * sizeof *o->dedup);
 	o->dedup_count = 0;
@@ -135,7 +136,9 @@ static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
 	if (b->pipe) {
 		err = hand_over(b, level, end);
 	} else {
-		sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
+		err = sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
+		if (err != SHT_OK)
+			return fail(b, err);
 		err = sht__b_write(b, b->blk, b->st.geom.block_size, c.block);
 	}
 	if (err != SHT_OK)
@@ -328,8 +331,8 @@ static sht_build_opts resolve_opts(const sht_build_opts *in)
 	if (o.block_size == 0)
 		o.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	if (o.max_children == 0) {
-		uint32_t fit = o.block_size >= 2 * SHT__NODE_HDR
-			       ? (o.block_size / 2 - SHT__NODE_HDR) / SHT__CHILD_ENTRY : 0;
+		uint32_t fit = o.block_size >= 2 * SHT__GEOM_HDR
+			       ? (o.block_size / 2 - SHT__GEOM_HDR) / SHT__CHILD_ENTRY : 0;
 		o.max_children = fit < SHT_DEFAULT_MAX_CHILDREN ? fit : SHT_DEFAULT_MAX_CHILDREN;
 	}
 	return o;

@@ -93,45 +93,9 @@ static void check_blob(struct walk *w, uint64_t first, uint64_t len)
 	mark_run(w, SHT__KIND_BLOB, first, len);
 }
 
-static void check_value(struct walk *w, const struct sht__node *n,
-			const struct sht__rec *rc)
+static void blob_ref(void *ctx, uint64_t first, uint64_t len)
 {
-	struct sht__str s;
-	int64_t x = (int64_t)(rc->payload + n->vbase);
-
-	if (rc->tag >= SHT__TAG_COUNT)
-		problem(w, "block %llu: record quark %u has type tag %u",
-			(unsigned long long)n->self, rc->quark, rc->tag);
-	else if (rc->tag == SHT__TAG_INT32 && (x < INT32_MIN || x > INT32_MAX))
-		problem(w, "block %llu: record quark %u int32 out of range",
-			(unsigned long long)n->self, rc->quark);
-	else if (rc->tag == SHT__TAG_STRING) {
-		if (sht__heap_get(n, rc->payload, &s) != SHT_OK)
-			problem(w, "%s", sht_errmsg());
-		else if (!s.bytes)
-			check_blob(w, s.blob, s.len);
-	}
-}
-
-static void check_records(struct walk *w, const struct sht__node *n)
-{
-	struct sht__rec prev, rc;
-
-	for (uint32_t i = 0; i < n->n; i++) {
-		sht__rec_decode(n, i, &rc);
-		if (rc.quark < n->qmin || rc.quark > n->qmax || rc.start > rc.end ||
-		    rc.start < n->start || rc.end > n->end)
-			problem(w, "block %llu: record %u (quark %u [%lld, %lld]) outside node [%lld, %lld] quarks %u..%u",
-				(unsigned long long)n->self, i, rc.quark,
-				(long long)rc.start, (long long)rc.end,
-				(long long)n->start, (long long)n->end, n->qmin, n->qmax);
-		if (i && (prev.quark > rc.quark ||
-			  (prev.quark == rc.quark && prev.end >= rc.start)))
-			problem(w, "block %llu: records %u and %u out of order or overlapping",
-				(unsigned long long)n->self, i - 1, i);
-		check_value(w, n, &rc);
-		prev = rc;
-	}
+	check_blob(ctx, first, len);
 }
 
 static void add_stats(struct walk *w, const struct sht__node *n)
@@ -220,7 +184,11 @@ static void walk_node(struct walk *w, uint64_t blk, uint32_t level,
 	else if (w->full) {
 		if (!zero_tail(n->blk + n->used, w->r->hd.block_size - 4 - n->used))
 			problem(w, "block %llu: padding is not zero", (unsigned long long)blk);
-		check_records(w, n);
+		err = sht__node_verify(n, blob_ref, w);
+		if (err == SHT_ERR_NOMEM)
+			w->io_err = err;
+		if (err != SHT_OK)
+			problem(w, "%s", sht_errmsg());
 	}
 	if (n->n) {
 		if (n->qmin < *qlo)

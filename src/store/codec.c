@@ -15,11 +15,11 @@ sht_err sht__geom_check(uint32_t block_size, uint32_t max_children)
 				  "Cannot use block size: block_size=%u (power of two, %u .. %u)",
 				  block_size, SHT_BLOCK_SIZE_MIN, SHT_BLOCK_SIZE_MAX);
 	if (max_children < 2 ||
-	    SHT__NODE_HDR + (uint64_t)SHT__CHILD_ENTRY * max_children > block_size / 2)
+	    SHT__GEOM_HDR + (uint64_t)SHT__CHILD_ENTRY * max_children > block_size / 2)
 		return sht__error(SHT_ERR_INVALID,
 				  "Cannot use max children: max_children=%u block_size=%u (2 .. %u)",
 				  max_children, block_size,
-				  (block_size / 2 - SHT__NODE_HDR) / SHT__CHILD_ENTRY);
+				  (block_size / 2 - SHT__GEOM_HDR) / SHT__CHILD_ENTRY);
 	return SHT_OK;
 }
 
@@ -28,51 +28,131 @@ uint64_t sht__blob_blocks(uint64_t len, uint32_t block_size)
 	return (SHT__BLOB_HDR + len + 4 + block_size - 1) / block_size;
 }
 
-static int zero_bytes(const uint8_t *p, size_t n)
+static uint64_t area_bytes(uint64_t count, uint64_t width)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
+	return (count * width + 7) / 8;
 }
 
+/* Widths, and the consistency of flags, counts and widths. */
 static sht_err parse_bits(const uint8_t *blk, uint64_t no, struct sht__node *n)
 {
+	unsigned f = n->flags;
+	int runs = !!(f & SHT__NFLAG_RUNS), etab = !!(f & SHT__NFLAG_ETAB);
+	int dict = !!(f & SHT__NFLAG_DICT);
+
 	n->qbits = blk[SHT__N_QBITS];
 	n->sbits = blk[SHT__N_SBITS];
 	n->ebits = blk[SHT__N_EBITS];
 	n->tbits = blk[SHT__N_TBITS];
 	n->vbits = blk[SHT__N_VBITS];
+	n->ibits = blk[SHT__N_IBITS];
+	n->xbits = blk[SHT__N_XBITS];
+	n->dbits = blk[SHT__N_DBITS];
 	if (n->qbits > 32 || n->sbits > 64 || n->ebits > 64 || n->vbits > 64 ||
-	    (n->tbits != 0 && n->tbits != SHT__TBITS))
-		return CORRUPT(no, "Cannot decode node: block=%llu field widths q=%u s=%u e=%u t=%u v=%u",
+	    (n->tbits != 0 && n->tbits != SHT__TBITS) ||
+	    (n->tbits == 0 && n->ctag >= SHT__TAG_COUNT) ||
+	    (n->n && n->qbits != sht__bits((uint64_t)n->qmax - n->qmin)))
+		return CORRUPT(no, "Cannot decode node: block=%llu field widths q=%u s=%u e=%u t=%u v=%u tag=%u",
 			       (unsigned long long)no, n->qbits, n->sbits,
-			       n->ebits, n->tbits, n->vbits);
-	if (n->tbits == 0 && n->ctag >= SHT__TAG_COUNT)
-		return CORRUPT(no, "Cannot decode node: block=%llu type tag=%u",
-			       (unsigned long long)no, n->ctag);
-	if (n->n && n->qbits != sht__bits((uint64_t)n->qmax - n->qmin))
-		return CORRUPT(no, "Cannot decode node: block=%llu quark range %u..%u vs %u bits",
-			       (unsigned long long)no, n->qmin, n->qmax, n->qbits);
-	n->w = (uint32_t)n->qbits + n->sbits + n->ebits + n->tbits + n->vbits;
+			       n->ebits, n->tbits, n->vbits, n->ctag);
+	if (n->n == 0 ? f != 0 || n->qbits || n->sbits || n->ebits ||
+			n->tbits || n->vbits || n->ctag || n->qmin ||
+			n->qmax || n->sbase || n->ebase || n->vbase ||
+			n->heap_bytes
+		      : (f & SHT__NFLAG_DURATION) && (runs || etab))
+		goto bad;
+	if (runs ? n->nruns == 0 || n->nruns > n->n ||
+		   n->nexc > n->n - n->nruns || n->ibits != sht__bits(n->n - 1)
+		 : n->nruns || n->nexc || n->ibits)
+		goto bad;
+	if (etab ? n->nends == 0 || n->nends > n->n ||
+		   n->xbits != sht__bits(n->nends - 1)
+		 : n->nends || n->xbits)
+		goto bad;
+	if (dict ? n->nvals == 0 || n->nvals > n->n ||
+		   n->dbits != sht__bits(n->nvals - 1) || n->tbits ||
+		   n->vbits || n->vbase || n->ctag
+		 : n->nvals || n->dbits)
+		goto bad;
+	n->eoff = runs ? 0 : (uint32_t)n->qbits + n->sbits;
+	n->ew = etab ? n->xbits : n->ebits;
+	n->voff = n->eoff + n->ew;
+	n->w = n->voff + (dict ? n->dbits : (uint32_t)n->tbits + n->vbits);
+	n->dirw = (uint32_t)n->qbits + n->ibits + n->sbits;
+	n->excw = (uint32_t)n->ibits + n->sbits;
+	return SHT_OK;
+bad:
+	return CORRUPT(no, "Cannot decode node: block=%llu layout flags=%#x n=%u runs=%u exceptions=%u ends=%u values=%u widths i=%u x=%u d=%u",
+		       (unsigned long long)no, f, n->n, n->nruns, n->nexc,
+		       n->nends, n->nvals, n->ibits, n->xbits, n->dbits);
+}
+
+/* The value dictionary's tag table: counts adding up to nvals, widths a
+ * value of the tag can need, zero reserved bytes. */
+static sht_err parse_dict(uint64_t no, const uint8_t *p, struct sht__node *n,
+			  uint64_t *bytes)
+{
+	static const uint8_t maxw[SHT__TAG_COUNT] = { 0, 32, 64, 64, 64 };
+	uint64_t bits = 0;
+	uint32_t first = 0;
+
+	for (unsigned t = 0; t < SHT__TAG_COUNT; t++, p += SHT__DICT_TAG) {
+		uint32_t cnt = sht__get_u32(p);
+
+		n->dw[t] = p[4];
+		n->dbase[t] = sht__get_u64(p + 8);
+		if (cnt > n->nvals - first || n->dw[t] > maxw[t] ||
+		    p[5] || p[6] || p[7] ||
+		    (t == SHT__TAG_NULL && (cnt > 1 || n->dbase[t])) ||
+		    (cnt == 0 && (n->dw[t] || n->dbase[t])))
+			return CORRUPT(no, "Cannot decode node: block=%llu value dictionary tag %u (count=%u width=%u)",
+				       (unsigned long long)no, t, cnt, n->dw[t]);
+		n->dfirst[t] = first;
+		n->doff[t] = bits;
+		first += cnt;
+		bits += (uint64_t)cnt * n->dw[t];
+	}
+	n->dfirst[SHT__TAG_COUNT] = first;
+	if (first != n->nvals)
+		return CORRUPT(no, "Cannot decode node: block=%llu value dictionary holds %u values, header says %u",
+			       (unsigned long long)no, first, n->nvals);
+	*bytes = SHT__DICT_HDR + (bits + 7) / 8;
 	return SHT_OK;
 }
 
+/* The areas, in order: children, dictionary, end table, run directory,
+ * exceptions, records, heap; they must add up to used. */
 static sht_err parse_layout(const uint8_t *blk, uint64_t no,
 			    const struct sht__geom *g, struct sht__node *n)
 {
-	uint64_t recbytes = ((uint64_t)n->n * n->w + 7) / 8;
-	uint64_t r = SHT__NODE_HDR + (uint64_t)SHT__CHILD_ENTRY * n->nc;
+	uint64_t off = SHT__NODE_HDR + (uint64_t)SHT__CHILD_ENTRY * n->nc;
+	uint64_t dict = 0, etab, dir, exc, rec;
+	sht_err err;
 
-	if (r + recbytes + n->heap_bytes != n->used ||
-	    (uint64_t)n->used + SHT__SLACK > g->block_size)
-		return CORRUPT(no, "Cannot decode node: block=%llu sizes used=%u records=%llu heap=%u",
-			       (unsigned long long)no, n->used,
-			       (unsigned long long)recbytes, n->heap_bytes);
+	if (n->flags & SHT__NFLAG_DICT) {
+		if (off + SHT__DICT_HDR > n->used)
+			goto bad;
+		err = parse_dict(no, blk + off, n, &dict);
+		if (err != SHT_OK)
+			return err;
+	}
+	etab = area_bytes(n->nends, n->ebits);
+	dir = area_bytes(n->nruns, n->dirw);
+	exc = area_bytes(n->nexc, n->excw);
+	rec = area_bytes(n->n, n->w);
 	n->children = blk + SHT__NODE_HDR;
-	n->records = blk + r;
-	n->heap = blk + r + recbytes;
-	return SHT_OK;
+	n->dict = blk + off + SHT__DICT_HDR;
+	n->etab = blk + off + dict;
+	n->dir = n->etab + etab;
+	n->exc = n->dir + dir;
+	n->records = n->exc + exc;
+	n->heap = n->records + rec;
+	if (off + dict + etab + dir + exc + rec + n->heap_bytes == n->used &&
+	    (uint64_t)n->used + SHT__SLACK <= g->block_size)
+		return SHT_OK;
+bad:
+	return CORRUPT(no, "Cannot decode node: block=%llu sizes used=%u records=%u heap=%u",
+		       (unsigned long long)no, n->used, n->n, n->heap_bytes);
 }
 
 static sht_err parse_children(uint64_t no, uint64_t block_count,
@@ -114,12 +194,15 @@ static sht_err parse_fixed(const uint8_t *blk, uint64_t no,
 	n->ebase = sht__get_u64(blk + SHT__N_EBASE);
 	n->vbase = sht__get_u64(blk + SHT__N_VBASE);
 	n->used = sht__get_u32(blk + SHT__N_USED);
+	n->nruns = sht__get_u32(blk + SHT__N_NRUNS);
+	n->nexc = sht__get_u32(blk + SHT__N_NEXC);
+	n->nends = sht__get_u32(blk + SHT__N_NENDS);
+	n->nvals = sht__get_u32(blk + SHT__N_NVALUES);
 
 	if ((n->kind != SHT__KIND_LEAF && n->kind != SHT__KIND_CORE) ||
 	    (n->kind == SHT__KIND_LEAF) != (n->level == 0) ||
-	    (n->flags & ~SHT__NFLAG_DURATION) || n->self != no ||
-	    n->level > SHT__MAX_LEVEL || blk[SHT__N_ZERO1] ||
-	    !zero_bytes(blk + 61, 3))
+	    (n->flags & ~SHT__NFLAGS_ALL) || n->self != no ||
+	    n->level > SHT__MAX_LEVEL || blk[SHT__N_ZERO1])
 		return CORRUPT(no, "Cannot decode node: block=%llu bad kind/level/flags/self (kind=%u level=%u self=%llu)",
 			       (unsigned long long)no, n->kind, n->level,
 			       (unsigned long long)n->self);
@@ -139,6 +222,7 @@ sht_err sht__node_parse(const uint8_t *blk, uint64_t no, uint64_t block_count,
 	uint32_t crc = sht__crc32c(0, blk, g->block_size - 4);
 	sht_err err;
 
+	memset(n, 0, sizeof *n);
 	if (crc != sht__get_u32(blk + g->block_size - 4))
 		return CORRUPT(no, "Cannot read node: block=%llu checksum mismatch",
 			       (unsigned long long)no);
@@ -150,24 +234,6 @@ sht_err sht__node_parse(const uint8_t *blk, uint64_t no, uint64_t block_count,
 	if (err == SHT_OK)
 		err = parse_children(no, block_count, n);
 	return err;
-}
-
-uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
-{
-	uint32_t lo = 0, hi = n->n;
-
-	if (q <= n->qmin)
-		return 0;
-	if (q > n->qmax)
-		return n->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (sht__rec_quark(n, mid) < q)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 sht_err sht__heap_get(const struct sht__node *n, uint64_t off,
@@ -301,7 +367,10 @@ sht_err sht__header_parse(const uint8_t *h, struct sht__header *hd)
 	hd->version = sht__get_u32(h + SHT__H_VERSION);
 	hd->header_len = sht__get_u32(h + SHT__H_HEADER_LEN);
 	if (hd->version > SHT_FORMAT_VERSION)
-		return sht__error(SHT_ERR_VERSION, "Cannot read header: format version %u is newer than %u",
+		return sht__error(SHT_ERR_VERSION, "Cannot read header: format version %u is newer than %u (use a newer sht)",
+				  hd->version, SHT_FORMAT_VERSION);
+	if (hd->version >= 1 && hd->version < SHT_FORMAT_VERSION)
+		return sht__error(SHT_ERR_VERSION, "Cannot read header: format version %u is older than %u (rebuild the history with this sht)",
 				  hd->version, SHT_FORMAT_VERSION);
 	if (hd->version == 0 || hd->header_len < SHT__HEADER_LEN_V1 ||
 	    hd->header_len > SHT__HEADER_REGION || (hd->header_len & 3))

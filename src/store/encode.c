@@ -1,8 +1,9 @@
 /*
- * encode.c: open node -> block.  Records are sorted by (quark, start) and
- * bit-packed with the narrowest widths that hold this node's values
- * (docs/FORMAT.md §3).  The trackers make the size known at every insert,
- * so a node is closed exactly when the next interval would not fit.
+ * encode.c: open node -> block (docs/FORMAT.md §3).  Records are sorted by
+ * (quark, start) and bit-packed in the layout sht__trk_layout chose from
+ * the node's counts (track.c): flat or in runs, ends direct or through the
+ * end table, values direct or through the dictionary.  The encoder checks
+ * that the records agree with the counts the size was accounted from.
  */
 #include <stdlib.h>
 
@@ -10,80 +11,6 @@
 
 #define TYPE_BIT(tag) (1u << (tag))
 #define INT_TYPES (TYPE_BIT(SHT__TAG_INT32) | TYPE_BIT(SHT__TAG_INT64))
-
-void sht__trk_reset(struct sht__trk *t)
-{
-	t->qmin = UINT32_MAX;
-	t->qmax = 0;
-	t->smin = t->emin = t->dmin = t->vmin = UINT64_MAX;
-	t->smax = t->emax = t->dmax = t->vmax = 0;
-	t->str_off_max = 0;
-	t->n = 0;
-	t->types = 0;
-}
-
-#define MINMAX(lo, hi, x) do { if ((x) < (lo)) (lo) = (x); \
-			       if ((x) > (hi)) (hi) = (x); } while (0)
-
-void sht__trk_add(struct sht__trk *t, const struct sht__oiv *r)
-{
-	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
-	uint64_t d = (uint64_t)r->end - (uint64_t)r->start;
-
-	MINMAX(t->qmin, t->qmax, r->quark);
-	MINMAX(t->smin, t->smax, s);
-	MINMAX(t->emin, t->emax, e);
-	MINMAX(t->dmin, t->dmax, d);
-	t->types |= (uint8_t)TYPE_BIT(r->tag);
-	if (TYPE_BIT(r->tag) & INT_TYPES) {
-		uint64_t v = sht__bias((int64_t)r->payload);
-		MINMAX(t->vmin, t->vmax, v);
-	} else if (r->tag == SHT__TAG_STRING && r->payload > t->str_off_max) {
-		t->str_off_max = r->payload;
-	}
-	t->n++;
-}
-
-static unsigned value_bits(const struct sht__trk *t)
-{
-	unsigned v = 0;
-
-	if (t->types & INT_TYPES)
-		v = sht__bits(t->vmax - t->vmin);
-	if (t->types & TYPE_BIT(SHT__TAG_DOUBLE))
-		v = 64;
-	if ((t->types & TYPE_BIT(SHT__TAG_STRING)) && sht__bits(t->str_off_max) > v)
-		v = sht__bits(t->str_off_max);
-	return v;
-}
-
-uint32_t sht__trk_width(const struct sht__trk *t, int *duration)
-{
-	unsigned eb, db;
-
-	if (t->n == 0) {
-		*duration = 0;
-		return 0;
-	}
-	eb = sht__bits(t->emax - t->emin);
-	db = sht__bits(t->dmax - t->dmin);
-	*duration = db < eb;
-	return sht__bits((uint64_t)t->qmax - t->qmin) +
-	       sht__bits(t->smax - t->smin) + (db < eb ? db : eb) +
-	       ((t->types & (t->types - 1)) ? SHT__TBITS : 0) +
-	       value_bits(t);
-}
-
-uint64_t sht__open_size(const struct sht__open *o, const struct sht__trk *t,
-			uint32_t heap_len, uint32_t max_children)
-{
-	int dur;
-	uint64_t w = sht__trk_width(t, &dur);
-	uint64_t room = o->kind == SHT__KIND_CORE
-			? (uint64_t)SHT__CHILD_ENTRY * max_children : 0;
-
-	return SHT__NODE_HDR + room + (t->n * w + 7) / 8 + heap_len;
-}
 
 /* ---- sorting ------------------------------------------------------------ */
 
@@ -200,47 +127,189 @@ static void bw_flush(struct bitw *b)
 		*b->p++ = (uint8_t)(b->acc >> i);
 }
 
-struct widths {
-	unsigned q, s, e, t, v;
-	int dur;
-};
+/* ---- areas -------------------------------------------------------------- */
 
-static void pack_records(const struct sht__open *o, const struct widths *w,
-			 uint8_t *dst)
+static sht_err mismatch(uint64_t self, const char *what)
+{
+	return sht__error(SHT_ERR_INVALID, "Cannot encode node: block=%llu: %s disagree with the node's counts (internal error)",
+			  (unsigned long long)self, what);
+}
+
+static uint32_t value_count(const struct sht__trk *t)
+{
+	uint32_t nd = 0;
+
+	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
+		nd += t->dcount[k];
+	return nd;
+}
+
+/* End table: the distinct ends, from the records in insertion order
+ * (ends non-decreasing, eslot their rank).  0 if they disagree. */
+static int put_etab(const struct sht__open *o, const struct sht__layout *L,
+		    uint8_t *p)
 {
 	const struct sht__trk *t = &o->trk;
-	struct bitw b = { dst, 0, 0 };
+	struct bitw b = { p, 0, 0 };
+	uint64_t last = 0;
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint64_t e = sht__bias(o->iv[i].end);
+		if (k == 0 || e != last) {
+			if (k && e < last)
+				return 0;
+			bw_put(&b, e - t->emin, L->ebits);
+			k++;
+			last = e;
+		}
+		if (o->iv[i].eslot != k - 1)
+			return 0;
+	}
+	bw_flush(&b);
+	return k == t->nends;
+}
+
+struct dent {
+	uint64_t key;
+	uint32_t rank;
+	uint8_t tag;
+};
+
+static int dent_cmp(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Tag table and values, sorted by (tag, key); *remap: rank -> index. */
+static sht_err put_dict(const struct sht__open *o, uint64_t self, uint8_t *p,
+			uint32_t **remap)
+{
+	const struct sht__trk *t = &o->trk;
+	uint32_t nd = value_count(t), cnt[SHT__TAG_COUNT] = { 0 };
+	struct dent *d = malloc((size_t)nd * sizeof *d);
+	struct bitw b = { p + SHT__DICT_HDR, 0, 0 };
+	sht_err err = SHT_OK;
+
+	*remap = malloc((size_t)nd * sizeof **remap);
+	if (!d || !*remap) {
+		free(d);
+		return sht__error(SHT_ERR_NOMEM, "Cannot encode node: block=%llu dictionary of %u values",
+				  (unsigned long long)self, nd);
+	}
+	for (uint32_t r = 0; r < nd; r++) {
+		d[r].key = sht__value_key(o->vals[r].tag, o->vals[r].payload);
+		d[r].rank = r;
+		d[r].tag = o->vals[r].tag;
+	}
+	qsort(d, nd, sizeof *d, dent_cmp);
+	for (uint32_t i = 0; i < nd; i++) {
+		if (i && d[i].tag == d[i - 1].tag && d[i].key == d[i - 1].key)
+			err = mismatch(self, "dictionary values");
+		cnt[d[i].tag]++;
+		(*remap)[d[i].rank] = i;
+		bw_put(&b, d[i].key - t->dlo[d[i].tag],
+		       sht__bits(t->dhi[d[i].tag] - t->dlo[d[i].tag]));
+	}
+	bw_flush(&b);
+	for (unsigned k = 0; k < SHT__TAG_COUNT; k++, p += SHT__DICT_TAG) {
+		if (cnt[k] != t->dcount[k])
+			err = mismatch(self, "dictionary values");
+		if (!cnt[k])
+			continue;
+		sht__put_u32(p, cnt[k]);
+		p[4] = (uint8_t)sht__bits(t->dhi[k] - t->dlo[k]);
+		sht__put_u64(p + 8, (TYPE_BIT(k) & INT_TYPES)
+				    ? (uint64_t)sht__unbias(t->dlo[k]) : t->dlo[k]);
+	}
+	free(d);
+	return err;
+}
+
+/* The three areas written record by record (records sorted). */
+struct rec_out {
+	struct bitw dir, exc, rec;
+	uint32_t nruns, nexc;
+};
+
+static void put_start(const struct sht__open *o, const struct sht__layout *L,
+		      uint32_t i, struct rec_out *w)
+{
+	const struct sht__trk *t = &o->trk;
+	const struct sht__oiv *r = &o->iv[i];
+	uint64_t s = sht__bias(r->start) - t->smin;
+
+	if (!(L->flags & SHT__NFLAG_RUNS)) {
+		bw_put(&w->rec, r->quark - t->qmin, L->qbits);
+		bw_put(&w->rec, s, L->sbits);
+	} else if (i == 0 || r->quark != r[-1].quark) {
+		bw_put(&w->dir, r->quark - t->qmin, L->qbits);
+		bw_put(&w->dir, i, L->ibits);
+		bw_put(&w->dir, s, L->sbits);
+		w->nruns++;
+	} else if ((uint64_t)r->start != (uint64_t)r[-1].end + 1) {
+		bw_put(&w->exc, i, L->ibits);
+		bw_put(&w->exc, s, L->sbits);
+		w->nexc++;
+	}
+}
+
+static sht_err put_records(const struct sht__open *o,
+			   const struct sht__layout *L, const uint32_t *remap,
+			   uint64_t self, struct rec_out *w)
+{
+	const struct sht__trk *t = &o->trk;
+	uint32_t nd = value_count(t);
 	uint64_t vbase = t->types & INT_TYPES ? (uint64_t)sht__unbias(t->vmin) : 0;
 
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct sht__oiv *r = &o->iv[i];
-		uint64_t s = sht__bias(r->start) - t->smin;
-		uint64_t e = w->dur ? (uint64_t)r->end - (uint64_t)r->start - t->dmin
-				    : sht__bias(r->end) - t->emin;
 		uint64_t v = r->payload;
 
+		put_start(o, L, i, w);
+		if (L->flags & SHT__NFLAG_ETAB) {
+			if (r->eslot >= t->nends)
+				return mismatch(self, "end slots");
+			bw_put(&w->rec, r->eslot, L->xbits);
+		} else if (L->flags & SHT__NFLAG_DURATION) {
+			bw_put(&w->rec, (uint64_t)r->end - (uint64_t)r->start - t->dmin, L->ebits);
+		} else {
+			bw_put(&w->rec, sht__bias(r->end) - t->emin, L->ebits);
+		}
+		if (L->flags & SHT__NFLAG_DICT) {
+			if (r->vslot >= nd)
+				return mismatch(self, "value slots");
+			bw_put(&w->rec, remap[r->vslot], L->dbits);
+			continue;
+		}
 		if (TYPE_BIT(r->tag) & INT_TYPES)
 			v -= vbase;
 		else if (r->tag == SHT__TAG_NULL)
 			v = 0;
-		bw_put(&b, r->quark - t->qmin, w->q);
-		bw_put(&b, s, w->s);
-		bw_put(&b, e, w->e);
-		bw_put(&b, r->tag, w->t);
-		bw_put(&b, v, w->v);
+		bw_put(&w->rec, r->tag, L->tbits);
+		bw_put(&w->rec, v, L->vbits);
 	}
-	bw_flush(&b);
+	bw_flush(&w->dir);
+	bw_flush(&w->exc);
+	bw_flush(&w->rec);
+	if ((L->flags & SHT__NFLAG_RUNS) && (w->nruns != t->nruns || w->nexc != t->nexc))
+		return mismatch(self, "runs or start exceptions");
+	return SHT_OK;
 }
 
-static void put_header(const struct sht__open *o, const struct widths *w,
-		       uint64_t self, sht_time end, uint32_t used, uint8_t *blk)
+static void put_header(const struct sht__open *o, const struct sht__layout *L,
+		       uint64_t self, sht_time end, uint8_t *blk)
 {
 	const struct sht__trk *t = &o->trk;
-	int any = t->n > 0;
+	int any = t->n > 0, dict = !!(L->flags & SHT__NFLAG_DICT);
 
 	blk[SHT__N_KIND] = o->kind;
-	blk[SHT__N_FLAGS] = w->dur ? SHT__NFLAG_DURATION : 0;
-	blk[SHT__N_CTAG] = (uint8_t)(w->t || !any ? 0 : __builtin_ctz(t->types));
+	blk[SHT__N_FLAGS] = L->flags;
+	blk[SHT__N_CTAG] = (uint8_t)(!any || L->tbits || dict ? 0 : __builtin_ctz(t->types));
 	sht__put_u32(blk + SHT__N_COUNT, t->n);
 	sht__put_u64(blk + SHT__N_SELF, self);
 	sht__put_u64(blk + SHT__N_SEQ, o->seq);
@@ -250,18 +319,30 @@ static void put_header(const struct sht__open *o, const struct widths *w,
 	sht__put_u32(blk + SHT__N_QMAX, any ? t->qmax : 0);
 	sht__put_u32(blk + SHT__N_NCHILD, o->nc);
 	sht__put_u32(blk + SHT__N_HEAP, o->heap_len);
-	blk[SHT__N_QBITS] = (uint8_t)w->q;
-	blk[SHT__N_SBITS] = (uint8_t)w->s;
-	blk[SHT__N_EBITS] = (uint8_t)w->e;
-	blk[SHT__N_TBITS] = (uint8_t)w->t;
-	blk[SHT__N_VBITS] = (uint8_t)w->v;
+	blk[SHT__N_QBITS] = L->qbits;
+	blk[SHT__N_SBITS] = L->sbits;
+	blk[SHT__N_EBITS] = L->ebits;
+	blk[SHT__N_TBITS] = L->tbits;
+	blk[SHT__N_VBITS] = L->vbits;
+	blk[SHT__N_IBITS] = L->ibits;
+	blk[SHT__N_XBITS] = L->xbits;
+	blk[SHT__N_DBITS] = L->dbits;
 	sht__put_u64(blk + SHT__N_SBASE, any ? (uint64_t)sht__unbias(t->smin) : 0);
-	sht__put_u64(blk + SHT__N_EBASE,
-		     !any ? 0 : w->dur ? t->dmin : (uint64_t)sht__unbias(t->emin));
-	sht__put_u64(blk + SHT__N_VBASE,
-		     t->types & INT_TYPES ? (uint64_t)sht__unbias(t->vmin) : 0);
-	sht__put_u32(blk + SHT__N_USED, used);
+	sht__put_u64(blk + SHT__N_EBASE, !any ? 0
+			   : (L->flags & SHT__NFLAG_DURATION) ? t->dmin
+			   : (uint64_t)sht__unbias(t->emin));
+	sht__put_u64(blk + SHT__N_VBASE, !dict && (t->types & INT_TYPES)
+					 ? (uint64_t)sht__unbias(t->vmin) : 0);
+	sht__put_u32(blk + SHT__N_USED, (uint32_t)L->size);
 	sht__put_u32(blk + SHT__N_LEVEL, o->level);
+	if (L->flags & SHT__NFLAG_RUNS) {
+		sht__put_u32(blk + SHT__N_NRUNS, t->nruns);
+		sht__put_u32(blk + SHT__N_NEXC, t->nexc);
+	}
+	if (L->flags & SHT__NFLAG_ETAB)
+		sht__put_u32(blk + SHT__N_NENDS, t->nends);
+	if (dict)
+		sht__put_u32(blk + SHT__N_NVALUES, value_count(t));
 }
 
 static void put_children(const struct sht__open *o, uint8_t *p)
@@ -276,32 +357,45 @@ static void put_children(const struct sht__open *o, uint8_t *p)
 	}
 }
 
-void sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
-		      const struct sht__geom *g, uint8_t *blk)
+sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
+			 const struct sht__geom *g, uint8_t *blk)
 {
-	const struct sht__trk *t = &o->trk;
-	struct widths w = { 0, 0, 0, 0, 0, 0 };
-	uint64_t rec_off = SHT__NODE_HDR + (uint64_t)SHT__CHILD_ENTRY * o->nc;
-	uint64_t recbytes;
-	uint32_t used;
+	struct sht__layout L;
+	struct rec_out w;
+	uint32_t *remap = NULL;
+	uint8_t *p = blk + SHT__NODE_HDR + (size_t)SHT__CHILD_ENTRY * o->nc;
+	uint8_t *dir, *exc, *rec;
+	sht_err err = SHT_OK;
 
-	if (t->n) {
-		sht__trk_width(t, &w.dur);
-		w.q = sht__bits((uint64_t)t->qmax - t->qmin);
-		w.s = sht__bits(t->smax - t->smin);
-		w.e = w.dur ? sht__bits(t->dmax - t->dmin) : sht__bits(t->emax - t->emin);
-		w.t = (t->types & (t->types - 1)) ? SHT__TBITS : 0;
-		w.v = value_bits(t);
-	}
-	recbytes = ((uint64_t)t->n * (w.q + w.s + w.e + w.t + w.v) + 7) / 8;
-	used = (uint32_t)(rec_off + recbytes + o->heap_len);
+	sht__trk_layout(&o->trk, o->kind, o->nc, o->heap_len, &L);
+	if (L.size + SHT__SLACK > g->block_size)
+		return sht__error(SHT_ERR_INVALID, "Cannot encode node: block=%llu needs %llu bytes of %u (internal error)",
+				  (unsigned long long)self, (unsigned long long)L.size,
+				  g->block_size);
+	dir = p + L.dict_bytes + L.etab_bytes;
+	exc = dir + L.dir_bytes;
+	rec = exc + L.exc_bytes;
 	memset(blk, 0, g->block_size);
-	sort_records(o);
-	put_header(o, &w, self, end, used, blk);
+	if ((L.flags & SHT__NFLAG_ETAB) && !put_etab(o, &L, p + L.dict_bytes))
+		err = mismatch(self, "ends");
+	if (err == SHT_OK && (L.flags & SHT__NFLAG_DICT))
+		err = put_dict(o, self, p, &remap);
+	if (err == SHT_OK) {
+		memset(&w, 0, sizeof w);
+		w.dir.p = dir;
+		w.exc.p = exc;
+		w.rec.p = rec;
+		sort_records(o);
+		err = put_records(o, &L, remap, self, &w);
+	}
+	free(remap);
+	if (err != SHT_OK)
+		return err;
+	put_header(o, &L, self, end, blk);
 	put_children(o, blk + SHT__NODE_HDR);
-	pack_records(o, &w, blk + rec_off);
 	if (o->heap_len)
-		memcpy(blk + rec_off + recbytes, o->heap, o->heap_len);
+		memcpy(rec + L.rec_bytes, o->heap, o->heap_len);
 	sht__put_u32(blk + g->block_size - 4,
 		     sht__crc32c(0, blk, g->block_size - 4));
+	return SHT_OK;
 }

@@ -46,7 +46,7 @@ enum {
 	SHT__KIND_SECTION = 4,
 };
 
-/* Node header field offsets. */
+/* Node header field offsets (docs/FORMAT.md §3). */
 enum {
 	SHT__N_KIND = 0,
 	SHT__N_ZERO1 = 1,
@@ -66,19 +66,38 @@ enum {
 	SHT__N_EBITS = 58,
 	SHT__N_TBITS = 59,
 	SHT__N_VBITS = 60,
+	SHT__N_IBITS = 61,
+	SHT__N_XBITS = 62,
+	SHT__N_DBITS = 63,
 	SHT__N_SBASE = 64,
 	SHT__N_EBASE = 72,
 	SHT__N_VBASE = 80,
 	SHT__N_USED = 88,
 	SHT__N_LEVEL = 92,
-	SHT__NODE_HDR = 96,
+	SHT__N_NRUNS = 96,
+	SHT__N_NEXC = 100,
+	SHT__N_NENDS = 104,
+	SHT__N_NVALUES = 108,
+	SHT__NODE_HDR = 112,
+	/* The geometry rule of the header (max_children): 96 + 32 per child
+	 * in half a block.  96 was format 1's node header; with format 2's
+	 * 112 a full core node still leaves B/2 - 16 bytes for records. */
+	SHT__GEOM_HDR = 96,
 	SHT__CHILD_ENTRY = 32,
+	/* Value dictionary: one 16-byte entry per type tag, then the values. */
+	SHT__DICT_TAG = 16,
+	SHT__DICT_HDR = 5 * SHT__DICT_TAG,
 	/* Bytes after the records that must stay inside the block, so that a
 	 * field is read with one unaligned 8-byte load plus one byte. */
 	SHT__SLACK = 12,
 };
 
-#define SHT__NFLAG_DURATION 1u
+/* Node flags (byte 2). */
+#define SHT__NFLAG_DURATION 1u  /* flat records: end stored as end - start */
+#define SHT__NFLAG_RUNS 2u      /* run directory; records hold no quark */
+#define SHT__NFLAG_DICT 4u      /* values through the value dictionary */
+#define SHT__NFLAG_ETAB 8u      /* ends through the end table */
+#define SHT__NFLAGS_ALL 15u
 /* Deepest tree a file may hold (levels 0 .. SHT__MAX_LEVEL).  Queries
  * recurse once per level: this bounds their stack to a few hundred KiB. */
 #define SHT__MAX_LEVEL 4095u

@@ -178,27 +178,31 @@ static sht_err append_rec(struct sht__open *o, const struct sht__oiv *r)
 	return SHT_OK;
 }
 
-/* Try to add r to o; 1 if done, 0 if o has no room, <0 on error. */
+/* Try to add r to o; 1 if done, 0 if o has no room, <0 on error.  The
+ * size with r is exact (track.c), so o is full exactly when r does not
+ * fit. */
 static int try_node(struct sht_builder *b, struct sht__open *o,
 		    struct sht__oiv r, const struct pstr *ps)
 {
 	uint32_t add = 0;
-	struct sht__trk t;
+	struct sht__probe p;
+	struct sht__layout lay;
 
 	if (ps) {
 		int64_t off = dedup_find(o, ps);
 		add = off < 0 ? ps->entry_len + ps->len : 0;
 		r.payload = off < 0 ? o->heap_len : (uint64_t)off;
 	}
-	t = o->trk;
-	sht__trk_add(&t, &r);
-	if (t.n > b->st.geom.block_size / 2 ||
-	    sht__open_size(o, &t, o->heap_len + add, b->st.geom.max_children) +
-			    SHT__SLACK > b->st.geom.block_size)
+	if (sht__open_probe(o, &r, &p) != SHT_OK)
+		return SHT_ERR_NOMEM;
+	sht__trk_layout(&p.t, o->kind, b->st.geom.max_children,
+			o->heap_len + add, &lay);
+	if (p.t.n > b->st.geom.block_size / 2 ||
+	    lay.size + SHT__SLACK > b->st.geom.block_size)
 		return 0;
 	if (append_rec(o, &r) != SHT_OK || (add && heap_append(o, ps) != SHT_OK))
 		return SHT_ERR_NOMEM;
-	o->trk = t;
+	sht__open_commit(o, &o->iv[o->trk.n], &p, lay.flags);
 	if (r.quark < o->sub_qmin)
 		o->sub_qmin = r.quark;
 	if (r.quark > o->sub_qmax)
@@ -248,7 +252,7 @@ static sht_time new_branch_start(const struct sht_builder *b,
 sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv)
 {
 	struct sht__oiv r = { iv->start, iv->end, payload_of(&iv->value),
-			      iv->quark, tag_of(iv->value.type) };
+			      iv->quark, 0, 0, tag_of(iv->value.type) };
 	struct pstr ps;
 	sht_err err;
 

@@ -284,9 +284,11 @@ static sht_err write_job(struct sht_builder *b, const struct job *j)
 {
 	struct sht__pipe *p = b->pipe;
 	uint32_t bs = b->st.geom.block_size;
+	sht_err err = sht__open_encode(j->o, j->block, j->end, &b->st.geom, p->wblk);
 	int rc;
 
-	sht__open_encode(j->o, j->block, j->end, &b->st.geom, p->wblk);
+	if (err != SHT_OK)
+		return err;
 	rc = b->st.io.pwrite(&b->st.io, p->wblk, bs, SHT__HEADER_REGION + j->block * bs);
 	if (rc)
 		return sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d",

@@ -30,12 +30,12 @@ static sht_err put_string(struct sht__store *st, const struct sht__node *n,
 	return iv->value.u.str ? SHT_OK : SHT_ERR_NOMEM;
 }
 
-/* Fill *iv from a record; raw = 1 for open nodes (payload not based). */
+/* Fill *iv from a record. */
 static sht_err make_iv(struct sht__store *st, const struct sht__node *n,
-		       const struct sht__rec *r, int raw, sht_interval *iv,
+		       const struct sht__rec *r, sht_interval *iv,
 		       sht_result *res)
 {
-	int64_t x = (int64_t)(r->payload + (raw ? 0 : n->vbase));
+	int64_t x = (int64_t)r->payload;
 
 	iv->quark = r->quark;
 	iv->start = r->start;
@@ -63,12 +63,12 @@ static sht_err make_iv(struct sht__store *st, const struct sht__node *n,
 }
 
 static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
-			  const struct sht__rec *r, int raw, sht_result *res)
+			  const struct sht__rec *r, sht_result *res)
 {
 	sht_err err = sht__result_reserve(res, res->count + 1);
 
 	if (err == SHT_OK)
-		err = make_iv(st, n, r, raw, &res->items[res->count], res);
+		err = make_iv(st, n, r, &res->items[res->count], res);
 	if (err == SHT_OK)
 		res->count++;
 	return err;
@@ -77,7 +77,7 @@ static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
 sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
 			const struct sht__rec *rec, sht_result *res)
 {
-	return append_rec(st, n, rec, 0, res);
+	return append_rec(st, n, rec, res);
 }
 
 /* A pseudo node over an open node's heap, for string look-ups. */
@@ -132,17 +132,17 @@ static int node_relevant(const struct qspec *x, sht_time s, sht_time e,
 
 /* Keep a record for a full query (dense: at index quark). */
 static sht_err keep_full(struct sht__store *st, const struct sht__node *n,
-			 const struct sht__rec *r, int raw,
-			 struct qspec *x, sht_result *res)
+			 const struct sht__rec *r, struct qspec *x,
+			 sht_result *res)
 {
 	if (!x->dense)
-		return append_rec(st, n, r, raw, res);
+		return append_rec(st, n, r, res);
 	if (r->quark >= x->dense)
 		return sht__error(SHT_ERR_CORRUPT, "Cannot decode record: block=%llu quark=%u >= quark count %llu",
 				  (unsigned long long)n->self, r->quark,
 				  (unsigned long long)x->dense);
 	x->found[r->quark >> 3] |= (uint8_t)(1u << (r->quark & 7));
-	return make_iv(st, n, r, raw, &res->items[r->quark], res);
+	return make_iv(st, n, r, &res->items[r->quark], res);
 }
 
 static int rec_matches(const struct qspec *x, const struct sht__rec *r)
@@ -161,34 +161,124 @@ static int rec_matches(const struct qspec *x, const struct sht__rec *r)
 }
 
 static sht_err keep(struct sht__store *st, const struct sht__node *n,
-		    const struct sht__rec *r, int raw, struct qspec *x,
-		    sht_result *res)
+		    const struct sht__rec *r, struct qspec *x, sht_result *res)
 {
 	if (x->kind == Q_FULL)
-		return keep_full(st, n, r, raw, x, res);
+		return keep_full(st, n, r, x, res);
 	if (x->kind == Q_SINGLE)
 		x->done = 1;
-	return append_rec(st, n, r, raw, res);
+	return append_rec(st, n, r, res);
 }
 
-/* Records of quark range [lo, hi] of a disk node. */
-static sht_err scan_quarks(struct sht__store *st, const struct sht__node *n,
+/* Flat node: records of quark range [lo, hi]. */
+static sht_err flat_quarks(struct sht__store *st, const struct sht__node *n,
 			   sht_quark lo, sht_quark hi, struct qspec *x,
 			   sht_result *res)
 {
+	struct sht__cur c;
 	struct sht__rec r;
+	int rc;
 
-	for (uint32_t i = sht__rec_lower_bound(n, lo); i < n->n; i++) {
-		sht__rec_decode(n, i, &r);
+	sht__cur_from(&c, n, 0, sht__rec_lower_bound(n, lo));
+	while ((rc = sht__cur_next(&c, &r)) == 1) {
 		if (r.quark > hi || (x->kind == Q_SINGLE && r.start > x->t))
 			break;
 		if (rec_matches(x, &r)) {
-			sht_err err = keep(st, n, &r, 0, x, res);
+			sht_err err = keep(st, n, &r, x, res);
 			if (err != SHT_OK || x->done)
 				return err;
 		}
 	}
-	return SHT_OK;
+	return rc < 0 ? (sht_err)rc : SHT_OK;
+}
+
+/* RUNS node: the record of run k containing t, if any (single, full). */
+static sht_err run_at(struct sht__store *st, const struct sht__node *n,
+		      uint32_t k, sht_time t, struct qspec *x, sht_result *res)
+{
+	struct sht__rec r;
+	uint32_t q, a, b, i;
+	sht_time s0;
+	sht_err err;
+
+	sht__run_get(n, k, &q, &a, &b, &s0);
+	if (s0 > t)
+		return SHT_OK;
+	err = sht__run_seek(n, a, b, t, &i);
+	if (err != SHT_OK || i == b)
+		return err;
+	err = sht__run_rec(n, q, a, s0, i, &r);
+	if (err != SHT_OK || r.start > t)
+		return err;
+	return keep(st, n, &r, x, res);
+}
+
+/* RUNS node, 2D: the records of run k that the query samples. */
+static sht_err run_2d(struct sht__store *st, const struct sht__node *n,
+		      uint32_t k, struct qspec *x, sht_result *res)
+{
+	struct sht__cur c;
+	struct sht__rec r;
+	uint32_t q, a, b, i;
+	sht_time s0;
+	sht_err err;
+	int rc;
+
+	sht__run_get(n, k, &q, &a, &b, &s0);
+	err = sht__run_seek(n, a, b, x->t1, &i);
+	if (err != SHT_OK)
+		return err;
+	sht__cur_from(&c, n, k, i);
+	while ((rc = sht__cur_next(&c, &r)) == 1 && r.start <= x->t2) {
+		if (rec_matches(x, &r) && (err = keep(st, n, &r, x, res)) != SHT_OK)
+			return err;
+	}
+	return rc < 0 ? (sht_err)rc : SHT_OK;
+}
+
+static sht_err runs_2d(struct sht__store *st, const struct sht__node *n,
+		       struct qspec *x, sht_result *res)
+{
+	sht_err err = SHT_OK;
+
+	if (x->sel) {
+		for (size_t k = 0; err == SHT_OK && k < x->nsel; k++) {
+			uint32_t run = sht__run_find(n, x->sel[k]);
+			if (run < n->nruns)
+				err = run_2d(st, n, run, x, res);
+		}
+		return err;
+	}
+	for (uint32_t k = sht__run_lower_bound(n, x->qlo);
+	     err == SHT_OK && k < n->nruns; k++) {
+		uint32_t q, a, b;
+		sht_time s0;
+
+		sht__run_get(n, k, &q, &a, &b, &s0);
+		if (q > x->qhi)
+			break;
+		err = run_2d(st, n, k, x, res);
+	}
+	return err;
+}
+
+static sht_err scan_runs(struct sht__store *st, const struct sht__node *n,
+			 struct qspec *x, sht_result *res)
+{
+	sht_err err = SHT_OK;
+	uint32_t k;
+
+	switch (x->kind) {
+	case Q_SINGLE:
+		k = sht__run_find(n, x->q);
+		return k < n->nruns ? run_at(st, n, k, x->t, x, res) : SHT_OK;
+	case Q_FULL:
+		for (k = 0; err == SHT_OK && k < n->nruns; k++)
+			err = run_at(st, n, k, x->t, x, res);
+		return err;
+	default:
+		return runs_2d(st, n, x, res);
+	}
 }
 
 static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
@@ -199,14 +289,15 @@ static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
 	for (uint32_t i = 0; i < n->n; i++) {
 		uint64_t pos = (uint64_t)i * n->w + n->qbits;
 		sht_time s = (sht_time)(n->sbase + sht__getbits(n->records, pos, n->sbits));
+		sht_err err;
+
 		if (s > x->t)
 			continue;
-		sht__rec_decode(n, i, &r);
-		if (r.end >= x->t) {
-			sht_err err = keep_full(st, n, &r, 0, x, res);
-			if (err != SHT_OK)
-				return err;
-		}
+		err = sht__flat_rec(n, i, &r);
+		if (err == SHT_OK && r.end >= x->t)
+			err = keep_full(st, n, &r, x, res);
+		if (err != SHT_OK)
+			return err;
 	}
 	return SHT_OK;
 }
@@ -220,7 +311,7 @@ static sht_err scan_2d_set(struct sht__store *st, const struct sht__node *n,
 			continue;
 		if (x->sel[k] > n->qmax)
 			break;
-		err = scan_quarks(st, n, x->sel[k], x->sel[k], x, res);
+		err = flat_quarks(st, n, x->sel[k], x->sel[k], x, res);
 		if (err != SHT_OK)
 			return err;
 	}
@@ -232,19 +323,21 @@ static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
 {
 	if (n->n == 0)
 		return SHT_OK;
+	if (x->kind == Q_SINGLE && (x->q < n->qmin || x->q > n->qmax))
+		return SHT_OK;
+	if (x->kind == Q_2D && (x->qhi < n->qmin || x->qlo > n->qmax))
+		return SHT_OK;
+	if (n->flags & SHT__NFLAG_RUNS)
+		return scan_runs(st, n, x, res);
 	switch (x->kind) {
 	case Q_SINGLE:
-		if (x->q < n->qmin || x->q > n->qmax)
-			return SHT_OK;
-		return scan_quarks(st, n, x->q, x->q, x, res);
+		return flat_quarks(st, n, x->q, x->q, x, res);
 	case Q_FULL:
 		return scan_full(st, n, x, res);
 	default:
-		if (x->qhi < n->qmin || x->qlo > n->qmax)
-			return SHT_OK;
 		if (x->sel)
 			return scan_2d_set(st, n, x, res);
-		return scan_quarks(st, n, x->qlo, x->qhi, x, res);
+		return flat_quarks(st, n, x->qlo, x->qhi, x, res);
 	}
 }
 
@@ -286,7 +379,7 @@ static sht_err visit_open(const struct sht__root *rt, uint32_t i,
 	for (uint32_t k = 0; err == SHT_OK && !x->done && k < o->trk.n; k++) {
 		open_rec(&o->iv[k], &r);
 		if (rec_matches(x, &r))
-			err = keep(rt->st, &view, &r, 1, x, res);
+			err = keep(rt->st, &view, &r, x, res);
 	}
 	for (uint32_t k = 0; err == SHT_OK && !x->done && k < o->nc; k++) {
 		const struct sht__child *c = &o->ch[k];

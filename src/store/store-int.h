@@ -38,15 +38,26 @@ struct sht__geom {
 	sht_variant variant;
 };
 
-/* A node decoded from a validated block.  Pointers point into blk. */
+/*
+ * A node decoded from a validated block.  Pointers point into blk.  The
+ * header and the sizes of the areas are validated by sht__node_parse; the
+ * contents of the areas are not (sht check does that), so every accessor
+ * below stays inside its area whatever the bits say, and an index that
+ * points outside its table makes the access fail (SHT_ERR_CORRUPT).
+ */
 struct sht__node {
 	const uint8_t *blk;     /* block_size bytes */
 	uint8_t kind, flags, ctag;
 	uint32_t level;
-	uint8_t qbits, sbits, ebits, tbits, vbits;
+	uint8_t qbits, sbits, ebits, tbits, vbits; /* field widths */
+	uint8_t ibits, xbits, dbits; /* record, end and value index widths */
 	uint32_t w;             /* record width in bits */
+	uint32_t eoff, ew;      /* a record's end field: bit offset, width */
+	uint32_t voff;          /* a record's value field: bit offset */
+	uint32_t dirw, excw;    /* run directory and exception entry widths */
 	uint32_t n;             /* records */
 	uint32_t nc;            /* children */
+	uint32_t nruns, nexc, nends, nvals;
 	uint32_t heap_bytes;
 	uint32_t used;
 	uint32_t qmin, qmax;
@@ -54,8 +65,18 @@ struct sht__node {
 	sht_time start, end;
 	uint64_t sbase, ebase, vbase;
 	const uint8_t *children;
+	const uint8_t *dict;    /* DICT: the values (after the tag table) */
+	const uint8_t *etab;    /* ETAB: the distinct ends */
+	const uint8_t *dir;     /* RUNS: the run directory */
+	const uint8_t *exc;     /* RUNS: the start exceptions */
 	const uint8_t *records;
 	const uint8_t *heap;
+	/* DICT: the values of tag t have indices dfirst[t] .. dfirst[t+1]-1,
+	 * are dw[t] bits wide, start at bit doff[t] of dict, and decode to
+	 * dbase[t] + field (modulo 2^64). */
+	uint32_t dfirst[SHT__TAG_COUNT + 1];
+	uint8_t dw[SHT__TAG_COUNT];
+	uint64_t dbase[SHT__TAG_COUNT], doff[SHT__TAG_COUNT];
 };
 
 /* One child entry, decoded. */
@@ -65,7 +86,8 @@ struct sht__child {
 	uint32_t qmin, qmax;    /* qmin > qmax: empty subtree */
 };
 
-/* One record, decoded (payload not yet turned into a value). */
+/* One record, decoded.  payload: the int32/int64 value (sign-extended),
+ * the double's bits, or the string's heap offset; 0 for null. */
 struct sht__rec {
 	uint32_t quark;
 	uint8_t tag;
@@ -97,30 +119,95 @@ static inline uint64_t sht__getbits(const uint8_t *p, uint64_t pos,
 	return w == 64 ? v : v & ((UINT64_C(1) << w) - 1);
 }
 
-static inline uint32_t sht__rec_quark(const struct sht__node *n, uint32_t i)
+/* ---- records (records.c) -------------------------------------------------
+ *
+ * Flat nodes store (quark, start, end, value) in every record.  RUNS nodes
+ * group the records of a quark into a run: the run directory gives the
+ * quark, the first record and its start; a later record of the run starts
+ * one after the previous record's end unless the exception list gives its
+ * start.  Ends of a run increase, so a run is searched by end.
+ */
+
+/* Record i's end (not DURATION); 0 if its end index is out of the table. */
+static inline int sht__rec_end(const struct sht__node *n, uint32_t i,
+			       sht_time *e)
 {
-	return n->qmin + (uint32_t)sht__getbits(n->records,
-						(uint64_t)i * n->w, n->qbits);
+	uint64_t x = sht__getbits(n->records, (uint64_t)i * n->w + n->eoff,
+				  n->ew);
+
+	if (n->flags & SHT__NFLAG_ETAB) {
+		if (x >= n->nends)
+			return 0;
+		x = sht__getbits(n->etab, x * n->ebits, n->ebits);
+	}
+	*e = (sht_time)(n->ebase + x);
+	return 1;
 }
 
-static inline void sht__rec_decode(const struct sht__node *n, uint32_t i,
-				   struct sht__rec *r)
-{
-	uint64_t pos = (uint64_t)i * n->w;
+/* Record i's tag and payload; 0 if its value index is out of the table. */
+int sht__rec_value(const struct sht__node *n, uint32_t i, uint8_t *tag,
+		   uint64_t *payload);
 
-	r->quark = n->qmin + (uint32_t)sht__getbits(n->records, pos, n->qbits);
-	pos += n->qbits;
-	r->start = (sht_time)(n->sbase + sht__getbits(n->records, pos, n->sbits));
-	pos += n->sbits;
-	r->end = (sht_time)(n->ebase + sht__getbits(n->records, pos, n->ebits));
-	if (n->flags & SHT__NFLAG_DURATION)
-		r->end = (sht_time)((uint64_t)r->end + (uint64_t)r->start);
-	pos += n->ebits;
-	r->tag = n->tbits ? (uint8_t)sht__getbits(n->records, pos, n->tbits)
-			  : n->ctag;
-	pos += n->tbits;
-	r->payload = sht__getbits(n->records, pos, n->vbits);
+/* Run r (< nruns): its quark, its records [*a, *b) (clamped so that
+ * a <= b <= n) and the start of its first record. */
+static inline void sht__run_get(const struct sht__node *n, uint32_t r,
+				uint32_t *q, uint32_t *a, uint32_t *b,
+				sht_time *s0)
+{
+	uint64_t pos = (uint64_t)r * n->dirw;
+	uint64_t x = sht__getbits(n->dir, pos + n->qbits, n->ibits);
+	uint64_t y = r + 1 < n->nruns
+		     ? sht__getbits(n->dir, pos + n->dirw + n->qbits, n->ibits)
+		     : n->n;
+
+	*q = n->qmin + (uint32_t)sht__getbits(n->dir, pos, n->qbits);
+	*b = y < n->n ? (uint32_t)y : n->n;
+	*a = x < *b ? (uint32_t)x : *b;
+	*s0 = (sht_time)(n->sbase + sht__getbits(n->dir, pos + n->qbits + n->ibits,
+						  n->sbits));
 }
+
+/* RUNS: index of the run of quark q, or nruns if q has none here. */
+uint32_t sht__run_find(const struct sht__node *n, uint32_t q);
+/* RUNS: first run whose quark is >= q (nruns if none). */
+uint32_t sht__run_lower_bound(const struct sht__node *n, uint32_t q);
+/* RUNS: first record i in [a, b) with end >= t (b if none). */
+sht_err sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
+		      sht_time t, uint32_t *i);
+/* RUNS: record i of the run [a, ...) of quark q starting at s0, whole. */
+sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
+		     sht_time s0, uint32_t i, struct sht__rec *r);
+/* Flat: record i, whole. */
+sht_err sht__flat_rec(const struct sht__node *n, uint32_t i,
+		      struct sht__rec *r);
+/* Flat: first record index whose quark is >= q (n if none). */
+uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q);
+
+/* Records in storage order (quark, start), from a flat index or a run. */
+struct sht__cur {
+	const struct sht__node *n;
+	uint32_t i;             /* next record */
+	uint32_t stop;          /* end of the flat range / of the run */
+	int all;                /* go on with the next runs */
+	/* RUNS only: */
+	uint32_t run;           /* the current run */
+	uint32_t first;         /* its first record */
+	uint32_t quark;         /* its quark */
+	sht_time s0;            /* its first record's start */
+	uint32_t exc, xidx;     /* next exception and its record (or ~0) */
+	int have_prev;          /* prev_end holds record i - 1's end */
+	sht_time prev_end;
+	int from_exc;           /* the last start came from an exception */
+	uint32_t used_exc;      /* exceptions used so far */
+};
+
+/* Every record of the node. */
+void sht__cur_all(struct sht__cur *c, const struct sht__node *n);
+/* Flat: records [from, n).  RUNS: records [from, end of run r). */
+void sht__cur_from(struct sht__cur *c, const struct sht__node *n,
+		   uint32_t r, uint32_t from);
+/* The next record: 1, 0 at the end, or SHT_ERR_CORRUPT. */
+int sht__cur_next(struct sht__cur *c, struct sht__rec *r);
 
 static inline void sht__child_get(const struct sht__node *n, uint32_t i,
 				  struct sht__child *c)
@@ -133,9 +220,6 @@ static inline void sht__child_get(const struct sht__node *n, uint32_t i,
 	c->qmin = sht__get_u32(p + 24);
 	c->qmax = sht__get_u32(p + 28);
 }
-
-/* First record index whose quark is >= q (n if none). */
-uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q);
 
 /* A section of the file (an entry of the header's section table). */
 struct sht__section {
@@ -156,6 +240,13 @@ struct sht__header {
 };
 sht_err sht__header_parse(const uint8_t *h, struct sht__header *out);
 void sht__header_encode(const struct sht__header *hd, uint8_t *h);
+
+/* Check everything inside a parsed node (verify.c): records, runs,
+ * tables, values.  blob (may be NULL) is called for each blob string.
+ * @return SHT_OK, SHT_ERR_CORRUPT (message: the first problem), NOMEM. */
+sht_err sht__node_verify(const struct sht__node *n,
+			 void (*blob)(void *ctx, uint64_t first, uint64_t len),
+			 void *ctx);
 
 /* Heap entry at off: string bytes (inline) or blob reference. */
 struct sht__str {
@@ -246,25 +337,66 @@ sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
 /* ---- open nodes (builder) ---------------------------------------------- */
 
 /* An interval in an open node.  payload: int value, double bits, or the
- * string's heap offset, as on disk but before subtracting vbase. */
+ * string's heap offset (struct sht__rec's meaning). */
 struct sht__oiv {
 	sht_time start, end;
 	uint64_t payload;
 	uint32_t quark;
+	uint32_t vslot;              /* DICT: insertion rank of its value */
+	uint32_t eslot;              /* ETAB: rank of its end among the node's */
 	uint8_t tag;
 };
 
-/* Running minima and maxima of an open node: they give the field widths,
- * so the encoded size is known in O(1) at every insert. */
+/*
+ * Running counts of an open node (track.c).  They give the size of the
+ * node in every layout in O(1) at every insert, so a node is closed
+ * exactly when the next interval would not fit.  Times and int values are
+ * biased (sht__bias) to compare as unsigned.
+ */
 struct sht__trk {
+	uint32_t n;
 	uint32_t qmin, qmax;
-	uint64_t smin, smax;         /* times, biased to unsigned order */
+	uint64_t smin, smax;
 	uint64_t emin, emax;
 	uint64_t dmin, dmax;         /* end - start */
-	uint64_t vmin, vmax;         /* int values, biased */
+	uint64_t vmin, vmax;         /* int values */
 	uint64_t str_off_max;
-	uint32_t n;
 	uint8_t types;               /* bit per tag present */
+	uint8_t off;                 /* layouts ruled out: SHT__NFLAG_RUNS,
+					ETAB, DICT */
+	uint32_t nruns;              /* distinct quarks */
+	uint32_t nexc;               /* records not starting at the end + 1 of
+					the previous record of their quark */
+	uint32_t nends;              /* distinct ends */
+	uint64_t elast;              /* largest end so far */
+	uint32_t dcount[SHT__TAG_COUNT]; /* distinct values per tag */
+	uint64_t dlo[SHT__TAG_COUNT], dhi[SHT__TAG_COUNT]; /* their keys */
+};
+
+/* The layout of a node: what sht__trk_layout chose, what the encoder
+ * writes (field names as in struct sht__node). */
+struct sht__layout {
+	uint8_t flags;
+	uint8_t qbits, sbits, ebits, tbits, vbits, ibits, xbits, dbits;
+	uint32_t w;                  /* record width */
+	uint64_t dict_bytes, etab_bytes, dir_bytes, exc_bytes, rec_bytes;
+	uint64_t size;               /* header + child room + areas + heap */
+};
+
+/* Open-addressing tables of an open node, emptied by bumping gen. */
+struct sht__qslot {                  /* a quark seen in the node */
+	uint32_t quark, gen;
+	uint64_t last_end;           /* biased end of its latest record */
+};
+struct sht__vslot {                  /* a distinct value (DICT) */
+	uint64_t payload;
+	uint32_t gen;
+	uint32_t rank;               /* insertion rank: index into vals */
+	uint8_t tag;
+};
+struct sht__val {                    /* distinct values, insertion order */
+	uint64_t payload;
+	uint8_t tag;
 };
 
 struct sht__open {
@@ -279,6 +411,13 @@ struct sht__open {
 	uint32_t *dedup;             /* heap offset + 1 by string hash */
 	uint32_t dedup_mask, dedup_count;
 	struct sht__trk trk;
+	uint32_t gen;                /* current generation of the tables */
+	struct sht__qslot *qtab;     /* quarks (RUNS) */
+	uint32_t qmask;
+	struct sht__vslot *vtab;     /* values (DICT) */
+	uint32_t vmask;
+	struct sht__val *vals;       /* trk's distinct values by rank */
+	uint32_t vals_cap;
 	struct sht__child *ch;       /* closed children, max_children room */
 	uint32_t nc;
 	uint32_t sub_qmin, sub_qmax; /* quarks of records + closed subtree */
@@ -294,17 +433,48 @@ static inline sht_time sht__unbias(uint64_t u)
 	return (sht_time)(u ^ (UINT64_C(1) << 63));
 }
 
-void sht__trk_reset(struct sht__trk *t);
-void sht__trk_add(struct sht__trk *t, const struct sht__oiv *r);
-/* Record width in bits and whether ends are stored as durations. */
-uint32_t sht__trk_width(const struct sht__trk *t, int *duration);
-/* Bytes the node would take with its records, heap and child room. */
-uint64_t sht__open_size(const struct sht__open *o, const struct sht__trk *t,
-			uint32_t heap_len, uint32_t max_children);
+/* A value's order in the dictionary, within its tag: ints biased to
+ * compare as unsigned, a double's bits, a string's heap offset, 0 for
+ * null.  The dictionary stores key - the tag's smallest key. */
+static inline uint64_t sht__value_key(uint8_t tag, uint64_t payload)
+{
+	if (tag == SHT__TAG_INT32 || tag == SHT__TAG_INT64)
+		return sht__bias((sht_time)payload);
+	return tag == SHT__TAG_NULL ? 0 : payload;
+}
+
+/* What adding one record would change (sht__open_probe), applied by
+ * sht__open_commit if the node has room. */
+struct sht__probe {
+	struct sht__trk t;           /* the counts with the record */
+	uint32_t qpos, vpos;         /* table slots of its quark and value */
+	uint32_t vrank;              /* its value's insertion rank */
+	int new_quark, new_value;
+};
+
+/* Empty o's counts and tables (a node reset). */
+void sht__open_track_reset(struct sht__open *o);
+/* Free the tables (not o). */
+void sht__open_track_free(struct sht__open *o);
+/* The counts of o with r added, and where r goes in the tables.
+ * @return SHT_OK or SHT_ERR_NOMEM (a table could not grow). */
+sht_err sht__open_probe(struct sht__open *o, const struct sht__oiv *r,
+			struct sht__probe *p);
+/* Add r (probed into p) to o's counts and tables and set r's slots;
+ * chosen: the flags of the layout the node has with r. */
+void sht__open_commit(struct sht__open *o, struct sht__oiv *r,
+		      const struct sht__probe *p, uint8_t chosen);
+/* Choose the smallest layout for the counts t: the node's bytes with its
+ * heap and, for a core node, room for max_children child entries. */
+void sht__trk_layout(const struct sht__trk *t, uint8_t kind,
+		     uint32_t max_children, uint32_t heap_len,
+		     struct sht__layout *out);
 
 /* Encode o (sorting its records) into blk (block_size bytes) as block
- * number self, with end time end. */
-void sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
-		      const struct sht__geom *g, uint8_t *blk);
+ * number self, with end time end.  @return SHT_OK, or SHT_ERR_NOMEM, or
+ * SHT_ERR_INVALID if o's records disagree with its counts (a bug: the
+ * block would not be what was accounted for). */
+sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
+			 const struct sht__geom *g, uint8_t *blk);
 
 #endif /* SHT_STORE_INT_H */

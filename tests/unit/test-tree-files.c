@@ -52,7 +52,7 @@ enum {
 	N_NCHILD = 48,
 	N_USED = 88,
 	N_LEVEL = 92,
-	NODE_HDR = 96,
+	NODE_HDR = 112,
 };
 
 /* ---- little helpers ----------------------------------------------------- */

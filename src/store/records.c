@@ -1,0 +1,299 @@
+/*
+ * records.c: reading the records of a parsed node (docs/FORMAT.md §3):
+ * flat records, runs (directory and start exceptions), the end table and
+ * the value dictionary.
+ *
+ * sht__node_parse has checked the header and that every area fits in the
+ * block; the areas' contents are checked only by sht check.  So every
+ * index read from a record is compared with its table's size before use
+ * (SHT_ERR_CORRUPT otherwise), run bounds are clamped to the records, and
+ * searches stay inside their ranges whatever order the entries are in: a
+ * damaged node gives wrong answers or an error, never a read outside it.
+ */
+#include "store/store-int.h"
+
+static sht_err bad_rec(const struct sht__node *n, uint32_t i, const char *what)
+{
+	return sht__error(SHT_ERR_CORRUPT, "Cannot decode record: block=%llu record=%u: %s",
+			  (unsigned long long)n->self, i, what);
+}
+
+int sht__rec_value(const struct sht__node *n, uint32_t i, uint8_t *tag,
+		   uint64_t *payload)
+{
+	uint64_t pos = (uint64_t)i * n->w + n->voff;
+
+	if (n->flags & SHT__NFLAG_DICT) {
+		uint64_t d = sht__getbits(n->records, pos, n->dbits);
+		unsigned t = 0;
+
+		if (d >= n->nvals)
+			return 0;
+		while (d >= n->dfirst[t + 1])   /* dfirst[5] = nvals > d */
+			t++;
+		*tag = (uint8_t)t;
+		*payload = n->dbase[t] +
+			   sht__getbits(n->dict, n->doff[t] + (d - n->dfirst[t]) * n->dw[t],
+					n->dw[t]);
+		return 1;
+	}
+	*tag = n->tbits ? (uint8_t)sht__getbits(n->records, pos, n->tbits)
+			: n->ctag;
+	*payload = sht__getbits(n->records, pos + n->tbits, n->vbits);
+	if (*tag == SHT__TAG_INT32 || *tag == SHT__TAG_INT64)
+		*payload += n->vbase;
+	else if (*tag == SHT__TAG_NULL)
+		*payload = 0;
+	return 1;
+}
+
+/* End and value of record i (the fields every layout has). */
+static sht_err end_value(const struct sht__node *n, uint32_t i,
+			 struct sht__rec *r)
+{
+	if (!sht__rec_end(n, i, &r->end))
+		return bad_rec(n, i, "end index outside the end table");
+	if (!sht__rec_value(n, i, &r->tag, &r->payload))
+		return bad_rec(n, i, "value index outside the dictionary");
+	return SHT_OK;
+}
+
+/* ---- flat records ------------------------------------------------------- */
+
+static inline uint32_t flat_quark(const struct sht__node *n, uint32_t i)
+{
+	return n->qmin + (uint32_t)sht__getbits(n->records, (uint64_t)i * n->w,
+						n->qbits);
+}
+
+sht_err sht__flat_rec(const struct sht__node *n, uint32_t i,
+		      struct sht__rec *r)
+{
+	uint64_t pos = (uint64_t)i * n->w;
+	sht_err err = end_value(n, i, r);
+
+	r->quark = flat_quark(n, i);
+	r->start = (sht_time)(n->sbase +
+			      sht__getbits(n->records, pos + n->qbits, n->sbits));
+	if (n->flags & SHT__NFLAG_DURATION)
+		r->end = (sht_time)((uint64_t)r->end + (uint64_t)r->start);
+	return err;
+}
+
+uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
+{
+	uint32_t lo = 0, hi = n->n;
+
+	if (q <= n->qmin)
+		return 0;
+	if (q > n->qmax)
+		return n->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (flat_quark(n, mid) < q)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static inline uint32_t run_quark(const struct sht__node *n, uint32_t r)
+{
+	return n->qmin + (uint32_t)sht__getbits(n->dir, (uint64_t)r * n->dirw,
+						n->qbits);
+}
+
+uint32_t sht__run_lower_bound(const struct sht__node *n, uint32_t q)
+{
+	uint32_t lo = 0, hi = n->nruns;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (run_quark(n, mid) < q)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t sht__run_find(const struct sht__node *n, uint32_t q)
+{
+	uint32_t r = sht__run_lower_bound(n, q);
+
+	return r < n->nruns && run_quark(n, r) == q ? r : n->nruns;
+}
+
+sht_err sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
+		      sht_time t, uint32_t *i)
+{
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+		sht_time e;
+
+		if (!sht__rec_end(n, mid, &e))
+			return bad_rec(n, mid, "end index outside the end table");
+		if (e < t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*i = a;
+	return SHT_OK;
+}
+
+static inline uint32_t exc_index(const struct sht__node *n, uint32_t x)
+{
+	return (uint32_t)sht__getbits(n->exc, (uint64_t)x * n->excw, n->ibits);
+}
+
+static inline sht_time exc_start(const struct sht__node *n, uint32_t x)
+{
+	return (sht_time)(n->sbase + sht__getbits(n->exc, (uint64_t)x * n->excw + n->ibits,
+						  n->sbits));
+}
+
+/* First exception whose record index is >= i (nexc if none). */
+static uint32_t exc_lower_bound(const struct sht__node *n, uint32_t i)
+{
+	uint32_t lo = 0, hi = n->nexc;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (exc_index(n, mid) < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
+		     sht_time s0, uint32_t i, struct sht__rec *r)
+{
+	sht_err err = end_value(n, i, r);
+	uint32_t x;
+	sht_time prev;
+
+	r->quark = q;
+	if (err != SHT_OK || i == a) {
+		r->start = s0;
+		return err;
+	}
+	x = exc_lower_bound(n, i);
+	if (x < n->nexc && exc_index(n, x) == i) {
+		r->start = exc_start(n, x);
+		return SHT_OK;
+	}
+	if (!sht__rec_end(n, i - 1, &prev))
+		return bad_rec(n, i - 1, "end index outside the end table");
+	r->start = (sht_time)((uint64_t)prev + 1);
+	return SHT_OK;
+}
+
+/* ---- cursor ------------------------------------------------------------- */
+
+static void cur_exc(struct sht__cur *c, uint32_t x)
+{
+	c->exc = x;
+	c->xidx = x < c->n->nexc ? exc_index(c->n, x) : UINT32_MAX;
+}
+
+static void cur_load_run(struct sht__cur *c)
+{
+	uint32_t a, b;
+
+	sht__run_get(c->n, c->run, &c->quark, &a, &b, &c->s0);
+	c->first = c->i = a;
+	c->stop = b;
+	c->have_prev = 0;
+}
+
+void sht__cur_all(struct sht__cur *c, const struct sht__node *n)
+{
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	c->all = 1;
+	if (!(n->flags & SHT__NFLAG_RUNS)) {
+		c->stop = n->n;
+		return;
+	}
+	if (n->nruns)
+		cur_load_run(c);
+	cur_exc(c, 0);
+}
+
+void sht__cur_from(struct sht__cur *c, const struct sht__node *n,
+		   uint32_t r, uint32_t from)
+{
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	if (!(n->flags & SHT__NFLAG_RUNS)) {
+		c->i = from;
+		c->stop = n->n;
+		return;
+	}
+	c->run = r;
+	if (r < n->nruns) {
+		cur_load_run(c);
+		if (from > c->i)
+			c->i = from < c->stop ? from : c->stop;
+	}
+	cur_exc(c, exc_lower_bound(n, c->i));
+}
+
+/* RUNS: start of record c->i of the current run. */
+static sht_err cur_start(struct sht__cur *c, sht_time *s)
+{
+	const struct sht__node *n = c->n;
+	uint32_t i = c->i;
+
+	while (c->xidx < i)           /* only in a damaged node */
+		cur_exc(c, c->exc + 1);
+	c->from_exc = 0;
+	if (i == c->first) {
+		*s = c->s0;
+	} else if (c->xidx == i) {
+		*s = exc_start(n, c->exc);
+		cur_exc(c, c->exc + 1);
+		c->from_exc = 1;
+		c->used_exc++;
+	} else {
+		if (!c->have_prev && !sht__rec_end(n, i - 1, &c->prev_end))
+			return bad_rec(n, i - 1, "end index outside the end table");
+		*s = (sht_time)((uint64_t)c->prev_end + 1);
+	}
+	return SHT_OK;
+}
+
+int sht__cur_next(struct sht__cur *c, struct sht__rec *r)
+{
+	const struct sht__node *n = c->n;
+	sht_err err;
+
+	if (!(n->flags & SHT__NFLAG_RUNS)) {
+		if (c->i >= c->stop)
+			return 0;
+		err = sht__flat_rec(n, c->i++, r);
+		return err == SHT_OK ? 1 : err;
+	}
+	while (c->i >= c->stop) {
+		if (!c->all || c->run + 1 >= n->nruns)
+			return 0;
+		c->run++;
+		cur_load_run(c);
+	}
+	r->quark = c->quark;
+	err = end_value(n, c->i, r);
+	if (err == SHT_OK)
+		err = cur_start(c, &r->start);
+	if (err != SHT_OK)
+		return err;
+	c->prev_end = r->end;
+	c->have_prev = 1;
+	c->i++;
+	return 1;
+}
