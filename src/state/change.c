@@ -49,12 +49,12 @@ sht_err sht_state_modify(sht_state *ss, sht_time t, sht_quark q, const sht_value
 {
 	sht_err err = check_value(v);
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (err == SHT_OK)
 		err = begin(ss, t, q);
 	if (err == SHT_OK)
 		err = sht__modify(ss, t, q, v);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -62,11 +62,11 @@ sht_err sht_state_clear(sht_state *ss, sht_time t, sht_quark q)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = begin(ss, t, q);
 	if (err == SHT_OK)
 		err = sht__clear(ss, t, q);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -74,12 +74,12 @@ sht_err sht_state_push(sht_state *ss, sht_time t, sht_quark q, const sht_value *
 {
 	sht_err err = check_value(v);
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (err == SHT_OK)
 		err = begin(ss, t, q);
 	if (err == SHT_OK)
 		err = sht__push(ss, t, q, v);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -87,11 +87,11 @@ sht_err sht_state_pop(sht_state *ss, sht_time t, sht_quark q, sht_value *popped)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = begin(ss, t, q);
 	if (err == SHT_OK)
 		err = sht__pop(ss, t, q, popped);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -99,11 +99,11 @@ sht_err sht_state_increment(sht_state *ss, sht_time t, sht_quark q, int64_t delt
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = begin(ss, t, q);
 	if (err == SHT_OK)
 		err = sht__increment(ss, t, q, delta);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -111,14 +111,14 @@ sht_err sht_state_update_ongoing(sht_state *ss, sht_quark q, const sht_value *v)
 {
 	sht_err err = check_value(v);
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (err == SHT_OK)
 		err = writable(ss);
 	if (err == SHT_OK && q >= ss->ncur)
 		err = sht__error(SHT_ERR_RANGE, "Cannot update attribute: quark=%u unknown", q);
 	if (err == SHT_OK)
 		err = sht__update_ongoing(ss, q, v);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -126,7 +126,7 @@ sht_err sht_state_ongoing(sht_state *ss, sht_quark q, sht_value *out, sht_time *
 {
 	sht_err err = SHT_OK;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (ss->readonly || q >= ss->ncur)
 		err = sht__error(ss->readonly ? SHT_ERR_STATE : SHT_ERR_RANGE,
 				 "Cannot read the ongoing state: quark=%u", q);
@@ -135,7 +135,7 @@ sht_err sht_state_ongoing(sht_state *ss, sht_quark q, sht_value *out, sht_time *
 		if (since)
 			*since = ss->cur[q].start;
 	}
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -185,8 +185,8 @@ sht_err sht_state_finish(sht_state *ss, sht_time end_time)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = finish_locked(ss, end_time);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }

@@ -4,11 +4,13 @@
  */
 #include "state/state-int.h"
 
+_Thread_local sht_state *sht__held;
+
 sht_err sht_state_event(sht_state *ss, const sht_event *ev)
 {
 	sht_err err = SHT_OK;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (ss->readonly || ss->finished || ss->failed)
 		err = sht__error(SHT_ERR_STATE, "Cannot run an event: the history is not being built");
 	else if (ev->ts < ss->now)
@@ -20,7 +22,7 @@ sht_err sht_state_event(sht_state *ss, const sht_event *ev)
 	 * §2.2: it ends at the last event of the trace). */
 	if (err == SHT_OK)
 		ss->now = ev->ts;
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -35,13 +37,19 @@ sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *
 		      uint64_t *events, uint64_t *skipped)
 {
 	uint64_t n = 0, skip = 0;
+	sht_state *held = sht__held;
 	sht_event ev;
 	sht_err err;
 
 	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
+		/* One lock per event: the handler's calls on ss skip it. */
+		sht__lock(ss);
+		sht__held = ss;
 		err = sht_state_event(ss, &ev);
 		if (err == SHT_OK)
 			err = p->handle(p->ctx, ss, &ev);
+		sht__held = held;
+		sht__unlock(ss);
 		n++;
 		if (err != SHT_OK && !skippable(err))
 			break;

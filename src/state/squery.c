@@ -74,9 +74,9 @@ sht_err sht_state_query(sht_state *ss, sht_quark q, sht_time t, sht_result *res)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = single_locked(ss, q, t, res);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -116,7 +116,7 @@ sht_err sht_state_query_full(sht_state *ss, sht_time t, sht_result *res)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	sht_result_clear(res);
 	err = check_time(ss, t);
 	if (err == SHT_OK)
@@ -124,7 +124,7 @@ sht_err sht_state_query_full(sht_state *ss, sht_time t, sht_result *res)
 				  : ss->ops->query_full(ss->be, t, res);
 	if (err == SHT_OK && building(ss))
 		err = overlay_full(ss, t, res);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -173,9 +173,9 @@ sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = q2d_locked(ss, q, res);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -195,7 +195,7 @@ sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 	qq.n_quarks = 1;
 	qq.t1 = t1;
 	qq.resolution = r;
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	qq.t2 = t2 < end_now(ss) ? t2 : end_now(ss);
 	err = check_time(ss, t1);
 	if (err == SHT_OK && t2 < t1)
@@ -207,7 +207,7 @@ sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 		err = q2d_locked(ss, &qq, res);
 	else
 		sht_result_clear(res);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 

@@ -77,7 +77,9 @@ struct sht__ongoing {
 };
 
 struct sht_state {
-	pthread_mutex_t lock;        /* every call; queries included */
+	pthread_mutex_t lock;        /* every call; queries included
+				      * (sht__lock: not retaken while
+				      * sht_state_run runs a handler) */
 	struct sht__attrs *attrs;    /* NULL until loaded (opened history) */
 	struct sht__ongoing *cur;    /* ncur entries, one per quark */
 	size_t ncur, capcur;
@@ -100,6 +102,31 @@ struct sht_state {
 
 /* An empty state system (no backend yet), or NULL. */
 sht_state *sht__state_new(void);
+
+/*
+ * The lock.  sht_state_run holds ss->lock while a provider's handler runs
+ * and sets sht__held to ss on its thread meanwhile: the handler's calls
+ * on ss (a dozen per event) then skip the lock instead of taking it again,
+ * and each event is applied as a whole before another thread sees it.
+ * Every public call on a state system locks through these two.
+ */
+#if defined(__GNUC__)
+extern _Thread_local sht_state *sht__held __attribute__((tls_model("initial-exec")));
+#else
+extern _Thread_local sht_state *sht__held;
+#endif
+
+static inline void sht__lock(sht_state *ss)
+{
+	if (sht__held != ss)
+		pthread_mutex_lock(&ss->lock);
+}
+
+static inline void sht__unlock(sht_state *ss)
+{
+	if (sht__held != ss)
+		pthread_mutex_unlock(&ss->lock);
+}
 
 /* Queries on a replayed segment (squery.c): closed intervals from its
  * backend, ongoing ones up to its current time; no bounds checks. */

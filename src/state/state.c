@@ -250,9 +250,9 @@ sht_err sht_state_quark(sht_state *ss, sht_quark parent, const char *const *elem
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = lookup(ss, parent, elems, n, 1, out);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -261,9 +261,9 @@ sht_err sht_state_quark_find(sht_state *ss, sht_quark parent,
 {
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = lookup(ss, parent, elems, n, 0, out);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -274,7 +274,7 @@ sht_err sht_state_quark_path(sht_state *ss, const char *path, int create,
 	sht_quark q = SHT_QUARK_ROOT;
 	sht_err err;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	err = sht__state_attrs(ss, &a);
 	if (err == SHT_OK && create && ss->readonly)
 		err = sht__error(SHT_ERR_STATE, "Cannot create attributes in an opened history");
@@ -290,7 +290,7 @@ sht_err sht_state_quark_path(sht_state *ss, const char *path, int create,
 		err = sht__ongoing_grow(ss, sht__attrs_count(a));
 	if (err == SHT_OK)
 		*out = q;
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return err;
 }
 
@@ -299,10 +299,10 @@ uint64_t sht_state_attr_count(sht_state *ss)
 	struct sht__attrs *a;
 	uint64_t n = 0;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (sht__state_attrs(ss, &a) == SHT_OK)
 		n = sht__attrs_count(a);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return n;
 }
 
@@ -310,11 +310,11 @@ uint64_t sht_state_attr_count(sht_state *ss)
 	do {                                                    \
 		struct sht__attrs *a;                           \
 		sht_err err;                                    \
-		pthread_mutex_lock(&(ss)->lock);                \
+		sht__lock(ss);                                  \
 		err = sht__state_attrs((ss), &a);               \
 		if (err == SHT_OK)                              \
 			err = (call);                           \
-		pthread_mutex_unlock(&(ss)->lock);              \
+		sht__unlock(ss);                                \
 		return err;                                     \
 	} while (0)
 
@@ -347,10 +347,10 @@ int64_t sht_state_cacheable_count(sht_state *ss)
 {
 	int64_t n = -1;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	if (!ss->attrs_borrowed && ss->attrs && !ss->readonly)
 		n = (int64_t)sht__attrs_count(ss->attrs);
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return n;
 }
 
@@ -371,8 +371,8 @@ sht_time sht_state_end(sht_state *ss)
 {
 	sht_time t;
 
-	pthread_mutex_lock(&ss->lock);
+	sht__lock(ss);
 	t = ss->finished ? ss->end : ss->now;
-	pthread_mutex_unlock(&ss->lock);
+	sht__unlock(ss);
 	return t;
 }
