@@ -43,6 +43,10 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 			k->kcp[i] = (struct kcp_page){ NULL, NULL };
 		}
 		k->kcp_root = (struct kcp_line){ { 0 } };
+		for (size_t i = 0; i < KD_COUNT; i++) {
+			free(k->dense[i].q1);
+			k->dense[i] = (struct kdense){ NULL, 0 };
+		}
 		k->ss = ss;
 	}
 	k->nattrs = (uint64_t)n;
@@ -60,6 +64,8 @@ void sht__kern_cache_free(sht_kernel *k)
 	for (size_t i = 0; i < k->nkcp; i++)
 		free(k->kcp[i].mem);
 	free(k->kcp);
+	for (size_t i = 0; i < KD_COUNT; i++)
+		free(k->dense[i].q1);
 	for (size_t i = 0; i < KERN_NAME_CACHE; i++)
 		free(k->names[i].copy);
 }
@@ -123,17 +129,61 @@ static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, 
 		}
 }
 
+/* The dense table of parent's numbered children: parent is Threads or
+ * CPUs (as cached under the root) and 0 <= key < KDENSE_MAX; else NULL. */
+static struct kdense *kdense_of(sht_kernel *k, sht_quark parent, int64_t key)
+{
+	const uint32_t *root = k->kcp_root.q1;
+
+	if (key < 0 || key >= KDENSE_MAX)
+		return NULL;
+	if (root[KC_THREADS] && parent == root[KC_THREADS] - 1)
+		return &k->dense[KD_THREADS];
+	if (root[KC_CPUS] && parent == root[KC_CPUS] - 1)
+		return &k->dense[KD_CPUS];
+	return NULL;
+}
+
+/* Remember d[key] = q (no memory: not cached).  The table grows by
+ * calloc and copy, so that the part beyond the numbers seen stays
+ * untouched zero pages. */
+static void kdense_put(struct kdense *d, int64_t key, sht_quark q)
+{
+	if ((size_t)key >= d->cap) {
+		size_t cap = d->cap ? d->cap : 1024;
+		uint32_t *p;
+		while (cap <= (size_t)key)
+			cap *= 2;
+		if (!(p = calloc(cap, sizeof *p)))
+			return;
+		if (d->cap)
+			memcpy(p, d->q1, d->cap * sizeof *p);
+		free(d->q1);
+		d->q1 = p;
+		d->cap = cap;
+	}
+	d->q1[key] = q + 1;
+}
+
 static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t key, int create,
 		      sht_quark *out)
 {
 	char buf[KERN_NAME_MAX];
 	const char *name = buf;
+	struct kdense *d = NULL;
 	struct kq_ent *x;
 	sht_err err;
 
-	if (e->k->cache_on && (x = kq_find(e->k, parent, kind, key))) {
-		*out = x->q;
-		return SHT_OK;
+	if (e->k->cache_on) {
+		d = kind == KK_NUM ? kdense_of(e->k, parent, key) : NULL;
+		if (d && (size_t)key < d->cap && d->q1[key]) {
+			*out = d->q1[key] - 1;
+			return SHT_OK;
+		}
+		if (!d && (x = kq_find(e->k, parent, kind, key))) {
+			*out = x->q;
+			return SHT_OK;
+		}
 	}
 	if (kind == KK_NUM)
 		snprintf(buf, sizeof buf, "%" PRId64, key);
@@ -141,8 +191,12 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 		snprintf(buf, sizeof buf, "0_%" PRId64, key);
 	err = create ? sht_state_quark(e->ss, parent, &name, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &name, 1, out);
-	if (err == SHT_OK && e->k->cache_on)
-		kq_put(e->k, parent, kind, key, *out);
+	if (err == SHT_OK && e->k->cache_on) {
+		if (d)
+			kdense_put(d, key, *out);
+		else
+			kq_put(e->k, parent, kind, key, *out);
+	}
 	return err;
 }
 

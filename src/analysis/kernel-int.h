@@ -77,6 +77,17 @@ struct kcp_page {
 	struct kcp_line *lines;     /* KCP_PAGE lines */
 };
 
+/* Numbered children of one parent by number, for Threads/<tid> and
+ * CPUs/<n>: quark + 1 (0: not cached), cap entries. */
+#define KDENSE_MAX (1u << 22)       /* larger numbers: the hash table */
+
+struct kdense {
+	uint32_t *q1;
+	size_t cap;
+};
+
+enum { KD_THREADS, KD_CPUS, KD_COUNT };
+
 struct sht_kernel {
 	sht_kernel_layout layout;   /* as given */
 	unsigned layouts;           /* bit set of layouts still possible */
@@ -93,6 +104,7 @@ struct sht_kernel {
 				     * parent >> KCP_SHIFT, nkcp pages */
 	size_t nkcp;
 	struct kcp_line kcp_root;   /* well-known children of the root */
+	struct kdense dense[KD_COUNT]; /* Threads/<tid>, CPUs/<n> */
 	int cache_on;               /* for the current event */
 	struct kname_ent names[KERN_NAME_CACHE + 1]; /* + a scratch entry */
 };
