@@ -15,8 +15,8 @@ static sht_err writable(const sht_state *ss)
 	return SHT_OK;
 }
 
-/* The checks every timed change shares; advances the current time. */
-static sht_err begin(sht_state *ss, sht_time t, sht_quark q)
+/* begin() failed: the first check that fails, as an error. */
+static SHT__COLD sht_err begin_fail(const sht_state *ss, sht_time t, sht_quark q)
 {
 	sht_err err = writable(ss);
 
@@ -28,20 +28,33 @@ static sht_err begin(sht_state *ss, sht_time t, sht_quark q)
 	if (t < ss->start)
 		return sht__error(SHT_ERR_RANGE, "Cannot change attribute: quark=%u t=%lld before the history start %lld",
 				  q, (long long)t, (long long)ss->start);
-	if (t < ss->now)
-		return sht__error(SHT_ERR_ORDER, "Cannot change attribute: quark=%u t=%lld before the previous change at %lld",
-				  q, (long long)t, (long long)ss->now);
+	return sht__error(SHT_ERR_ORDER, "Cannot change attribute: quark=%u t=%lld before the previous change at %lld",
+			  q, (long long)t, (long long)ss->now);
+}
+
+/* The checks every timed change shares; advances the current time. */
+static inline sht_err begin(sht_state *ss, sht_time t, sht_quark q)
+{
+	if (ss->readonly || ss->finished || ss->failed || q >= ss->ncur ||
+	    t < ss->start || t < ss->now)
+		return begin_fail(ss, t, q);
 	ss->now = t;
 	return SHT_OK;
 }
 
-static sht_err check_value(const sht_value *v)
+static SHT__COLD sht_err check_value_fail(const sht_value *v)
 {
 	if ((unsigned)v->type > SHT_TYPE_STRING ||
 	    (v->type == SHT_TYPE_STRING && v->len && !v->u.str))
 		return sht__error(SHT_ERR_INVALID, "Cannot use value: type=%d", (int)v->type);
-	if (v->type == SHT_TYPE_STRING && v->len > SHT_STRING_MAX)
-		return sht__error(SHT_ERR_TOOBIG, "Cannot use string: len=%u > %u", v->len, SHT_STRING_MAX);
+	return sht__error(SHT_ERR_TOOBIG, "Cannot use string: len=%u > %u", v->len, SHT_STRING_MAX);
+}
+
+static inline sht_err check_value(const sht_value *v)
+{
+	if ((unsigned)v->type > SHT_TYPE_STRING ||
+	    (v->type == SHT_TYPE_STRING && ((v->len && !v->u.str) || v->len > SHT_STRING_MAX)))
+		return check_value_fail(v);
 	return SHT_OK;
 }
 
@@ -122,15 +135,20 @@ sht_err sht_state_update_ongoing(sht_state *ss, sht_quark q, const sht_value *v)
 	return err;
 }
 
+static SHT__COLD sht_err ongoing_fail(const sht_state *ss, sht_quark q)
+{
+	return sht__error(ss->readonly ? SHT_ERR_STATE : SHT_ERR_RANGE,
+			  "Cannot read the ongoing state: quark=%u", q);
+}
+
 sht_err sht_state_ongoing(sht_state *ss, sht_quark q, sht_value *out, sht_time *since)
 {
 	sht_err err = SHT_OK;
 
 	sht__lock(ss);
-	if (ss->readonly || q >= ss->ncur)
-		err = sht__error(ss->readonly ? SHT_ERR_STATE : SHT_ERR_RANGE,
-				 "Cannot read the ongoing state: quark=%u", q);
-	else {
+	if (ss->readonly || q >= ss->ncur) {
+		err = ongoing_fail(ss, q);
+	} else {
 		*out = ss->cur[q].v;
 		if (since)
 			*since = ss->cur[q].start;

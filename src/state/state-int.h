@@ -100,6 +100,14 @@ struct sht_state {
 	uint32_t provider_version;
 };
 
+/* Error paths of the per-change calls: kept out of line so that the
+ * checks in front of every change stay small enough to inline. */
+#if defined(__GNUC__)
+#define SHT__COLD __attribute__((noinline, cold))
+#else
+#define SHT__COLD
+#endif
+
 /* An empty state system (no backend yet), or NULL. */
 sht_state *sht__state_new(void);
 

@@ -80,21 +80,39 @@ static sht_err emit(sht_state *ss, sht_quark q, sht_time end)
 	return err;
 }
 
+static SHT__COLD sht_err type_fail(sht_quark q, uint8_t locked, sht_type got)
+{
+	return sht__error(SHT_ERR_TYPE, "Cannot modify attribute: quark=%u holds %s values, got %s",
+			  q, sht_type_name((sht_type)locked), sht_type_name(got));
+}
+
+/* sht_value_equal, with the common cases inline. */
+static inline int same_value(const sht_value *a, const sht_value *b)
+{
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case SHT_TYPE_NULL: return 1;
+	case SHT_TYPE_INT32: return a->u.i32 == b->u.i32;
+	case SHT_TYPE_INT64: return a->u.i64 == b->u.i64;
+	default: return sht_value_equal(a, b);
+	}
+}
+
 sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 {
 	struct sht__ongoing *o = &ss->cur[q];
 	sht_err err;
 
 	if (v->type != SHT_TYPE_NULL && o->locked != SHT_TYPE_NULL && o->locked != v->type)
-		return sht__error(SHT_ERR_TYPE, "Cannot modify attribute: quark=%u holds %s values, got %s",
-				  q, sht_type_name((sht_type)o->locked), sht_type_name(v->type));
+		return type_fail(q, o->locked, v->type);
 	/* The first non-null value locks the type, even if it changes
 	 * nothing (update-ongoing may have put it there unlocked). */
 	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL) {
 		o->locked = (uint8_t)v->type;
 		o->locked_at = t;
 	}
-	if (sht_value_equal(&o->v, v))
+	if (same_value(&o->v, v))
 		return SHT_OK;
 	if (o->start < t) {
 		err = emit(ss, q, t - 1);
