@@ -12,6 +12,7 @@
 #include "sht/tree.h"
 #include "sht/state.h"
 #include "sht/analysis.h"
+#include "sht/rules.h"
 #include "sht/trace.h"
 #include "sht/vstf.h"
 

@@ -41,6 +41,13 @@ const char *cli_layout_name(sht_kernel_layout l)
 	}
 }
 
+int cli_analysis_is_rules(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && strcmp(name + n - 4, ".xml") == 0;
+}
+
 int cli_analysis_create(struct cli_analysis *an, const char *name,
 			const cli_trace *src)
 {
@@ -49,6 +56,13 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 
 	memset(an, 0, sizeof(*an));
 	an->name = name;
+	if (cli_analysis_is_rules(name)) {
+		err = sht_rules_load_xml(name, NULL, &an->rules);
+		if (err < 0)
+			return cli_error("%s", sht_errmsg());
+		sht_rules_provider(an->rules, &an->prov);
+		return CLI_OK;
+	}
 #if CLI_HAVE_STATS
 	if (strcmp(name, "stats") == 0) {
 		err = sht_stats_create(&an->stats);
@@ -71,6 +85,8 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 
 void cli_analysis_destroy(struct cli_analysis *an)
 {
+	sht_rules_destroy(an->rules);
+	an->rules = NULL;
 	sht_kernel_destroy(an->kernel);
 	an->kernel = NULL;
 #if CLI_HAVE_STATS
@@ -133,8 +149,10 @@ static int open_partial(const char *path, const char *trace,
 	name = analysis_of(id);
 	if (!name)
 		return cli_error("cannot replay the partial history %s: its "
-				 "provider '%s' is not an analysis of sht",
-				 path, id);
+				 "provider '%s' is not an analysis of sht%s",
+				 path, id, id[0] ? " (a history built from a rules "
+				 "file cannot be replayed yet: build it without "
+				 "--partial)" : "");
 	if (cli_trace_open(trace, &h->trace) != CLI_OK)
 		return CLI_FAIL;
 	h->have_trace = 1;

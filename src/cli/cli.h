@@ -116,14 +116,18 @@ double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
 
 /* One analysis: its provider, and the object behind it. */
 struct cli_analysis {
-	const char *name;         /* "kernel" or "stats" */
+	const char *name;         /* "kernel", "stats" or a FILE.xml */
 	sht_kernel *kernel;
 #if CLI_HAVE_STATS
 	sht_stats_analysis *stats;
 #endif
+	sht_rules *rules;         /* a rules file (FILE.xml) */
 	sht_kernel_layout layout;
 	sht_provider prov;
 };
+
+/* 1 if the --analysis name is a rules file (ends in ".xml"). */
+int cli_analysis_is_rules(const char *name);
 
 /* The analysis name (kernel: its layout from the trace's environment);
  * on failure report and return CLI_FAIL. */

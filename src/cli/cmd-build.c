@@ -20,7 +20,8 @@
 #include "cli.h"
 
 static const char build_usage[] =
-"Usage: sht build TRACE [-o FILE] [--analysis kernel|stats] [--partial N]\n"
+"Usage: sht build TRACE [-o FILE] [--analysis kernel|stats|RULES.xml]\n"
+"                 [--partial N]\n"
 "                 [--json] [--force] [--no-progress]\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
@@ -46,7 +47,9 @@ static const char build_usage[] =
 "  --analysis A       kernel (default): the Linux kernel analysis, its\n"
 "                     layout picked from the trace's environment;\n"
 "                     stats: event counts per type, in total and per CPU\n"
-"                     (when libsht has it)\n"
+"                     (when libsht has it); RULES.xml: a Trace Compass\n"
+"                     XML state provider (docs/RULES.md), its id and a\n"
+"                     hash of the file's bytes stored as the provider\n""                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
 "                     (queries replay the trace from the nearest one)\n"
 "  --json             print the summary as one JSON object\n"
@@ -406,11 +409,11 @@ static int build_opt(void *ctx, int id, const char *val)
 		o->output = val;
 		return 0;
 	case OPT_ANALYSIS:
-		if (strcmp(val, "kernel") != 0 &&
+		if (strcmp(val, "kernel") != 0 && !cli_analysis_is_rules(val) &&
 		    (!CLI_HAVE_STATS || strcmp(val, "stats") != 0)) {
 			cli_usage_error("build", "invalid value '%s' for "
-					"--analysis: expected " CLI_ANALYSES,
-					val);
+					"--analysis: expected " CLI_ANALYSES
+					" or a rules file FILE.xml", val);
 			return -1;
 		}
 		o->analysis = val;

@@ -1,0 +1,160 @@
+/*
+ * rules-test.h: for the rules tests: an in-memory event source with named
+ * fields, a run of an XML provider into an in-memory history, and values
+ * of attributes by path, shown as text ("null", "i:5", "l:5", "s:x").
+ */
+#ifndef SHT_RULES_TEST_H
+#define SHT_RULES_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sht/sht.h"
+#include "tap.h"
+
+struct tfield {
+	const char *name;         /* NULL ends the table */
+	sht_field_type type;
+	int64_t i;
+	const char *s;
+};
+
+struct tev {
+	const char *name;
+	sht_time ts;
+	int32_t cpu;
+	struct tfield f[8];
+};
+
+#define I(n, v) { n, SHT_FIELD_INT, v, NULL }
+#define S(n, v) { n, SHT_FIELD_STRING, 0, v }
+
+struct tsrc {
+	const struct tev *ev;
+	size_t n, pos;
+};
+
+static sht_field_type tfield(const sht_event *ev, const char *name, sht_field *out)
+{
+	const struct tev *te = ev->data;
+
+	for (const struct tfield *f = te->f; f->name; f++) {
+		if (strcmp(f->name, name) != 0)
+			continue;
+		out->type = f->type;
+		if (f->type == SHT_FIELD_STRING)
+			out->v.s = f->s;
+		else
+			out->v.i = f->i;
+		return f->type;
+	}
+	out->type = SHT_FIELD_NONE;
+	return SHT_FIELD_NONE;
+}
+
+static sht_err tnext(void *src, sht_event *ev)
+{
+	struct tsrc *s = src;
+	const struct tev *te;
+
+	if (s->pos >= s->n)
+		return SHT_END;
+	te = &s->ev[s->pos];
+	ev->ts = te->ts;
+	ev->pos = s->pos++;
+	ev->name = te->name;
+	ev->cpu = te->cpu;
+	ev->data = te;
+	ev->field = tfield;
+	return SHT_OK;
+}
+
+static sht_err tseek(void *src, uint64_t pos)
+{
+	((struct tsrc *)src)->pos = (size_t)pos;
+	return SHT_OK;
+}
+
+static const sht_source_ops TOPS = { tnext, tseek, NULL };
+
+struct run {
+	sht_state *ss;
+	sht_rules *r;
+	uint64_t events, skipped;
+	sht_err err;              /* of sht_state_run */
+};
+
+/* Compile xml (bail out if it does not) and run it over ev[0..n). */
+static void run_xml(struct run *r, const char *xml, const struct tev *ev, size_t n)
+{
+	struct tsrc s = { ev, n, 0 };
+	sht_source src = { &TOPS, &s };
+	sht_state_opts opts;
+	sht_provider p;
+
+	memset(r, 0, sizeof *r);
+	if (sht_rules_parse_xml(xml, strlen(xml), "t.xml", NULL, &r->r) != SHT_OK)
+		bail_out("cannot compile: %s", sht_errmsg());
+	sht_state_opts_init(&opts);
+	opts.backend = SHT_BACKEND_MEMORY;
+	if (sht_state_create(NULL, ev[0].ts, &opts, &r->ss) != SHT_OK)
+		bail_out("cannot create: %s", sht_errmsg());
+	sht_rules_provider(r->r, &p);
+	r->err = sht_state_run(r->ss, &src, &p, &r->events, &r->skipped);
+	if (r->err != SHT_OK)
+		diag("run: %s", sht_errmsg());
+	if (sht_state_finish(r->ss, ev[n - 1].ts) != SHT_OK)
+		bail_out("finish failed: %s", sht_errmsg());
+}
+
+static void done(struct run *r)
+{
+	sht_state_close(r->ss);
+	sht_rules_destroy(r->r);
+}
+
+#define RUN(r, xml, evs) run_xml(r, xml, evs, sizeof evs / sizeof *evs)
+
+static const char *show(const sht_value *v)
+{
+	static char buf[4][128];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	switch (v->type) {
+	case SHT_TYPE_NULL:
+		return "null";
+	case SHT_TYPE_INT32:
+		snprintf(b, 128, "i:%d", (int)v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		snprintf(b, 128, "d:%g", v->u.d);
+		break;
+	default:
+		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
+		break;
+	}
+	return b;
+}
+
+/* The value of path at t, shown; "absent" if there is no such attribute. */
+static const char *val(struct run *r, const char *path, sht_time t)
+{
+	static sht_result *res;
+	sht_quark q;
+
+	if (!res)
+		res = sht_result_create();
+	if (sht_state_quark_path(r->ss, path, 0, &q) != SHT_OK)
+		return "absent";
+	if (sht_state_query(r->ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
+		return "no answer";
+	return show(&sht_result_at(res, 0)->value);
+}
+
+#define VAL(r, path, t, want, ...) is_str(val(r, path, t), want, __VA_ARGS__)
+
+#endif /* SHT_RULES_TEST_H */
