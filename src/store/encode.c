@@ -57,7 +57,10 @@ static void radix(struct kv *a, struct kv *tmp, uint32_t n, unsigned bits)
 		memcpy(tmp, a, n * sizeof *a);
 }
 
-static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb)
+/* Stable LSD radix sort of the records on the low bits of a key: the
+ * quark alone (sb = 0, no start), or (quark, start). */
+static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb,
+		      int with_start)
 {
 	uint32_t n = o->trk.n;
 	struct kv *a = malloc(2 * (size_t)n * sizeof *a);
@@ -69,11 +72,13 @@ static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb)
 		return 0;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		a[i].key = ((uint64_t)(o->iv[i].quark - o->trk.qmin) << sb) |
-			   (sht__bias(o->iv[i].start) - o->trk.smin);
+		a[i].key = (uint64_t)(o->iv[i].quark - o->trk.qmin);
+		if (with_start)
+			a[i].key = a[i].key << sb |
+				   (sht__bias(o->iv[i].start) - o->trk.smin);
 		a[i].idx = i;
 	}
-	radix(a, a + n, n, qb + sb);
+	radix(a, a + n, n, with_start ? qb + sb : qb);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = o->iv[a[i].idx];
 	memcpy(o->iv, out, (size_t)n * sizeof *out);
@@ -82,6 +87,12 @@ static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb)
 	return 1;
 }
 
+/*
+ * Records reach a node in end order.  In a history the records of one
+ * quark arrive in start order too, so a stable sort on the quark alone
+ * (few radix passes) usually gives (quark, start) order; if it does not,
+ * the records are sorted on the whole key.
+ */
 static void sort_records(struct sht__open *o)
 {
 	unsigned qb = sht__bits((uint64_t)o->trk.qmax - o->trk.qmin);
@@ -89,7 +100,9 @@ static void sort_records(struct sht__open *o)
 
 	if (o->trk.n < 2 || is_sorted(o->iv, o->trk.n))
 		return;
-	if (qb + sb < 64 && o->trk.n > 64 && sort_radix(o, qb, sb))
+	if (o->trk.n > 64 && sort_radix(o, qb, 0, 0) && is_sorted(o->iv, o->trk.n))
+		return;
+	if (qb + sb < 64 && o->trk.n > 64 && sort_radix(o, qb, sb, 1))
 		return;
 	qsort(o->iv, o->trk.n, sizeof *o->iv, rec_cmp);
 }
@@ -133,15 +146,6 @@ static sht_err mismatch(uint64_t self, const char *what)
 {
 	return sht__error(SHT_ERR_INVALID, "Cannot encode node: block=%llu: %s disagree with the node's counts (internal error)",
 			  (unsigned long long)self, what);
-}
-
-static uint32_t value_count(const struct sht__trk *t)
-{
-	uint32_t nd = 0;
-
-	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
-		nd += t->dcount[k];
-	return nd;
 }
 
 /* End table: the distinct ends, from the records in insertion order
@@ -190,7 +194,7 @@ static sht_err put_dict(const struct sht__open *o, uint64_t self, uint8_t *p,
 			uint32_t **remap)
 {
 	const struct sht__trk *t = &o->trk;
-	uint32_t nd = value_count(t), cnt[SHT__TAG_COUNT] = { 0 };
+	uint32_t nd = t->nvals, cnt[SHT__TAG_COUNT] = { 0 };
 	struct dent *d = malloc((size_t)nd * sizeof *d);
 	struct bitw b = { p + SHT__DICT_HDR, 0, 0 };
 	sht_err err = SHT_OK;
@@ -263,7 +267,7 @@ static sht_err put_records(const struct sht__open *o,
 			   uint64_t self, struct rec_out *w)
 {
 	const struct sht__trk *t = &o->trk;
-	uint32_t nd = value_count(t);
+	uint32_t nd = t->nvals;
 	uint64_t vbase = t->types & INT_TYPES ? (uint64_t)sht__unbias(t->vmin) : 0;
 
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -342,7 +346,7 @@ static void put_header(const struct sht__open *o, const struct sht__layout *L,
 	if (L->flags & SHT__NFLAG_ETAB)
 		sht__put_u32(blk + SHT__N_NENDS, t->nends);
 	if (dict)
-		sht__put_u32(blk + SHT__N_NVALUES, value_count(t));
+		sht__put_u32(blk + SHT__N_NVALUES, t->nvals);
 }
 
 static void put_children(const struct sht__open *o, uint8_t *p)

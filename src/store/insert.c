@@ -164,49 +164,30 @@ static sht_err heap_append(struct sht__open *o, const struct pstr *ps)
 
 /* ---- placement ---------------------------------------------------------- */
 
-static sht_err append_rec(struct sht__open *o, const struct sht__oiv *r)
-{
-	if (o->trk.n == o->cap) {
-		uint32_t cap = o->cap ? o->cap * 2 : 64;
-		struct sht__oiv *p = realloc(o->iv, (size_t)cap * sizeof *p);
-		if (!p)
-			return SHT_ERR_NOMEM;
-		o->iv = p;
-		o->cap = cap;
-	}
-	o->iv[o->trk.n] = *r;
-	return SHT_OK;
-}
-
 /* Try to add r to o; 1 if done, 0 if o has no room, <0 on error.  The
  * size with r is exact (track.c), so o is full exactly when r does not
  * fit. */
 static int try_node(struct sht_builder *b, struct sht__open *o,
-		    struct sht__oiv r, const struct pstr *ps)
+		    struct sht__oiv *r, const struct pstr *ps)
 {
 	uint32_t add = 0;
-	struct sht__probe p;
-	struct sht__layout lay;
+	int rc;
 
 	if (ps) {
 		int64_t off = dedup_find(o, ps);
 		add = off < 0 ? ps->entry_len + ps->len : 0;
-		r.payload = off < 0 ? o->heap_len : (uint64_t)off;
+		r->payload = off < 0 ? o->heap_len : (uint64_t)off;
 	}
-	if (sht__open_probe(o, &r, &p) != SHT_OK)
+	rc = sht__open_add(o, r, add, b->st.geom.max_children,
+			   b->st.geom.block_size);
+	if (rc != 1)
+		return rc;
+	if (add && heap_append(o, ps) != SHT_OK)
 		return SHT_ERR_NOMEM;
-	sht__trk_layout(&p.t, o->kind, b->st.geom.max_children,
-			o->heap_len + add, &lay);
-	if (p.t.n > b->st.geom.block_size / 2 ||
-	    lay.size + SHT__SLACK > b->st.geom.block_size)
-		return 0;
-	if (append_rec(o, &r) != SHT_OK || (add && heap_append(o, ps) != SHT_OK))
-		return SHT_ERR_NOMEM;
-	sht__open_commit(o, &o->iv[o->trk.n], &p, lay.flags);
-	if (r.quark < o->sub_qmin)
-		o->sub_qmin = r.quark;
-	if (r.quark > o->sub_qmax)
-		o->sub_qmax = r.quark;
+	if (r->quark < o->sub_qmin)
+		o->sub_qmin = r->quark;
+	if (r->quark > o->sub_qmax)
+		o->sub_qmax = r->quark;
 	return 1;
 }
 
@@ -262,7 +243,7 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv)
 	for (;;) {
 		uint32_t level = deepest_fit(b, iv->start);
 		struct sht__open *o = b->branch[level];
-		int rc = try_node(b, o, r, iv->value.type == SHT_TYPE_STRING ? &ps : NULL);
+		int rc = try_node(b, o, &r, iv->value.type == SHT_TYPE_STRING ? &ps : NULL);
 
 		if (rc == 1)
 			break;

@@ -170,65 +170,90 @@ static sht_err keep(struct sht__store *st, const struct sht__node *n,
 	return append_rec(st, n, r, res);
 }
 
-/* Flat node: records of quark range [lo, hi]. */
+static sht_err bad_index(const struct sht__node *n, uint32_t i)
+{
+	return sht__error(SHT_ERR_CORRUPT, "Cannot decode record: block=%llu record=%u: index outside its table",
+			  (unsigned long long)n->self, i);
+}
+
+/* Flat node: the rest of record i, whose quark, start and end are known. */
+static sht_err flat_keep(struct sht__store *st, const struct sht__node *n,
+			 uint32_t i, struct sht__rec *r, struct qspec *x,
+			 sht_result *res)
+{
+	if (!sht__rec_value(n, i, &r->tag, &r->payload))
+		return bad_index(n, i);
+	return keep(st, n, r, x, res);
+}
+
+/* Flat node: records of quark range [lo, hi] (single and 2D queries).
+ * Fields are decoded as the filters need them. */
 static sht_err flat_quarks(struct sht__store *st, const struct sht__node *n,
 			   sht_quark lo, sht_quark hi, struct qspec *x,
 			   sht_result *res)
 {
-	struct sht__cur c;
 	struct sht__rec r;
-	int rc;
 
-	sht__cur_from(&c, n, 0, sht__rec_lower_bound(n, lo));
-	while ((rc = sht__cur_next(&c, &r)) == 1) {
-		if (r.quark > hi || (x->kind == Q_SINGLE && r.start > x->t))
+	for (uint32_t i = sht__rec_lower_bound(n, lo); i < n->n; i++) {
+		sht_err err;
+
+		r.quark = sht__flat_quark(n, i);
+		if (r.quark > hi)
 			break;
-		if (rec_matches(x, &r)) {
-			sht_err err = keep(st, n, &r, x, res);
-			if (err != SHT_OK || x->done)
-				return err;
-		}
+		r.start = sht__flat_start(n, i);
+		if (x->kind == Q_SINGLE && r.start > x->t)
+			break;
+		if (!sht__flat_end(n, i, r.start, &r.end))
+			return bad_index(n, i);
+		if (!rec_matches(x, &r))
+			continue;
+		err = flat_keep(st, n, i, &r, x, res);
+		if (err != SHT_OK || x->done)
+			return err;
 	}
-	return rc < 0 ? (sht_err)rc : SHT_OK;
+	return SHT_OK;
 }
 
-/* RUNS node: the record of run k containing t, if any (single, full). */
+/* RUNS node: the record of run k containing k's time, if any (single and
+ * full queries): the first record ending at or after t, if it starts at
+ * or before t.  The value is decoded only for a match. */
 static sht_err run_at(struct sht__store *st, const struct sht__node *n,
-		      uint32_t k, sht_time t, struct qspec *x, sht_result *res)
+		      uint32_t k, const struct sht__tkey *key, struct qspec *x,
+		      sht_result *res)
 {
 	struct sht__rec r;
-	uint32_t q, a, b, i;
+	uint32_t a, b, i;
 	sht_time s0;
 	sht_err err;
 
-	sht__run_get(n, k, &q, &a, &b, &s0);
-	if (s0 > t)
+	sht__run_get(n, k, &r.quark, &a, &b, &s0);
+	if (s0 > x->t)
 		return SHT_OK;
-	err = sht__run_seek(n, a, b, t, &i);
-	if (err != SHT_OK || i == b)
+	i = sht__run_seek(n, a, b, key);
+	if (i == b)
+		return SHT_OK;
+	err = sht__run_start(n, a, s0, i, &r.start);
+	if (err != SHT_OK || r.start > x->t)
 		return err;
-	err = sht__run_rec(n, q, a, s0, i, &r);
-	if (err != SHT_OK || r.start > t)
-		return err;
+	if (!sht__rec_end(n, i, &r.end) || !sht__rec_value(n, i, &r.tag, &r.payload))
+		return bad_index(n, i);
 	return keep(st, n, &r, x, res);
 }
 
 /* RUNS node, 2D: the records of run k that the query samples. */
 static sht_err run_2d(struct sht__store *st, const struct sht__node *n,
-		      uint32_t k, struct qspec *x, sht_result *res)
+		      uint32_t k, const struct sht__tkey *key, struct qspec *x,
+		      sht_result *res)
 {
 	struct sht__cur c;
 	struct sht__rec r;
-	uint32_t q, a, b, i;
+	uint32_t q, a, b;
 	sht_time s0;
 	sht_err err;
 	int rc;
 
 	sht__run_get(n, k, &q, &a, &b, &s0);
-	err = sht__run_seek(n, a, b, x->t1, &i);
-	if (err != SHT_OK)
-		return err;
-	sht__cur_from(&c, n, k, i);
+	sht__cur_from(&c, n, k, sht__run_seek(n, a, b, key));
 	while ((rc = sht__cur_next(&c, &r)) == 1 && r.start <= x->t2) {
 		if (rec_matches(x, &r) && (err = keep(st, n, &r, x, res)) != SHT_OK)
 			return err;
@@ -239,13 +264,15 @@ static sht_err run_2d(struct sht__store *st, const struct sht__node *n,
 static sht_err runs_2d(struct sht__store *st, const struct sht__node *n,
 		       struct qspec *x, sht_result *res)
 {
+	struct sht__tkey key;
 	sht_err err = SHT_OK;
 
+	sht__tkey_make(n, x->t1, &key);
 	if (x->sel) {
 		for (size_t k = 0; err == SHT_OK && k < x->nsel; k++) {
 			uint32_t run = sht__run_find(n, x->sel[k]);
 			if (run < n->nruns)
-				err = run_2d(st, n, run, x, res);
+				err = run_2d(st, n, run, &key, x, res);
 		}
 		return err;
 	}
@@ -257,7 +284,7 @@ static sht_err runs_2d(struct sht__store *st, const struct sht__node *n,
 		sht__run_get(n, k, &q, &a, &b, &s0);
 		if (q > x->qhi)
 			break;
-		err = run_2d(st, n, k, x, res);
+		err = run_2d(st, n, k, &key, x, res);
 	}
 	return err;
 }
@@ -265,20 +292,20 @@ static sht_err runs_2d(struct sht__store *st, const struct sht__node *n,
 static sht_err scan_runs(struct sht__store *st, const struct sht__node *n,
 			 struct qspec *x, sht_result *res)
 {
+	struct sht__tkey key;
 	sht_err err = SHT_OK;
 	uint32_t k;
 
-	switch (x->kind) {
-	case Q_SINGLE:
-		k = sht__run_find(n, x->q);
-		return k < n->nruns ? run_at(st, n, k, x->t, x, res) : SHT_OK;
-	case Q_FULL:
-		for (k = 0; err == SHT_OK && k < n->nruns; k++)
-			err = run_at(st, n, k, x->t, x, res);
-		return err;
-	default:
+	if (x->kind == Q_2D)
 		return runs_2d(st, n, x, res);
+	sht__tkey_make(n, x->t, &key);
+	if (x->kind == Q_SINGLE) {
+		k = sht__run_find(n, x->q);
+		return k < n->nruns ? run_at(st, n, k, &key, x, res) : SHT_OK;
 	}
+	for (k = 0; err == SHT_OK && k < n->nruns; k++)
+		err = run_at(st, n, k, &key, x, res);
+	return err;
 }
 
 static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
@@ -287,15 +314,19 @@ static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
 	struct sht__rec r;
 
 	for (uint32_t i = 0; i < n->n; i++) {
-		uint64_t pos = (uint64_t)i * n->w + n->qbits;
-		sht_time s = (sht_time)(n->sbase + sht__getbits(n->records, pos, n->sbits));
 		sht_err err;
 
-		if (s > x->t)
+		r.start = sht__flat_start(n, i);
+		if (r.start > x->t)
 			continue;
-		err = sht__flat_rec(n, i, &r);
-		if (err == SHT_OK && r.end >= x->t)
-			err = keep_full(st, n, &r, x, res);
+		if (!sht__flat_end(n, i, r.start, &r.end))
+			return bad_index(n, i);
+		if (r.end < x->t)
+			continue;
+		r.quark = sht__flat_quark(n, i);
+		if (!sht__rec_value(n, i, &r.tag, &r.payload))
+			return bad_index(n, i);
+		err = keep_full(st, n, &r, x, res);
 		if (err != SHT_OK)
 			return err;
 	}

@@ -18,35 +18,6 @@ static sht_err bad_rec(const struct sht__node *n, uint32_t i, const char *what)
 			  (unsigned long long)n->self, i, what);
 }
 
-int sht__rec_value(const struct sht__node *n, uint32_t i, uint8_t *tag,
-		   uint64_t *payload)
-{
-	uint64_t pos = (uint64_t)i * n->w + n->voff;
-
-	if (n->flags & SHT__NFLAG_DICT) {
-		uint64_t d = sht__getbits(n->records, pos, n->dbits);
-		unsigned t = 0;
-
-		if (d >= n->nvals)
-			return 0;
-		while (d >= n->dfirst[t + 1])   /* dfirst[5] = nvals > d */
-			t++;
-		*tag = (uint8_t)t;
-		*payload = n->dbase[t] +
-			   sht__getbits(n->dict, n->doff[t] + (d - n->dfirst[t]) * n->dw[t],
-					n->dw[t]);
-		return 1;
-	}
-	*tag = n->tbits ? (uint8_t)sht__getbits(n->records, pos, n->tbits)
-			: n->ctag;
-	*payload = sht__getbits(n->records, pos + n->tbits, n->vbits);
-	if (*tag == SHT__TAG_INT32 || *tag == SHT__TAG_INT64)
-		*payload += n->vbase;
-	else if (*tag == SHT__TAG_NULL)
-		*payload = 0;
-	return 1;
-}
-
 /* End and value of record i (the fields every layout has). */
 static sht_err end_value(const struct sht__node *n, uint32_t i,
 			 struct sht__rec *r)
@@ -60,24 +31,16 @@ static sht_err end_value(const struct sht__node *n, uint32_t i,
 
 /* ---- flat records ------------------------------------------------------- */
 
-static inline uint32_t flat_quark(const struct sht__node *n, uint32_t i)
-{
-	return n->qmin + (uint32_t)sht__getbits(n->records, (uint64_t)i * n->w,
-						n->qbits);
-}
-
 sht_err sht__flat_rec(const struct sht__node *n, uint32_t i,
 		      struct sht__rec *r)
 {
-	uint64_t pos = (uint64_t)i * n->w;
-	sht_err err = end_value(n, i, r);
-
-	r->quark = flat_quark(n, i);
-	r->start = (sht_time)(n->sbase +
-			      sht__getbits(n->records, pos + n->qbits, n->sbits));
-	if (n->flags & SHT__NFLAG_DURATION)
-		r->end = (sht_time)((uint64_t)r->end + (uint64_t)r->start);
-	return err;
+	r->quark = sht__flat_quark(n, i);
+	r->start = sht__flat_start(n, i);
+	if (!sht__flat_end(n, i, r->start, &r->end))
+		return bad_rec(n, i, "end index outside the end table");
+	if (!sht__rec_value(n, i, &r->tag, &r->payload))
+		return bad_rec(n, i, "value index outside the dictionary");
+	return SHT_OK;
 }
 
 uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
@@ -90,7 +53,7 @@ uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
 		return n->n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (flat_quark(n, mid) < q)
+		if (sht__flat_quark(n, mid) < q)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -127,22 +90,46 @@ uint32_t sht__run_find(const struct sht__node *n, uint32_t q)
 	return r < n->nruns && run_quark(n, r) == q ? r : n->nruns;
 }
 
-sht_err sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
-		      sht_time t, uint32_t *i)
+void sht__tkey_make(const struct sht__node *n, sht_time t,
+		    struct sht__tkey *k)
 {
+	uint64_t lo = 0, hi = n->nends, x;
+
+	k->none = 0;
+	if (t <= (sht_time)n->ebase) {      /* every end is >= t */
+		k->x = 0;
+		return;
+	}
+	x = (uint64_t)t - n->ebase;         /* > 0: t - ebase, no overflow */
+	if (!(n->flags & SHT__NFLAG_ETAB)) {
+		k->x = x;
+		k->none = n->ew < 64 && x >= (UINT64_C(1) << n->ew);
+		return;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (sht__getbits(n->etab, mid * n->ebits, n->ebits) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k->x = lo;
+	k->none = lo == n->nends;
+}
+
+uint32_t sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
+		       const struct sht__tkey *k)
+{
+	if (k->none)
+		return b;
 	while (a < b) {
 		uint32_t mid = a + (b - a) / 2;
-		sht_time e;
-
-		if (!sht__rec_end(n, mid, &e))
-			return bad_rec(n, mid, "end index outside the end table");
-		if (e < t)
+		if (sht__getbits(n->records, (uint64_t)mid * n->w + n->eoff, n->ew) < k->x)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	*i = a;
-	return SHT_OK;
+	return a;
 }
 
 static inline uint32_t exc_index(const struct sht__node *n, uint32_t x)
@@ -171,27 +158,34 @@ static uint32_t exc_lower_bound(const struct sht__node *n, uint32_t i)
 	return lo;
 }
 
-sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
-		     sht_time s0, uint32_t i, struct sht__rec *r)
+sht_err sht__run_start(const struct sht__node *n, uint32_t a, sht_time s0,
+		       uint32_t i, sht_time *s)
 {
-	sht_err err = end_value(n, i, r);
 	uint32_t x;
 	sht_time prev;
 
-	r->quark = q;
-	if (err != SHT_OK || i == a) {
-		r->start = s0;
-		return err;
+	if (i == a) {
+		*s = s0;
+		return SHT_OK;
 	}
 	x = exc_lower_bound(n, i);
 	if (x < n->nexc && exc_index(n, x) == i) {
-		r->start = exc_start(n, x);
+		*s = exc_start(n, x);
 		return SHT_OK;
 	}
 	if (!sht__rec_end(n, i - 1, &prev))
 		return bad_rec(n, i - 1, "end index outside the end table");
-	r->start = (sht_time)((uint64_t)prev + 1);
+	*s = (sht_time)((uint64_t)prev + 1);
 	return SHT_OK;
+}
+
+sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
+		     sht_time s0, uint32_t i, struct sht__rec *r)
+{
+	sht_err err = end_value(n, i, r);
+
+	r->quark = q;
+	return err != SHT_OK ? err : sht__run_start(n, a, s0, i, &r->start);
 }
 
 /* ---- cursor ------------------------------------------------------------- */

@@ -145,8 +145,59 @@ static inline int sht__rec_end(const struct sht__node *n, uint32_t i,
 }
 
 /* Record i's tag and payload; 0 if its value index is out of the table. */
-int sht__rec_value(const struct sht__node *n, uint32_t i, uint8_t *tag,
-		   uint64_t *payload);
+static inline int sht__rec_value(const struct sht__node *n, uint32_t i,
+				 uint8_t *tag, uint64_t *payload)
+{
+	uint64_t pos = (uint64_t)i * n->w + n->voff;
+
+	if (n->flags & SHT__NFLAG_DICT) {
+		uint64_t d = sht__getbits(n->records, pos, n->dbits);
+		unsigned t = 0;
+
+		if (d >= n->nvals)
+			return 0;
+		while (d >= n->dfirst[t + 1])   /* dfirst[5] = nvals > d */
+			t++;
+		*tag = (uint8_t)t;
+		*payload = n->dbase[t] +
+			   sht__getbits(n->dict, n->doff[t] + (d - n->dfirst[t]) * n->dw[t],
+					n->dw[t]);
+		return 1;
+	}
+	*tag = n->tbits ? (uint8_t)sht__getbits(n->records, pos, n->tbits)
+			: n->ctag;
+	*payload = sht__getbits(n->records, pos + n->tbits, n->vbits);
+	if (*tag == SHT__TAG_INT32 || *tag == SHT__TAG_INT64)
+		*payload += n->vbase;
+	else if (*tag == SHT__TAG_NULL)
+		*payload = 0;
+	return 1;
+}
+
+/* Flat records: the quark and start of record i. */
+static inline uint32_t sht__flat_quark(const struct sht__node *n, uint32_t i)
+{
+	return n->qmin + (uint32_t)sht__getbits(n->records, (uint64_t)i * n->w,
+						n->qbits);
+}
+
+static inline sht_time sht__flat_start(const struct sht__node *n, uint32_t i)
+{
+	return (sht_time)(n->sbase + sht__getbits(n->records,
+						  (uint64_t)i * n->w + n->qbits,
+						  n->sbits));
+}
+
+/* Flat records: the end of record i starting at s (DURATION or not). */
+static inline int sht__flat_end(const struct sht__node *n, uint32_t i,
+				sht_time s, sht_time *e)
+{
+	if (!sht__rec_end(n, i, e))
+		return 0;
+	if (n->flags & SHT__NFLAG_DURATION)
+		*e = (sht_time)((uint64_t)*e + (uint64_t)s);
+	return 1;
+}
 
 /* Run r (< nruns): its quark, its records [*a, *b) (clamped so that
  * a <= b <= n) and the start of its first record. */
@@ -171,9 +222,21 @@ static inline void sht__run_get(const struct sht__node *n, uint32_t r,
 uint32_t sht__run_find(const struct sht__node *n, uint32_t q);
 /* RUNS: first run whose quark is >= q (nruns if none). */
 uint32_t sht__run_lower_bound(const struct sht__node *n, uint32_t q);
-/* RUNS: first record i in [a, b) with end >= t (b if none). */
-sht_err sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
-		      sht_time t, uint32_t *i);
+/* A time as a node's end fields compare with it: through the end table,
+ * the rank of the first end >= t; else t (offset by ebase). */
+struct sht__tkey {
+	uint64_t x;             /* records with end field >= x end at >= t */
+	int none;               /* no end in the node is >= t */
+};
+void sht__tkey_make(const struct sht__node *n, sht_time t,
+		    struct sht__tkey *k);
+/* RUNS: first record i in [a, b) with end >= k's time (b if none).  Ends
+ * are not decoded: a damaged index cannot fail here. */
+uint32_t sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
+		       const struct sht__tkey *k);
+/* RUNS: start of record i of the run of records [a, ...) starting at s0. */
+sht_err sht__run_start(const struct sht__node *n, uint32_t a, sht_time s0,
+		       uint32_t i, sht_time *s);
 /* RUNS: record i of the run [a, ...) of quark q starting at s0, whole. */
 sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
 		     sht_time s0, uint32_t i, struct sht__rec *r);
@@ -369,6 +432,7 @@ struct sht__trk {
 					the previous record of their quark */
 	uint32_t nends;              /* distinct ends */
 	uint64_t elast;              /* largest end so far */
+	uint32_t nvals;              /* distinct values */
 	uint32_t dcount[SHT__TAG_COUNT]; /* distinct values per tag */
 	uint64_t dlo[SHT__TAG_COUNT], dhi[SHT__TAG_COUNT]; /* their keys */
 };
@@ -418,6 +482,17 @@ struct sht__open {
 	uint32_t vmask;
 	struct sht__val *vals;       /* trk's distinct values by rank */
 	uint32_t vals_cap;
+	/* Fast path of the size accounting (track.c): the layout last
+	 * computed (n > 0), and limits under which no width of it changes. */
+	struct sht__layout lay;
+	uint64_t bound;              /* >= the size in that layout */
+	uint64_t inc;                /* >= what a record adds to it */
+	uint64_t left;               /* block bytes beyond the bound */
+	uint32_t n_lim, ends_lim;    /* record and end counts to stop at */
+	/* Exclusive upper limits of a record's fields (biased, as in trk);
+	 * the lower limits are trk's minima. */
+	uint64_t lim_q, lim_s, lim_e, lim_v;
+	uint64_t lim_d[SHT__TAG_COUNT];
 	struct sht__child *ch;       /* closed children, max_children room */
 	uint32_t nc;
 	uint32_t sub_qmin, sub_qmax; /* quarks of records + closed subtree */
@@ -443,27 +518,20 @@ static inline uint64_t sht__value_key(uint8_t tag, uint64_t payload)
 	return tag == SHT__TAG_NULL ? 0 : payload;
 }
 
-/* What adding one record would change (sht__open_probe), applied by
- * sht__open_commit if the node has room. */
-struct sht__probe {
-	struct sht__trk t;           /* the counts with the record */
-	uint32_t qpos, vpos;         /* table slots of its quark and value */
-	uint32_t vrank;              /* its value's insertion rank */
-	int new_quark, new_value;
-};
-
 /* Empty o's counts and tables (a node reset). */
 void sht__open_track_reset(struct sht__open *o);
 /* Free the tables (not o). */
 void sht__open_track_free(struct sht__open *o);
-/* The counts of o with r added, and where r goes in the tables.
- * @return SHT_OK or SHT_ERR_NOMEM (a table could not grow). */
-sht_err sht__open_probe(struct sht__open *o, const struct sht__oiv *r,
-			struct sht__probe *p);
-/* Add r (probed into p) to o's counts and tables and set r's slots;
- * chosen: the flags of the layout the node has with r. */
-void sht__open_commit(struct sht__open *o, struct sht__oiv *r,
-		      const struct sht__probe *p, uint8_t chosen);
+/*
+ * Add r to o if o still fits a block of block_size bytes with it and
+ * heap_add more heap bytes (a core node keeping room for max_children
+ * child entries): r is appended to o->iv, its slots set, the counts
+ * updated.  Exact: a size bound decides when it can, else the layout.
+ * @return 1 (added), 0 (no room: o unchanged), SHT_ERR_NOMEM.
+ */
+int sht__open_add(struct sht__open *o, const struct sht__oiv *r,
+		  uint32_t heap_add, uint32_t max_children,
+		  uint32_t block_size);
 /* Choose the smallest layout for the counts t: the node's bytes with its
  * heap and, for a core node, room for max_children child entries. */
 void sht__trk_layout(const struct sht__trk *t, uint8_t kind,

@@ -21,6 +21,7 @@
  * happens in a valid history), and, to save the table look-ups, either
  * one when half the block's records are in and it is clearly the larger.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "store/store-int.h"
@@ -30,9 +31,21 @@
 #define MINMAX(lo, hi, x) do { if ((x) < (lo)) (lo) = (x); \
 			       if ((x) > (hi)) (hi) = (x); } while (0)
 
+/* What adding one record changes, found without changing anything. */
+struct probe {
+	uint32_t qpos, vpos;         /* table slots of its quark and value */
+	uint32_t vrank;              /* its value's insertion rank */
+	uint8_t new_quark;           /* first record of its quark */
+	uint8_t exc;                 /* a start exception */
+	uint8_t new_end, new_value;  /* adds to the end table, dictionary */
+	uint8_t off;                 /* layouts it rules out */
+	uint8_t fast;                /* room decided by the bound */
+	struct sht__layout lay;      /* slow path: the layout with it */
+};
+
 /* Records after which a layout that is not chosen and is clearly larger
  * (7/8 of the records would be runs or distinct values) is dropped. */
-#define PRUNE_AT 4096u
+#define PRUNE_AT 1024u
 
 /* ---- tables ------------------------------------------------------------- */
 
@@ -161,69 +174,70 @@ void sht__open_track_free(struct sht__open *o)
 /* ---- counting ----------------------------------------------------------- */
 
 static sht_err probe_quark(struct sht__open *o, const struct sht__oiv *r,
-			   struct sht__probe *p)
+			   struct probe *p)
 {
-	struct sht__trk *t = &p->t;
 	uint64_t s = sht__bias(r->start), last;
 	int found;
 
-	if (qgrow(o, t->nruns) != SHT_OK)
+	if (2 * ((uint64_t)o->trk.nruns + 1) > (o->qtab ? o->qmask + 1 : 0) &&
+	    qgrow(o, o->trk.nruns) != SHT_OK)
 		return SHT_ERR_NOMEM;
 	p->qpos = qfind(o, r->quark, &found);
 	if (!found) {
-		t->nruns++;
 		p->new_quark = 1;
 		return SHT_OK;
 	}
 	last = o->qtab[p->qpos].last_end;
 	if (s <= last)
-		t->off |= SHT__NFLAG_RUNS;   /* overlap or out of order */
+		p->off |= SHT__NFLAG_RUNS;   /* overlap or out of order */
 	else if (s != last + 1)
-		t->nexc++;
+		p->exc = 1;
 	return SHT_OK;
 }
 
 static sht_err probe_value(struct sht__open *o, const struct sht__oiv *r,
-			   struct sht__probe *p)
+			   struct probe *p)
 {
-	struct sht__trk *t = &p->t;
 	const struct sht__oiv *prev = o->trk.n ? &o->iv[o->trk.n - 1] : NULL;
-	uint32_t nd = 0;
-	uint64_t key;
 	int found;
 
 	if (prev && prev->tag == r->tag && prev->payload == r->payload) {
 		p->vrank = prev->vslot;
 		return SHT_OK;
 	}
-	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
-		nd += t->dcount[k];
-	if (vgrow(o, nd) != SHT_OK)
+	if (vgrow(o, o->trk.nvals) != SHT_OK)
 		return SHT_ERR_NOMEM;
 	p->vpos = vfind(o, r->tag, r->payload, &found);
-	if (found) {
-		p->vrank = o->vtab[p->vpos].rank;
-		return SHT_OK;
-	}
-	key = sht__value_key(r->tag, r->payload);
-	t->dcount[r->tag]++;
-	MINMAX(t->dlo[r->tag], t->dhi[r->tag], key);
-	p->vrank = nd;
-	p->new_value = 1;
+	p->vrank = found ? o->vtab[p->vpos].rank : o->trk.nvals;
+	p->new_value = !found;
 	return SHT_OK;
 }
 
-sht_err sht__open_probe(struct sht__open *o, const struct sht__oiv *r,
-			struct sht__probe *p)
+static sht_err probe(struct sht__open *o, const struct sht__oiv *r,
+		     struct probe *p)
 {
-	struct sht__trk *t = &p->t;
-	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
-	uint64_t d = (uint64_t)r->end - (uint64_t)r->start;
+	const struct sht__trk *t = &o->trk;
+	uint64_t e = sht__bias(r->end);
 	sht_err err = SHT_OK;
 
-	*t = o->trk;
-	p->new_quark = p->new_value = 0;
-	p->qpos = p->vpos = p->vrank = 0;
+	memset(p, 0, offsetof(struct probe, lay));
+	if (t->n && e < t->elast)
+		p->off |= SHT__NFLAG_ETAB;
+	p->new_end = !t->n || e != t->elast;
+	if (!(t->off & SHT__NFLAG_RUNS))
+		err = probe_quark(o, r, p);
+	if (err == SHT_OK && !(t->off & SHT__NFLAG_DICT))
+		err = probe_value(o, r, p);
+	return err;
+}
+
+/* t with r added. */
+static inline void apply(struct sht__trk *t, const struct sht__oiv *r,
+			 const struct probe *p)
+{
+	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
+	uint64_t d = (uint64_t)r->end - (uint64_t)r->start;
+
 	MINMAX(t->qmin, t->qmax, r->quark);
 	MINMAX(t->smin, t->smax, s);
 	MINMAX(t->emin, t->emax, e);
@@ -235,44 +249,156 @@ sht_err sht__open_probe(struct sht__open *o, const struct sht__oiv *r,
 	} else if (r->tag == SHT__TAG_STRING && r->payload > t->str_off_max) {
 		t->str_off_max = r->payload;
 	}
-	if (t->n && e < t->elast) {
-		t->off |= SHT__NFLAG_ETAB;
-	} else if (!t->n || e != t->elast) {
+	t->off |= p->off;
+	if (p->new_end && !(t->off & SHT__NFLAG_ETAB)) {
 		t->nends++;
 		t->elast = e;
 	}
-	if (!(t->off & SHT__NFLAG_RUNS))
-		err = probe_quark(o, r, p);
-	if (err == SHT_OK && !(t->off & SHT__NFLAG_DICT))
-		err = probe_value(o, r, p);
+	t->nruns += p->new_quark;
+	t->nexc += p->exc;
+	if (p->new_value && !(t->off & SHT__NFLAG_DICT)) {
+		uint64_t key = sht__value_key(r->tag, r->payload);
+		t->nvals++;
+		t->dcount[r->tag]++;
+		MINMAX(t->dlo[r->tag], t->dhi[r->tag], key);
+	}
 	t->n++;
-	return err;
+}
+
+static inline int pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+/* lo + 2^w, or UINT64_MAX if that does not fit: the exclusive limit of a
+ * w-bit field above lo. */
+static uint64_t limit(uint64_t lo, unsigned w)
+{
+	return w >= 64 || lo >= UINT64_MAX - (UINT64_C(1) << w) + 1
+	       ? UINT64_MAX : lo + (UINT64_C(1) << w);
+}
+
+/* Whether adding r to o keeps every width of o's layout (so that the
+ * layout grows by at most o->inc bytes). */
+static int same_widths(const struct sht__open *o, const struct sht__oiv *r,
+		       const struct probe *p)
+{
+	const struct sht__trk *t = &o->trk;
+	unsigned f = o->lay.flags;
+	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
+	uint64_t d = (uint64_t)r->end - (uint64_t)r->start, k;
+
+	if (!t->n || p->off || r->quark < t->qmin || r->quark >= o->lim_q ||
+	    s < t->smin || s >= o->lim_s ||
+	    ((f & SHT__NFLAG_DURATION) ? d < t->dmin || d >= o->lim_e
+				       : e < t->emin || e >= o->lim_e) ||
+	    (p->new_end && t->nends >= o->ends_lim))
+		return 0;
+	if (f & SHT__NFLAG_DICT) {
+		if (!p->new_value)
+			return 1;
+		k = sht__value_key(r->tag, r->payload);
+		return t->dcount[r->tag] && !pow2(t->nvals) &&
+		       k >= t->dlo[r->tag] &&
+		       k < limit(t->dlo[r->tag], sht__bits(t->dhi[r->tag] - t->dlo[r->tag]));
+	}
+	if (!(t->types & TYPE_BIT(r->tag)))
+		return 0;
+	if (TYPE_BIT(r->tag) & INT_TYPES) {
+		k = sht__bias((sht_time)r->payload);
+		return k >= t->vmin && k < o->lim_v;
+	}
+	return r->tag != SHT__TAG_STRING || r->payload < limit(0, o->lay.vbits);
+}
+
+static int room(const struct sht__open *o, const struct sht__oiv *r,
+		struct probe *p, uint32_t max_children, uint32_t heap_add,
+		uint32_t block_size)
+{
+	struct sht__trk t;
+
+	if ((uint64_t)o->trk.n + 1 > block_size / 2)
+		return 0;
+	p->fast = o->inc + heap_add <= o->left && o->trk.n < o->n_lim &&
+		  same_widths(o, r, p);
+	if (p->fast)
+		return 1;
+	t = o->trk;
+	apply(&t, r, p);
+	sht__trk_layout(&t, o->kind, max_children, o->heap_len + heap_add, &p->lay);
+	return p->lay.size + SHT__SLACK <= block_size;
 }
 
 /* Drop a layout that is not chosen and clearly larger (see the top). */
 static void prune(struct sht__trk *t, uint8_t chosen)
 {
-	uint64_t nd = 0;
-
-	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
-		nd += t->dcount[k];
 	if (!(chosen & SHT__NFLAG_RUNS) && 8 * (uint64_t)t->nruns > 7 * (uint64_t)t->n)
 		t->off |= SHT__NFLAG_RUNS;
-	if (!(chosen & SHT__NFLAG_DICT) && 8 * nd > 7 * (uint64_t)t->n)
+	if (!(chosen & SHT__NFLAG_DICT) && 8 * (uint64_t)t->nvals > 7 * (uint64_t)t->n)
 		t->off |= SHT__NFLAG_DICT;
 }
 
-void sht__open_commit(struct sht__open *o, struct sht__oiv *r,
-		      const struct sht__probe *p, uint8_t chosen)
+/* Bytes one record can add to layout L while no width changes: its
+ * record, a run or exception entry, an end, a value, and one byte of
+ * rounding per area. */
+static uint64_t record_bound(const struct sht__layout *L)
 {
-	if (!(p->t.off & SHT__NFLAG_RUNS)) {
+	uint64_t bits = L->w;
+
+	if (L->flags & SHT__NFLAG_RUNS)
+		bits += (uint64_t)L->qbits + L->ibits + L->sbits;
+	if (L->flags & SHT__NFLAG_ETAB)
+		bits += L->ebits;
+	if (L->flags & SHT__NFLAG_DICT)
+		bits += 64;
+	return (bits + 7) / 8 + 4;
+}
+
+static uint32_t pow2_ceil(uint32_t x)
+{
+	uint32_t p = 1;
+
+	while (p < x && p < (UINT32_C(1) << 31))
+		p <<= 1;
+	return p;
+}
+
+/* A new exact layout: the bound restarts from its size, and the limits
+ * of the fast path are set (the field widths of L hold up to them; the
+ * index widths up to the next power of two of their counts). */
+static void set_layout(struct sht__open *o, const struct sht__layout *L,
+		       uint32_t block_size)
+{
+	const struct sht__trk *t = &o->trk;
+	uint32_t n_lim = o->cap < block_size / 2 ? o->cap : block_size / 2;
+
+	o->lay = *L;
+	o->bound = L->size;
+	o->inc = record_bound(L);
+	o->left = L->size + SHT__SLACK <= block_size
+		  ? block_size - SHT__SLACK - L->size : 0;
+	if ((L->flags & SHT__NFLAG_RUNS) && pow2_ceil(t->n) < n_lim)
+		n_lim = pow2_ceil(t->n);
+	o->n_lim = n_lim;
+	o->ends_lim = (L->flags & SHT__NFLAG_ETAB) ? pow2_ceil(t->nends) : UINT32_MAX;
+	o->lim_q = limit(t->qmin, L->qbits);
+	o->lim_s = limit(t->smin, L->sbits);
+	o->lim_e = (L->flags & SHT__NFLAG_DURATION) ? limit(t->dmin, L->ebits)
+						    : limit(t->emin, L->ebits);
+	o->lim_v = limit(t->vmin, L->vbits);
+}
+
+static void commit(struct sht__open *o, struct sht__oiv *r,
+		   const struct probe *p, uint32_t heap_add, uint32_t block_size)
+{
+	if (!(o->trk.off & SHT__NFLAG_RUNS)) {
 		struct sht__qslot *q = &o->qtab[p->qpos];
 		q->quark = r->quark;
 		q->gen = o->gen;
 		q->last_end = sht__bias(r->end);
 	}
 	r->vslot = p->vrank;
-	if (!(p->t.off & SHT__NFLAG_DICT) && p->new_value) {
+	if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT)) {
 		struct sht__vslot *v = &o->vtab[p->vpos];
 		v->payload = r->payload;
 		v->tag = r->tag;
@@ -281,10 +407,139 @@ void sht__open_commit(struct sht__open *o, struct sht__oiv *r,
 		o->vals[p->vrank].payload = r->payload;
 		o->vals[p->vrank].tag = r->tag;
 	}
-	r->eslot = p->t.nends - 1;
-	o->trk = p->t;
+	apply(&o->trk, r, p);
+	r->eslot = o->trk.nends - 1;
+	if (p->fast) {
+		o->bound += o->inc + heap_add;
+		o->left -= o->inc + heap_add;
+	} else {
+		set_layout(o, &p->lay, block_size);
+	}
 	if (o->trk.n == PRUNE_AT)
-		prune(&o->trk, chosen);
+		prune(&o->trk, o->lay.flags);
+}
+
+static sht_err grow_records(struct sht__open *o)
+{
+	uint32_t cap = o->cap ? o->cap * 2 : 64;
+	struct sht__oiv *iv = realloc(o->iv, (size_t)cap * sizeof *iv);
+
+	if (!iv)
+		return SHT_ERR_NOMEM;
+	o->iv = iv;
+	o->cap = cap;
+	return SHT_OK;
+}
+
+/*
+ * The common case, kept short (the builder's hot path): the node has
+ * records, the bound leaves room for one more, the record changes no
+ * width of the current layout, brings no new value and no disorder.  It
+ * does what probe, room and commit would do; 0 if it cannot decide.
+ */
+static int add_fast(struct sht__open *o, const struct sht__oiv *r,
+		    uint32_t heap_add)
+{
+	struct sht__trk *t = &o->trk;
+	const struct sht__oiv *prev;
+	struct sht__oiv *x;
+	unsigned f = o->lay.flags;
+	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
+	uint64_t d = (uint64_t)r->end - (uint64_t)r->start, last;
+	uint32_t qpos, vrank;
+	int new_end = e != t->elast, found = 1;
+
+	if (t->n >= o->n_lim || o->inc + heap_add > o->left ||
+	    r->quark < t->qmin || r->quark >= o->lim_q ||
+	    s < t->smin || s >= o->lim_s || e < t->elast ||
+	    ((f & SHT__NFLAG_DURATION) ? d < t->dmin || d >= o->lim_e
+				       : e >= o->lim_e) ||
+	    (new_end && t->nends >= o->ends_lim))
+		return 0;
+	prev = &o->iv[t->n - 1];
+	if (prev->tag == r->tag && prev->payload == r->payload) {
+		vrank = prev->vslot;
+	} else if (!(t->off & SHT__NFLAG_DICT)) {
+		uint32_t vpos = vfind(o, r->tag, r->payload, &found);
+		if (!found)
+			return 0;
+		vrank = o->vtab[vpos].rank;
+	} else {
+		vrank = 0;
+	}
+	if (!(f & SHT__NFLAG_DICT) &&
+	    (!(t->types & TYPE_BIT(r->tag)) ||
+	     ((TYPE_BIT(r->tag) & INT_TYPES)
+	      ? sht__bias((sht_time)r->payload) < t->vmin ||
+		sht__bias((sht_time)r->payload) >= o->lim_v
+	      : r->tag == SHT__TAG_STRING && r->payload >= limit(0, o->lay.vbits))))
+		return 0;
+	if (!(t->off & SHT__NFLAG_RUNS)) {
+		if (2 * ((uint64_t)t->nruns + 1) > o->qmask + 1)
+			return 0;
+		qpos = qfind(o, r->quark, &found);
+		last = o->qtab[qpos].last_end;
+		if (found && s <= last)
+			return 0;
+		t->nruns += !found;
+		t->nexc += found && s != last + 1;
+		o->qtab[qpos].quark = r->quark;
+		o->qtab[qpos].gen = o->gen;
+		o->qtab[qpos].last_end = e;
+	}
+	if (r->quark > t->qmax)
+		t->qmax = r->quark;
+	if (s > t->smax)
+		t->smax = s;
+	if (e > t->emax)
+		t->emax = e;
+	MINMAX(t->dmin, t->dmax, d);
+	if (TYPE_BIT(r->tag) & INT_TYPES) {
+		uint64_t v = sht__bias((sht_time)r->payload);
+		MINMAX(t->vmin, t->vmax, v);
+	} else if (r->tag == SHT__TAG_STRING && r->payload > t->str_off_max) {
+		t->str_off_max = r->payload;
+	}
+	if (new_end && !(t->off & SHT__NFLAG_ETAB)) {
+		t->nends++;
+		t->elast = e;
+	}
+	x = &o->iv[t->n++];
+	*x = *r;
+	x->vslot = vrank;
+	x->eslot = t->nends - 1;
+	o->bound += o->inc + heap_add;
+	o->left -= o->inc + heap_add;
+	if (t->n == PRUNE_AT)
+		prune(t, f);
+	return 1;
+}
+
+/* Everything add_fast leaves: probe, room (exact), commit. */
+static __attribute__((noinline)) int add_slow(struct sht__open *o, const struct sht__oiv *r,
+		    uint32_t heap_add, uint32_t max_children,
+		    uint32_t block_size)
+{
+	struct probe p;
+
+	if (probe(o, r, &p) != SHT_OK)
+		return SHT_ERR_NOMEM;
+	if (!room(o, r, &p, max_children, heap_add, block_size))
+		return 0;
+	if (o->trk.n == o->cap && grow_records(o) != SHT_OK)
+		return SHT_ERR_NOMEM;
+	o->iv[o->trk.n] = *r;
+	commit(o, &o->iv[o->trk.n], &p, heap_add, block_size);
+	return 1;
+}
+
+int sht__open_add(struct sht__open *o, const struct sht__oiv *r,
+		  uint32_t heap_add, uint32_t max_children,
+		  uint32_t block_size)
+{
+	if (o->trk.n && add_fast(o, r, heap_add))
+		return 1;
+	return add_slow(o, r, heap_add, max_children, block_size);
 }
 
 /* ---- layout ------------------------------------------------------------- */
@@ -304,17 +559,13 @@ static unsigned value_bits(const struct sht__trk *t)
 
 /* Bytes of the dictionary's values (tag table included), and the
  * number of distinct values. */
-static uint64_t dict_bytes(const struct sht__trk *t, uint32_t *nd)
+static uint64_t dict_bytes(const struct sht__trk *t)
 {
 	uint64_t bits = 0;
 
-	*nd = 0;
-	for (unsigned k = 0; k < SHT__TAG_COUNT; k++) {
-		if (!t->dcount[k])
-			continue;
-		*nd += t->dcount[k];
-		bits += (uint64_t)t->dcount[k] * sht__bits(t->dhi[k] - t->dlo[k]);
-	}
+	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
+		if (t->dcount[k])
+			bits += (uint64_t)t->dcount[k] * sht__bits(t->dhi[k] - t->dlo[k]);
 	return SHT__DICT_HDR + (bits + 7) / 8;
 }
 
@@ -324,14 +575,13 @@ static void layout_values(const struct sht__trk *t, struct sht__layout *L)
 	uint64_t n = t->n;
 	unsigned tb = (t->types & (t->types - 1)) ? SHT__TBITS : 0;
 	unsigned vb = value_bits(t);
-	uint32_t nd;
 	uint64_t db;
 
 	if (!(t->off & SHT__NFLAG_DICT)) {
-		db = dict_bytes(t, &nd);
-		if (8 * db + n * sht__bits(nd - 1) < n * (tb + vb)) {
+		db = dict_bytes(t);
+		if (8 * db + n * sht__bits(t->nvals - 1) < n * (tb + vb)) {
 			L->flags |= SHT__NFLAG_DICT;
-			L->dbits = (uint8_t)sht__bits(nd - 1);
+			L->dbits = (uint8_t)sht__bits(t->nvals - 1);
 			L->dict_bytes = db;
 			return;
 		}

@@ -13,7 +13,8 @@
  *             to the start it replaces;
  *   tables    end table and dictionary values strictly increasing (per
  *             type), every entry used by some record;
- *   direct    a null value's payload field is zero.
+ *   direct    a null value's payload field is zero;
+ *   padding   the bits after the last entry of each area are zero.
  *
  * No I/O: blob references are handed to a callback.
  */
@@ -177,13 +178,41 @@ static void check_tables(struct vctx *v)
 	check_used(v, "value dictionary", n->nvals, n->voff, n->dbits);
 }
 
+/* The bits of an area after its last entry (count entries of w bits)
+ * are zero, up to the end of its last byte. */
+static void check_tail(struct vctx *v, const char *what, const uint8_t *area,
+		       uint64_t count, uint64_t w)
+{
+	uint64_t bits = count * w;
+
+	if ((bits & 7) && (area[bits >> 3] >> (bits & 7)))
+		bad(v, "%s: bits after the last entry are not zero", what);
+}
+
+static void check_tails(struct vctx *v)
+{
+	const struct sht__node *n = v->n;
+	uint64_t dbits = 0;
+
+	if (n->flags & SHT__NFLAG_DICT) {
+		for (unsigned t = 0; t < SHT__TAG_COUNT; t++)
+			dbits += (uint64_t)(n->dfirst[t + 1] - n->dfirst[t]) * n->dw[t];
+		check_tail(v, "value dictionary", n->dict, dbits, 1);
+	}
+	check_tail(v, "end table", n->etab, n->nends, n->ebits);
+	check_tail(v, "run directory", n->dir, n->nruns, n->dirw);
+	check_tail(v, "exceptions", n->exc, n->nexc, n->excw);
+	check_tail(v, "records", n->records, n->n, n->w);
+}
+
 sht_err sht__node_verify(const struct sht__node *n,
 			 void (*blob)(void *ctx, uint64_t first, uint64_t len),
 			 void *ctx)
 {
 	struct vctx v = { n, SHT_OK, blob, ctx };
 
-	if (n->flags & SHT__NFLAG_RUNS)
+	check_tails(&v);
+	if (v.err == SHT_OK && (n->flags & SHT__NFLAG_RUNS))
 		check_runs(&v);
 	if (v.err == SHT_OK)
 		check_tables(&v);

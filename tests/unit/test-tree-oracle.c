@@ -4,11 +4,16 @@
  * (tests/unit/oracle.h).
  *
  * Each workload is a valid history: per quark, intervals tile a time
- * range without gaps or overlaps, and they reach the builder in
- * non-decreasing end time (ties shuffled).  Values cover every type and
- * the awkward ones (INT64_MIN/MAX, -0.0, NaN payloads, empty strings,
- * strings with NULs, strings around the block size, 64 KiB and 100 KiB
- * strings).  Both variants, every block size and fan-out of the matrix.
+ * range without overlaps (and, but for one workload, without gaps), and
+ * they reach the builder in non-decreasing end time (ties shuffled).
+ * Values cover every type and the awkward ones (INT64_MIN/MAX, -0.0, NaN
+ * payloads, empty strings, strings with NULs, strings around the block
+ * size, 64 KiB and 100 KiB strings).  Both variants, every block size
+ * and fan-out of the matrix.  Then workloads aimed at the node layouts
+ * (docs/FORMAT.md §3): kernel-like histories (runs, a quark with
+ * thousands of records in a node, shared ends, few values), every
+ * interval after a gap (start exceptions), distinct int64s over the whole
+ * range, doubles, strings up to blobs, histories of one or two intervals.
  *
  * After sht_builder_finish the file is reopened and checked:
  *   (a) single queries at random (quark, t) and at interval boundaries;
@@ -660,6 +665,150 @@ static void wl_huge_quarks(orc *o, orc_rng *r, const config *c, size_t n)
 	orc_seal(o, r);
 }
 
+/* ---- workloads that stress the node layouts (docs/FORMAT.md §3) -------- */
+
+/* Values for the kernel-like workloads: small ints mostly, CPU-frequency
+ * sized int64s, a few names, nulls. */
+static sht_value kernel_value(orc_rng *r, sht_quark q)
+{
+	static const char *const names[] = { "swapper/0", "bash", "sshd",
+					     "kworker/1:2", "", "sys_read" };
+
+	if (q % 17 == 3)
+		return sht_value_int64(3300000000ll + (int64_t)orc_below(r, 4));
+	if (q % 11 == 5) {
+		const char *s = names[q % 6 == 0 ? 4 : orc_below(r, 6)];
+		return sht_value_string(s, (uint32_t)strlen(s));
+	}
+	if (orc_pct(r, 5))
+		return sht_value_null();
+	return sht_value_int32((int32_t)orc_below(r, 8) - 1);
+}
+
+/*
+ * W9: a state history like the kernel analysis's: nq attributes change at
+ * events (1 to 4 attributes per event, so intervals share ends), a few
+ * hot attributes take most changes (thousands of records of one quark in
+ * a node), few distinct values.  gap > 0: after each interval its quark
+ * waits up to gap before its next one (no interval starts at the end + 1
+ * of the previous: every start is an exception).
+ */
+static void wl_kernel_like(orc *o, orc_rng *r, size_t n, size_t nq,
+			   sht_time gap, sht_time start)
+{
+	sht_time *cs = orc_xmalloc(nq * sizeof *cs), t = start;
+	sht_value *cur = orc_xmalloc(nq * sizeof *cur);
+	size_t i, k;
+
+	orc_init(o, start, start);
+	for (i = 0; i < nq; i++) {
+		cs[i] = start;
+		cur[i] = kernel_value(r, (sht_quark)(i * 3));
+	}
+	for (i = 0; o->n < n; i++) {
+		size_t m = 1 + orc_below(r, 4);
+
+		t += 1 + (sht_time)orc_below(r, 2000);
+		for (k = 0; k < m; k++) {
+			size_t q = orc_pct(r, 60) ? orc_below(r, 3) : orc_below(r, nq);
+			sht_interval iv;
+
+			if (cs[q] > t - 1)
+				continue;
+			iv.quark = (sht_quark)(q * 3);
+			iv.start = cs[q];
+			iv.end = t - 1;
+			iv.value = cur[q];
+			orc_add(o, &iv);
+			cs[q] = gap ? t + (sht_time)orc_below(r, (uint64_t)gap) : t;
+			cur[q] = kernel_value(r, (sht_quark)(q * 3));
+		}
+	}
+	o->end = t + 1 + (sht_time)gap;
+	for (i = 0; i < nq; i++) {             /* close every attribute */
+		sht_interval iv;
+
+		iv.quark = (sht_quark)(i * 3);
+		iv.start = cs[i];
+		iv.end = o->end;
+		iv.value = cur[i];
+		orc_add(o, &iv);
+	}
+	free(cs);
+	free(cur);
+	orc_seal(o, r);
+}
+
+/* W10: one value kind per history, on tilings of nq quarks: distinct
+ * int64s over the whole range, a few doubles (NaN payloads, -0.0, inf),
+ * or a few strings from empty to blobs (longer than B/16). */
+enum { V_DISTINCT, V_DOUBLES, V_STRINGS };
+
+static sht_value kind_value(orc_rng *r, int kind, uint32_t bs, char *buf)
+{
+	static const uint64_t dbl[] = {
+		0x0000000000000000ull, 0x8000000000000000ull,
+		0x7ff8000000000000ull, 0xfff8000000000001ull,
+		0x7ff0000000000000ull, 0x0000000000000001ull,
+		0x3ff0000000000000ull, 0xc00921fb54442d18ull,
+	};
+	size_t lens[] = { 0, 1, 7, bs / 16 - 1, bs / 16, bs / 16 + 1, bs / 2,
+			  3000 };
+	size_t k;
+
+	if (kind == V_DISTINCT)
+		return sht_value_int64((int64_t)orc_next(r));
+	if (kind == V_DOUBLES)
+		return sht_value_double(orc_double_from_bits(dbl[orc_below(r, 8)]));
+	k = orc_below(r, 8);
+	memset(buf, 'a' + (int)k, lens[k]);
+	if (lens[k] > 2)
+		buf[1] = '\0';              /* strings are bytes */
+	return sht_value_string(buf, (uint32_t)lens[k]);
+}
+
+static void wl_values(orc *o, orc_rng *r, const config *c, size_t nq,
+		      size_t per_quark, int kind)
+{
+	sht_time start = -7000000, end = start + (sht_time)(per_quark * 1000);
+	char *buf = orc_xmalloc(c->block_size + 4096);
+	size_t i, j;
+
+	orc_init(o, start, end);
+	for (i = 0; i < nq; i++) {
+		sht_time s = start;
+
+		for (j = 0; j < per_quark && s <= end; j++) {
+			sht_interval iv;
+
+			iv.quark = (sht_quark)(i * 7 + 1);
+			iv.start = s;
+			iv.end = j + 1 == per_quark ? end
+				 : s + (sht_time)orc_below(r, 1500);
+			if (iv.end > end)
+				iv.end = end;
+			iv.value = kind_value(r, kind, c->block_size, buf);
+			orc_add(o, &iv);
+			s = iv.end + 1;
+		}
+	}
+	free(buf);
+	orc_seal(o, r);
+}
+
+/* W11: a history of one interval, or two of one quark. */
+static void wl_tiny(orc *o, orc_rng *r, const config *c, size_t n)
+{
+	orc_gen g;
+
+	orc_init(o, 10, 10 + (sht_time)orc_below(r, 100));
+	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
+	orc_gen_tiling(o, &g, (sht_quark)orc_below(r, 1000), o->start, o->end,
+		       n, 1, 0);
+	orc_gen_free(&g);
+	orc_seal(o, r);
+}
+
 /* ---- driver ------------------------------------------------------------- */
 
 static void run(const orc *o, const config *c, orc_rng *r, const effort *e,
@@ -812,6 +961,39 @@ int main(void)
 
 		wl_huge_quarks(&o, &r, &mid, 2000);
 		run(&o, &mid, &r, &e_hard, "huge-quarks");
+		orc_free(&o);
+	}
+	/* The node layouts: runs, exceptions, end table, dictionary. */
+	for (vi = 0; vi < 2; vi++) {
+		const config small = { variants[vi], 1024, 3 };
+		const config mid = { variants[vi], 4096, 10 };
+		const config big = { variants[vi], 65536, 50 };
+		const config *cs[3] = { &small, &mid, &big };
+		orc o;
+
+		for (si = 0; si < 3; si++) {
+			wl_kernel_like(&o, &r, si == 2 ? 40000 : 6000, 300, 0,
+				       1700000000000000000ll);
+			run(&o, cs[si], &r, &e_hard, "kernel-like");
+			orc_free(&o);
+			wl_kernel_like(&o, &r, si == 2 ? 20000 : 4000, 200, 50, 0);
+			run(&o, cs[si], &r, &e_hard, "gaps");
+			orc_free(&o);
+			wl_tiny(&o, &r, cs[si], 1 + si % 2);
+			run(&o, cs[si], &r, &e_small, "tiny");
+			orc_free(&o);
+		}
+		wl_values(&o, &r, &big, 40, 300, V_DISTINCT);
+		run(&o, &big, &r, &e_hard, "distinct-int64");
+		orc_free(&o);
+		wl_values(&o, &r, &mid, 40, 100, V_DOUBLES);
+		run(&o, &mid, &r, &e_hard, "doubles");
+		orc_free(&o);
+		wl_values(&o, &r, &big, 20, 100, V_STRINGS);
+		run(&o, &big, &r, &e_hard, "strings");
+		orc_free(&o);
+		wl_values(&o, &r, &small, 10, 40, V_STRINGS);
+		run(&o, &small, &r, &e_hard, "strings");
 		orc_free(&o);
 	}
 	printf("# total %.1f s\n", orc_now() - t0);
