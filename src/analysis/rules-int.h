@@ -67,6 +67,8 @@ struct rl_value {
 	sht_value constant;       /* INT, LONG, DOUBLE, STRING (owned text) */
 	char *field;              /* FIELD: its name */
 	char *strip;              /* EVNAME, sht extension: prefix removed */
+	int64_t mask;             /* sht extension: integers ANDed with it
+	                             (0: none) */
 	struct rl_path *query;    /* QUERY */
 	enum rl_stack stack;
 	enum rl_forced forced;

@@ -269,6 +269,10 @@ sht_err sht__rl_value(sht_rules *r, sht_state *ss, const sht_event *ev,
 		*out = v->constant;
 		break;
 	}
+	if (err == SHT_OK && v->mask && out->type == SHT_TYPE_INT64)
+		out->u.i64 &= v->mask;
+	else if (err == SHT_OK && v->mask && out->type == SHT_TYPE_INT32)
+		out->u.i32 &= (int32_t)v->mask;
 	if (err == SHT_OK)
 		force(v->forced, out, buf);
 	return err;

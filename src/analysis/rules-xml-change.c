@@ -221,6 +221,18 @@ static sht_err value_kind(struct xc *x, xmlNode *n, const char *type,
 	return sht__xc_error(x, n, "unsupported type '%s'", type);
 }
 
+/* mask="N" (extension): integer values ANDed with N, N > 0. */
+static sht_err value_mask(struct xc *x, xmlNode *n, struct rl_value *v)
+{
+	const char *m = sht__xc_prop(n, "mask");
+
+	if (!m)
+		return SHT_OK;
+	if (v->kind != RL_V_FIELD && v->kind != RL_V_QUERY)
+		return sht__xc_error(x, n, "'mask' needs type 'eventField' or 'query'");
+	return parse_int(x, n, m, 1, INT64_MAX, &v->mask);
+}
+
 static sht_err value_options(struct xc *x, xmlNode *n, struct rl_value *v)
 {
 	static const char *const stacks[] = { "", "push", "pop", "popAll", "peek" };
@@ -242,7 +254,7 @@ static sht_err value_options(struct xc *x, xmlNode *n, struct rl_value *v)
 		return sht__xc_error(x, n, "stack 'peek' needs type 'query'");
 	if (sht__xc_prop(n, "strip") && v->kind != RL_V_EVNAME)
 		return sht__xc_error(x, n, "'strip' needs type 'eventName'");
-	return SHT_OK;
+	return value_mask(x, n, v);
 }
 
 /* A stateValue; in_change: the value of an assignment (push, pop,
@@ -250,7 +262,7 @@ static sht_err value_options(struct xc *x, xmlNode *n, struct rl_value *v)
 static sht_err value(struct xc *x, xmlNode *n, int in_change, struct rl_value *v)
 {
 	static const char *const ok[] = { "type", "value", "forcedType", "increment",
-					  "update", "stack", "id", "strip", NULL };
+					  "update", "stack", "id", "strip", "mask", NULL };
 	const char *type = sht__xc_prop(n, "type");
 	sht_err err = sht__xc_check(x, n, ok);
 

@@ -69,6 +69,8 @@ static const struct bad BAD[] = {
 	{ SC(A "<stateValue type=\"int\" value=\"1\" forcedType=\"x\"/>"), "unsupported forcedType 'x'" },
 	{ SC(A "<stateValue type=\"int\" value=\"1\" increment=\"yes\"/>"), "'increment' and 'update' take 'true' or 'false'" },
 	{ SC(A "<stateValue type=\"int\" value=\"1\" strip=\"x\"/>"), "'strip' needs type 'eventName'" },
+	{ SC(A "<stateValue type=\"int\" value=\"1\" mask=\"3\"/>"), "'mask' needs type 'eventField' or 'query'" },
+	{ SC(A "<stateValue type=\"eventField\" value=\"f\" mask=\"0\"/>"), "value '0' is not an integer" },
 	{ SC(A "<stateValue type=\"int\" value=\"1\"><foo/></stateValue>"), "<foo>: unexpected element in a stateValue of type 'int'" },
 	{ SC(A VI VI), "t.xml:4: <stateValue>: unsupported element in a state change" },
 	{ SC(A "<stateValue type=\"int\" value=\"1\">text</stateValue>"), "<stateValue>: unexpected text" },

@@ -7,7 +7,7 @@
  * operations (modify, delete, push, pop, popAll, peek, increment,
  * update), conditions (field, attribute, two values, every operator,
  * not, and, or, else, nesting), definedValue, wildcards, the provider's
- * identity.
+ * identity, and the extensions (concat, strip, mask).
  */
 #include <stdlib.h>
 
@@ -150,6 +150,7 @@ static const char XML_COND[] = PROV(
 	IFF(CMP("le", FLD("x"), V("long", "4")), YES("le"), "<else>" NO("le") "</else>")
 	IFF(CMP("eq", C("A"), V("int", "5")), YES("attr"), "<else>" NO("attr") "</else>")
 	IFF(CMP("eq", C("Nosuch"), V("null", "")), YES("absentnull"), "")
+	IFF(CMP("eq", "<stateValue type=\"eventField\" value=\"x\" mask=\"6\"/>", V("long", "4")), YES("mask"), "")
 	IFF(CMP("eq", V("eventField", "s"), V("string", "abc")), YES("twovalues"), "")
 	IFF("<not>" CMP("eq", FLD("s"), V("string", "abc")) "</not>", YES("not"), "<else>" NO("not") "</else>")
 	IFF("<and>" CMP("eq", FLD("x"), V("long", "5")) CMP("eq", FLD("s"), V("string", "x")) "</and>",
@@ -179,6 +180,7 @@ static void test_conditions(void)
 	VAL(&r, "attr", 10, "i:1", "attribute value (long 5 = int 5)");
 	VAL(&r, "absentnull", 10, "i:1", "an absent attribute is null");
 	VAL(&r, "twovalues", 10, "i:1", "two stateValues");
+	VAL(&r, "mask", 10, "i:1", "mask extension: 5 AND 6 = 4");
 	VAL(&r, "not", 10, "i:0", "not");
 	VAL(&r, "and", 10, "i:0", "and");
 	VAL(&r, "or", 10, "i:1", "or with a nested and");

@@ -1,0 +1,308 @@
+/*
+ * test-rules-traces.c: XML providers on the real traces of
+ * $SHT_SHARED/traces, read by the CTF source.
+ *
+ *  - examples/rules/kernel-core.xml against the built-in kernel analysis
+ *    on many-threads (LTTng 2.8 names), bug446190 (2.5), scp_src (2.1)
+ *    and xml-stub-kernel-analysis (2.0): for every attribute matching
+ *    CPUs/STAR/Current_thread, Threads/STAR (the status) and
+ *    Threads/STAR/System_call in either history, every interval is equal
+ *    (compared by path: quarks differ; an attribute one history lacks
+ *    counts as null over the whole history, which is what its absence
+ *    answers).
+ *  - examples/rules/ust-callstack.xml on context-switches-ust against an
+ *    independent model of the call stacks: after every function entry and
+ *    exit, the depth and the top address of that thread's stack.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "sht/sht.h"
+#include "tap.h"
+
+static char traces[4096], srcdir[4096];
+
+/* ---- building ----------------------------------------------------------- */
+
+static void env_text(const sht_source *src, const char *name, char *buf, size_t size)
+{
+	sht_field f;
+
+	buf[0] = '\0';
+	if (sht_ctf_env(src, name, &f) != SHT_OK)
+		return;
+	if (f.type == SHT_FIELD_STRING)
+		snprintf(buf, size, "%s", f.v.s);
+	else if (f.type == SHT_FIELD_INT)
+		snprintf(buf, size, "%" PRId64, f.v.i);
+	else if (f.type == SHT_FIELD_UINT)
+		snprintf(buf, size, "%" PRIu64, f.v.u);
+}
+
+/* An in-memory history of the trace at path: the kernel analysis if xml
+ * is NULL, else the rules file xml. */
+static sht_state *build(const char *path, const char *xml, uint64_t *skipped)
+{
+	char name[128], major[32], minor[32];
+	sht_source src;
+	sht_event ev;
+	sht_state_opts so;
+	sht_state *ss = NULL;
+	sht_kernel *k = NULL;
+	sht_rules *r = NULL;
+	sht_provider p;
+	sht_err err;
+
+	if (sht_ctf_open(path, NULL, &src) != SHT_OK)
+		bail_out("cannot open %s: %s", path, sht_errmsg());
+	env_text(&src, "tracer_name", name, sizeof name);
+	env_text(&src, "tracer_major", major, sizeof major);
+	env_text(&src, "tracer_minor", minor, sizeof minor);
+	err = src.ops->next(src.src, &ev);
+	if (err == SHT_OK)
+		err = src.ops->seek(src.src, 0);
+	sht_state_opts_init(&so);
+	so.backend = SHT_BACKEND_MEMORY;
+	if (err == SHT_OK)
+		err = sht_state_create(NULL, ev.ts, &so, &ss);
+	if (err == SHT_OK && xml)
+		err = sht_rules_load_xml(xml, NULL, &r);
+	else if (err == SHT_OK)
+		err = sht_kernel_create(sht_kernel_layout_from_env(name, major, minor), &k);
+	if (err == SHT_OK) {
+		if (r)
+			sht_rules_provider(r, &p);
+		else
+			sht_kernel_provider(k, &p);
+		err = sht_state_run(ss, &src, &p, NULL, skipped);
+	}
+	if (err == SHT_OK)
+		err = sht_state_finish(ss, sht_state_end(ss));
+	if (err != SHT_OK)
+		bail_out("cannot build %s: %s", path, sht_errmsg());
+	sht_rules_destroy(r);
+	sht_kernel_destroy(k);
+	sht_ctf_close(&src);
+	return ss;
+}
+
+/* ---- comparing by path ---------------------------------------------------- */
+
+struct paths {
+	char **p;
+	size_t n, cap;
+};
+
+static void add_matches(sht_state *ss, const char *pattern, struct paths *ps)
+{
+	sht_quark *qs;
+	size_t n, need;
+	char buf[512];
+
+	if (sht_state_attr_match(ss, pattern, &qs, &n) != SHT_OK)
+		bail_out("match %s: %s", pattern, sht_errmsg());
+	for (size_t i = 0; i < n; i++) {
+		if (sht_state_attr_path(ss, qs[i], buf, sizeof buf, &need) != SHT_OK)
+			bail_out("path of %u", qs[i]);
+		if (ps->n == ps->cap) {
+			ps->cap = ps->cap ? ps->cap * 2 : 256;
+			ps->p = realloc(ps->p, ps->cap * sizeof *ps->p);
+			if (!ps->p)
+				bail_out("out of memory");
+		}
+		ps->p[ps->n++] = strdup(buf);
+	}
+	free(qs);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The intervals of path over the whole history (one null interval if
+ * the attribute does not exist). */
+static void intervals(sht_state *ss, const char *path, sht_result *res)
+{
+	sht_quark q;
+	sht_interval none;
+
+	sht_result_clear(res);
+	if (sht_state_quark_path(ss, path, 0, &q) == SHT_OK) {
+		if (sht_state_query_range(ss, q, sht_state_start(ss), sht_state_end(ss), 0, res) != SHT_OK)
+			bail_out("range of %s: %s", path, sht_errmsg());
+		return;
+	}
+	none.quark = SHT_QUARK_NONE;
+	none.start = sht_state_start(ss);
+	none.end = sht_state_end(ss);
+	none.value = sht_value_null();
+	sht_result_append(res, &none);
+}
+
+/* 1 if the intervals of path are equal in a and b (diag on the first
+ * difference). */
+static int same_path(sht_state *a, sht_state *b, const char *path,
+		     sht_result *ra, sht_result *rb, uint64_t *count)
+{
+	size_t n;
+
+	intervals(a, path, ra);
+	intervals(b, path, rb);
+	n = sht_result_count(ra);
+	if (n != sht_result_count(rb)) {
+		diag("%s: %zu intervals (built-in) vs %zu (XML)", path, n, sht_result_count(rb));
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const sht_interval *x = sht_result_at(ra, i), *y = sht_result_at(rb, i);
+
+		if (x->start != y->start || x->end != y->end || !sht_value_equal(&x->value, &y->value)) {
+			diag("%s: interval %zu differs: [%" PRId64 ", %" PRId64 "] %s vs [%" PRId64 ", %" PRId64 "] %s",
+			     path, i, x->start, x->end, sht_type_name(x->value.type), y->start, y->end,
+			     sht_type_name(y->value.type));
+			return 0;
+		}
+	}
+	*count += n;
+	return 1;
+}
+
+static void compare_kernel(const char *dir)
+{
+	static const char *const patterns[] = { "CPUs/*/Current_thread", "Threads/*", "Threads/*/System_call" };
+	char path[8192], xml[8192];
+	struct paths ps = { NULL, 0, 0 };
+	sht_result *ra = sht_result_create(), *rb = sht_result_create();
+	uint64_t skipped = 0, count = 0;
+	size_t bad = 0, distinct = 0;
+	sht_state *a, *b;
+
+	snprintf(path, sizeof path, "%s/%s", traces, dir);
+	snprintf(xml, sizeof xml, "%s/examples/rules/kernel-core.xml", srcdir);
+	a = build(path, NULL, NULL);
+	b = build(path, xml, &skipped);
+	is_int(skipped, 0, "%s: the XML provider skipped no event", dir);
+	ok(sht_state_start(a) == sht_state_start(b) && sht_state_end(a) == sht_state_end(b),
+	   "%s: same time range", dir);
+	for (size_t i = 0; i < 3; i++) {
+		add_matches(a, patterns[i], &ps);
+		add_matches(b, patterns[i], &ps);
+	}
+	qsort(ps.p, ps.n, sizeof *ps.p, cmp_str);
+	for (size_t i = 0; i < ps.n; i++) {
+		if (i && strcmp(ps.p[i], ps.p[i - 1]) == 0)
+			continue;
+		distinct++;
+		if (!same_path(a, b, ps.p[i], ra, rb, &count) && ++bad > 10)
+			break;
+	}
+	ok(bad == 0 && distinct > 0, "%s: %zu attributes, %" PRIu64 " intervals equal", dir, distinct, count);
+	for (size_t i = 0; i < ps.n; i++)
+		free(ps.p[i]);
+	free(ps.p);
+	sht_result_destroy(ra);
+	sht_result_destroy(rb);
+	sht_state_close(a);
+	sht_state_close(b);
+}
+
+/* ---- the call stack against a model ------------------------------------- */
+
+#define MAX_TID 65536
+#define MAX_DEPTH 256
+
+struct model {
+	int depth[MAX_TID];
+	int64_t stack[MAX_TID][16];
+};
+
+static const char *shown(sht_state *ss, const char *path, sht_time t, sht_result *res)
+{
+	static char buf[64];
+	sht_quark q;
+
+	if (sht_state_quark_path(ss, path, 0, &q) != SHT_OK)
+		return "absent";
+	if (sht_state_query(ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
+		return "no answer";
+	const sht_value *v = &sht_result_at(res, 0)->value;
+	if (v->type == SHT_TYPE_NULL)
+		return "null";
+	snprintf(buf, sizeof buf, "%" PRId64, v->type == SHT_TYPE_INT32 ? v->u.i32 : v->u.i64);
+	return buf;
+}
+
+static void check_callstack(void)
+{
+	char path[8192], xml[8192], attr[128], want[64];
+	static struct model m;
+	sht_result *res = sht_result_create();
+	sht_source src;
+	sht_event ev;
+	sht_state *ss;
+	uint64_t checked = 0, bad = 0;
+
+	snprintf(path, sizeof path, "%s/context-switches/context-switches-ust", traces);
+	snprintf(xml, sizeof xml, "%s/examples/rules/ust-callstack.xml", srcdir);
+	ss = build(path, xml, NULL);
+	if (sht_ctf_open(path, NULL, &src) != SHT_OK)
+		bail_out("cannot open %s", path);
+	while (src.ops->next(src.src, &ev) == SHT_OK) {
+		int entry = strcmp(ev.name, "lttng_ust_cyg_profile:func_entry") == 0;
+		sht_field tid, addr;
+		int d;
+
+		if (!entry && strcmp(ev.name, "lttng_ust_cyg_profile:func_exit") != 0)
+			continue;
+		if (sht_event_field(&ev, "vtid", &tid) != SHT_FIELD_INT ||
+		    sht_event_field(&ev, "addr", &addr) == SHT_FIELD_NONE ||
+		    tid.v.i < 0 || tid.v.i >= MAX_TID)
+			bail_out("unexpected event at %" PRId64, ev.ts);
+		d = m.depth[tid.v.i];
+		if (entry && d < 16)
+			m.stack[tid.v.i][d] = (int64_t)addr.v.u;
+		d = entry ? d + 1 : d > 0 ? d - 1 : 0;
+		m.depth[tid.v.i] = d;
+		snprintf(attr, sizeof attr, "Threads/%" PRId64 "/CallStack", tid.v.i);
+		snprintf(want, sizeof want, "%d", d);
+		bad += strcmp(shown(ss, attr, ev.ts, res), d ? want : "null") != 0;
+		if (d > 0 && d <= 16) {
+			snprintf(attr, sizeof attr, "Threads/%" PRId64 "/CallStack/%d", tid.v.i, d);
+			snprintf(want, sizeof want, "%" PRId64, m.stack[tid.v.i][d - 1]);
+			bad += strcmp(shown(ss, attr, ev.ts, res), want) != 0;
+		}
+		checked++;
+	}
+	ok(checked == 1948 + 1945 && bad == 0, "context-switches-ust: depth and top of %" PRIu64 " stacks as the model says (%" PRIu64 " differ)", checked, bad);
+	sht_ctf_close(&src);
+	sht_result_destroy(res);
+	sht_state_close(ss);
+}
+
+int main(void)
+{
+	static const char *const kernel[] = { "many-threads", "bug446190", "synctraces/scp_src",
+					      "xml-stub-kernel-analysis" };
+	const char *shared = getenv("SHT_SHARED"), *src = getenv("SHT_SRCDIR");
+	struct stat sb;
+	sht_source probe;
+	sht_err err;
+
+	if (!sht_rules_have_xml())
+		skip_all("libsht built without XML support");
+	snprintf(traces, sizeof traces, "%s/traces", shared ? shared : "../shared");
+	snprintf(srcdir, sizeof srcdir, "%s", src ? src : ".");
+	if (stat(traces, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		skip_all("no real traces: %s is absent (set SHT_SHARED)", traces);
+	err = sht_ctf_open(traces, NULL, &probe);
+	if (err == SHT_ERR_INVALID && strstr(sht_errmsg(), "without libbabeltrace2"))
+		skip_all("this libsht was built without libbabeltrace2");
+	if (err == SHT_OK)
+		sht_ctf_close(&probe);
+	for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++)
+		compare_kernel(kernel[i]);
+	check_callstack();
+	return done_testing();
+}
