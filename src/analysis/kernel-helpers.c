@@ -129,21 +129,6 @@ static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, 
 		}
 }
 
-/* The dense table of parent's numbered children: parent is Threads or
- * CPUs (as cached under the root) and 0 <= key < KDENSE_MAX; else NULL. */
-static struct kdense *kdense_of(sht_kernel *k, sht_quark parent, int64_t key)
-{
-	const uint32_t *root = k->kcp_root.q1;
-
-	if (key < 0 || key >= KDENSE_MAX)
-		return NULL;
-	if (root[KC_THREADS] && parent == root[KC_THREADS] - 1)
-		return &k->dense[KD_THREADS];
-	if (root[KC_CPUS] && parent == root[KC_CPUS] - 1)
-		return &k->dense[KD_CPUS];
-	return NULL;
-}
-
 /* Remember d[key] = q (no memory: not cached).  The table grows by
  * calloc and copy, so that the part beyond the numbers seen stays
  * untouched zero pages. */
@@ -175,7 +160,7 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 	sht_err err;
 
 	if (e->k->cache_on) {
-		d = kind == KK_NUM ? kdense_of(e->k, parent, key) : NULL;
+		d = kind == KK_NUM ? sht__kern_dense_of(e->k, parent, key) : NULL;
 		if (d && (size_t)key < d->cap && d->q1[key]) {
 			*out = d->q1[key] - 1;
 			return SHT_OK;
@@ -200,9 +185,9 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 	return err;
 }
 
-/* The line of parent's well-known children; NULL if it has none cached
- * (grow 0) or no memory for it (grow 1: not cached then). */
-static struct kcp_line *kcp_line(sht_kernel *k, sht_quark parent, int grow)
+/* The line of parent's well-known children, made if needed; NULL if
+ * there is no memory for it (not cached then). */
+static struct kcp_line *kcp_line(sht_kernel *k, sht_quark parent)
 {
 	size_t pg = parent >> KCP_SHIFT;
 	struct kcp_page *p;
@@ -211,8 +196,6 @@ static struct kcp_line *kcp_line(sht_kernel *k, sht_quark parent, int grow)
 		return &k->kcp_root;
 	if (pg >= k->nkcp) {
 		size_t n = k->nkcp ? k->nkcp : 4;
-		if (!grow)
-			return NULL;
 		while (n <= pg)
 			n *= 2;
 		p = realloc(k->kcp, n * sizeof *p);
@@ -226,53 +209,38 @@ static struct kcp_line *kcp_line(sht_kernel *k, sht_quark parent, int grow)
 	if (!p->lines) {
 		/* calloc: a large block comes zeroed from mmap, its pages
 		 * touched only where lines are used. */
-		if (!grow || !(p->mem = calloc(1, (KCP_PAGE + 1) * sizeof *p->lines)))
+		if (!(p->mem = calloc(1, (KCP_PAGE + 1) * sizeof *p->lines)))
 			return NULL;
 		p->lines = (struct kcp_line *)(((uintptr_t)p->mem + 63) & ~(uintptr_t)63);
 	}
 	return &p->lines[parent & (KCP_PAGE - 1)];
 }
 
-/* Well-known children go through kcp lines, not the hash table. */
-sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create, sht_quark *out)
+/* Well-known children go through kcp lines, not the hash table (the
+ * hit: sht__kern_childk). */
+sht_err sht__kern_childk_miss(struct kev *e, sht_quark parent, kc name, int create,
+			      sht_quark *out)
 {
 	const char *s = sht__kern_cname[name];
 	struct kcp_line *l;
 	sht_err err;
 
-	if (e->k->cache_on && (l = kcp_line(e->k, parent, 0)) && l->q1[name]) {
-		*out = l->q1[name] - 1;
-		return SHT_OK;
-	}
 	err = create ? sht_state_quark(e->ss, parent, &s, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &s, 1, out);
-	if (err == SHT_OK && e->k->cache_on && (l = kcp_line(e->k, parent, 1)))
+	if (err == SHT_OK && e->k->cache_on && (l = kcp_line(e->k, parent)))
 		l->q1[name] = *out + 1;
 	return err;
 }
 
-sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create, sht_quark *out)
+sht_err sht__kern_childn_miss(struct kev *e, sht_quark parent, int64_t num, int create,
+			      sht_quark *out)
 {
 	return kq_get(e, parent, KK_NUM, num, create, out);
 }
 
-sht_err sht__kern_thread_dec(struct kev *e, int32_t tid, sht_quark *out)
+sht_err sht__kern_thread0_miss(struct kev *e, sht_quark threads, sht_quark *out)
 {
-	sht_quark threads;
-	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
-
-	return err == SHT_OK ? kq_get(e, threads, KK_NUM, tid, 1, out) : err;
-}
-
-sht_err sht__kern_thread(struct kev *e, int32_t tid, sht_quark *out)
-{
-	sht_quark threads;
-	sht_err err;
-
-	if (tid != 0)
-		return sht__kern_thread_dec(e, tid, out);
-	err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
-	return err == SHT_OK ? kq_get(e, threads, KK_ZERO, e->cpu, 1, out) : err;
+	return kq_get(e, threads, KK_ZERO, e->cpu, 1, out);
 }
 
 /* ---- fields -------------------------------------------------------------- */
@@ -425,14 +393,6 @@ sht_err sht__kern_set_str(struct kev *e, sht_quark q, const char *s)
 }
 
 /* ---- helper operations (§4.3) --------------------------------------------- */
-
-sht_err sht__kern_cpu(struct kev *e, sht_quark *out)
-{
-	sht_quark cpus;
-	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_CPUS, 1, &cpus);
-
-	return err == SHT_OK ? sht__kern_childn(e, cpus, e->cpu, 1, out) : err;
-}
 
 sht_err sht__kern_current_thread(struct kev *e, sht_quark *thread)
 {

@@ -148,14 +148,89 @@ sht_err sht__kern_probe(struct kev *e, sht_quark parent, const char *name, sht_q
 sht_err sht__kern_path(struct kev *e, const char *const *elems, size_t n, sht_quark *out);
 
 /* Cached look-ups (same creations, in the same order, as the uncached
- * ones): get-or-create (create 1) or probe (create 0) of parent/<name>. */
-sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create, sht_quark *out);
-sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create, sht_quark *out);
+ * ones): get-or-create (create 1) or probe (create 0) of parent/<name>.
+ * The hits are inline below; a miss looks up through the state system
+ * and remembers what it found (kernel-helpers.c). */
+sht_err sht__kern_childk_miss(struct kev *e, sht_quark parent, kc name, int create,
+			      sht_quark *out);
+sht_err sht__kern_childn_miss(struct kev *e, sht_quark parent, int64_t num, int create,
+			      sht_quark *out);
+
+/* parent's line of well-known children, if it has one. */
+static inline const struct kcp_line *sht__kern_kcp_peek(const sht_kernel *k, sht_quark parent)
+{
+	size_t pg = parent >> KCP_SHIFT;
+
+	if (parent == SHT_QUARK_ROOT)
+		return &k->kcp_root;
+	if (pg >= k->nkcp || !k->kcp[pg].lines)
+		return NULL;
+	return &k->kcp[pg].lines[parent & (KCP_PAGE - 1)];
+}
+
+/* The dense table of parent's numbered children: parent is Threads or
+ * CPUs (as cached under the root) and 0 <= num < KDENSE_MAX; else NULL. */
+static inline struct kdense *sht__kern_dense_of(sht_kernel *k, sht_quark parent, int64_t num)
+{
+	const uint32_t *root = k->kcp_root.q1;
+
+	if (num < 0 || num >= KDENSE_MAX)
+		return NULL;
+	if (root[KC_THREADS] && parent == root[KC_THREADS] - 1)
+		return &k->dense[KD_THREADS];
+	if (root[KC_CPUS] && parent == root[KC_CPUS] - 1)
+		return &k->dense[KD_CPUS];
+	return NULL;
+}
+
+static inline sht_err sht__kern_childk(struct kev *e, sht_quark parent, kc name, int create,
+				       sht_quark *out)
+{
+	const struct kcp_line *l;
+
+	if (e->k->cache_on && (l = sht__kern_kcp_peek(e->k, parent)) && l->q1[name]) {
+		*out = l->q1[name] - 1;
+		return SHT_OK;
+	}
+	return sht__kern_childk_miss(e, parent, name, create, out);
+}
+
+static inline sht_err sht__kern_childn(struct kev *e, sht_quark parent, int64_t num, int create,
+				       sht_quark *out)
+{
+	const struct kdense *d;
+
+	if (e->k->cache_on && (d = sht__kern_dense_of(e->k, parent, num)) &&
+	    (size_t)num < d->cap && d->q1[num]) {
+		*out = d->q1[num] - 1;
+		return SHT_OK;
+	}
+	return sht__kern_childn_miss(e, parent, num, create, out);
+}
+/* Get-or-create Threads/<decimal tid> (no 0_<cpu> naming). */
+static inline sht_err sht__kern_thread_dec(struct kev *e, int32_t tid, sht_quark *out)
+{
+	sht_quark threads;
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
+
+	return err == SHT_OK ? sht__kern_childn(e, threads, tid, 1, out) : err;
+}
+
+/* Get-or-create Threads/0_<cpu> (cached in the hash table). */
+sht_err sht__kern_thread0_miss(struct kev *e, sht_quark threads, sht_quark *out);
+
 /* Get-or-create Threads/<thread name of tid> (defined: see
  * sht__kern_thread_ok). */
-sht_err sht__kern_thread(struct kev *e, int32_t tid, sht_quark *out);
-/* Get-or-create Threads/<decimal tid> (no 0_<cpu> naming). */
-sht_err sht__kern_thread_dec(struct kev *e, int32_t tid, sht_quark *out);
+static inline sht_err sht__kern_thread(struct kev *e, int32_t tid, sht_quark *out)
+{
+	sht_quark threads;
+	sht_err err;
+
+	if (tid != 0)
+		return sht__kern_thread_dec(e, tid, out);
+	err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_THREADS, 1, &threads);
+	return err == SHT_OK ? sht__kern_thread0_miss(e, threads, out) : err;
+}
 /* Is the thread name of tid defined (tid != 0 or the CPU known)? */
 static inline int sht__kern_thread_ok(const struct kev *e, int32_t tid)
 {
@@ -186,7 +261,13 @@ sht_err sht__kern_set_running(struct kev *e, sht_quark thread);
 /* update-cpu(t, c): CPUs/<c> = cpu-status(c). */
 sht_err sht__kern_update_cpu(struct kev *e);
 /* CPUs/<c> of the event's CPU (get-or-create CPUs, then CPUs/<c>). */
-sht_err sht__kern_cpu(struct kev *e, sht_quark *out);
+static inline sht_err sht__kern_cpu(struct kev *e, sht_quark *out)
+{
+	sht_quark cpus;
+	sht_err err = sht__kern_childk(e, SHT_QUARK_ROOT, KC_CPUS, 1, &cpus);
+
+	return err == SHT_OK ? sht__kern_childn(e, cpus, e->cpu, 1, out) : err;
+}
 /* aggregate-softirq(vec) into *out (null or an int). */
 sht_err sht__kern_aggregate_softirq(struct kev *e, int32_t vec, sht_value *out);
 /* cpu-for-irq(n) into *out (null or an int). */
