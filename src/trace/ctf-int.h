@@ -82,6 +82,16 @@ struct ctf_pkt_cpu {
 	int32_t cpu;
 };
 
+/* A payload member's index, remembered by (structure class, name
+ * pointer): a hint, checked against the member's name before use. */
+struct ctf_fhint {
+	const bt_field_class *fc;
+	const char *name;
+	uint64_t idx;
+};
+
+#define CTF_FHINTS 64
+
 struct sht_ctf {
 	char *path;
 	char **dirs;                  /* trace directories (metadata found) */
@@ -106,6 +116,7 @@ struct sht_ctf {
 	const bt_message *cur_msg;    /* reference held until the next call */
 	const bt_event *cur_ev;
 	const bt_field *cur_payload;
+	struct ctf_fhint fhint[CTF_FHINTS]; /* ctf-read.c: field() by name */
 
 	struct ctf_pkt_cpu cpus[CTF_CPU_CACHE];
 	unsigned cpu_next;            /* round-robin replacement */

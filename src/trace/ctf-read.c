@@ -4,6 +4,8 @@
  * counts discarded events and packets, and makes each event message the
  * current event (timestamp, ordinal, cpu, fields).
  */
+#include <string.h>
+
 #include "ctf-int.h"
 #include "util/util.h"
 
@@ -213,10 +215,47 @@ static sht_field_type ctf_field_value(const bt_field *f, sht_field *out)
 	return out->type;
 }
 
+/* Payload member `name` of the current event, or NULL.  A look-up by
+ * name hashes the name in babeltrace2 every time; the member's index is
+ * remembered per (payload class, name pointer) instead and checked
+ * against the member's name, so a stale hint (another class at the same
+ * address, another text at the same pointer) costs a look-up, never a
+ * wrong field. */
+static const bt_field *ctf_payload_member(struct sht_ctf *c, const char *name)
+{
+	const bt_field_class *fc = bt_field_borrow_class_const(c->cur_payload);
+	uintptr_t h = ((uintptr_t)fc >> 4) * 31u + ((uintptr_t)name >> 2);
+	struct ctf_fhint *x = &c->fhint[(h ^ (h >> 7)) % CTF_FHINTS];
+	const bt_field_class_structure_member *m;
+	const bt_field *f;
+	uint64_t n;
+
+	if (x->fc == fc && x->name == name &&
+	    x->idx < bt_field_class_structure_get_member_count(fc)) {
+		m = bt_field_class_structure_borrow_member_by_index_const(fc, x->idx);
+		if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0)
+			return bt_field_structure_borrow_member_field_by_index_const(
+				c->cur_payload, x->idx);
+	}
+	f = bt_field_structure_borrow_member_field_by_name_const(c->cur_payload, name);
+	if (!f)
+		return NULL;
+	n = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < n; i++) {
+		m = bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		if (strcmp(bt_field_class_structure_member_get_name(m), name) == 0) {
+			*x = (struct ctf_fhint){ fc, name, i };
+			break;
+		}
+	}
+	return f;
+}
+
 static sht_field_type ctf_field(const sht_event *ev, const char *name,
 				sht_field *out)
 {
-	const struct sht_ctf *c = ev->data;
+	/* The hints change; the event's data is the source itself. */
+	struct sht_ctf *c = (struct sht_ctf *)(uintptr_t)ev->data;
 	const bt_field *s, *f = NULL;
 
 	out->type = SHT_FIELD_NONE;
@@ -225,8 +264,7 @@ static sht_field_type ctf_field(const sht_event *ev, const char *name,
 	if (!c || !c->cur_ev || !name || ev->pos + 1 != c->ordinal)
 		return SHT_FIELD_NONE;
 	if (c->cur_payload)
-		f = bt_field_structure_borrow_member_field_by_name_const(
-			c->cur_payload, name);
+		f = ctf_payload_member(c, name);
 	if (!f && (s = bt_event_borrow_specific_context_field_const(c->cur_ev)))
 		f = bt_field_structure_borrow_member_field_by_name_const(s, name);
 	if (!f && (s = bt_event_borrow_common_context_field_const(c->cur_ev)))
