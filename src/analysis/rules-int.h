@@ -23,6 +23,8 @@
 /* Longest path (elements) and longest element name built per event. */
 #define RL_PATH_MAX 64
 #define RL_NAME_MAX 256
+/* Entries of the event-name pointer cache (a power of 2). */
+#define RL_PTR_CACHE 64
 
 struct rl_path;
 
@@ -34,10 +36,27 @@ enum rl_elem_kind {
 	RL_E_CONCAT = 4,    /* sht extension: the names of parts[], joined */
 };
 
+/* Entries of the program's quark memo (a power of 2), and the longest
+ * name it remembers + 1. */
+#define RL_MEMO 8192
+#define RL_MEMO_NAME 24
+
+/* One remembered look-up: the child of parent named name (or, if is_int,
+ * by the decimal text of key) is q, in generation gen. */
+struct rl_memo {
+	uint32_t gen;
+	sht_quark parent, q;
+	uint32_t is_int;
+	int64_t key;
+	char name[RL_MEMO_NAME];
+};
+
 struct rl_elem {
 	enum rl_elem_kind kind;
 	char *text;               /* CONST: the name; FIELD: the field name */
 	struct rl_path *sub;      /* QUERY: the queried path; CONCAT: parts */
+	uint64_t hash;            /* CONST: FNV-1a of text */
+	size_t len;               /* CONST: strlen(text) */
 };
 
 struct rl_path {
@@ -48,7 +67,16 @@ struct rl_path {
 	 * gen equals the program's generation. */
 	sht_quark prefix_q;
 	uint32_t prefix_gen;
-	int prefix_found;         /* found (not created) in that generation */
+	/* A path without queries names the same attribute for the whole
+	 * event: its quark is kept for the event once resolved, in
+	 * program.ev_memo[sig], shared by every equal path of the program. */
+	int event_static;
+	uint32_t sig;
+};
+
+struct rl_ev_memo {
+	uint64_t serial;          /* the event it holds the quark for */
+	sht_quark q;
 };
 
 enum rl_value_kind {
@@ -124,16 +152,25 @@ struct sht_rules {
 	/* Dispatch table, open addressing, capacity a power of 2. */
 	struct rl_dispatch *disp;
 	size_t ndisp, disp_cap;
-	/* Last name seen: pointer and entry (a source usually reuses one
-	 * pointer per event class). */
-	const char *last_ptr;
-	struct rl_dispatch *last;
+	/* Event-name pointers seen, direct-mapped, to their dispatch slot
+	 * index + 1 (a source usually keeps one pointer per event class);
+	 * a hit is checked against the text. */
+	struct { const char *ptr; size_t idx; } ptrs[RL_PTR_CACHE];
 	/* Quark cache generation: bumped when the state system or its
 	 * attribute count changes behind the program's back. */
 	sht_state *ss;
 	uint64_t nattrs;
 	uint32_t gen;
 	int cache_on;
+	uint64_t serial;          /* events handled, + 1 */
+	/* Distinct event-static paths (their text), and the quark of each
+	 * in the current event. */
+	char **sigs;
+	size_t nsigs;
+	struct rl_ev_memo *ev_memo;
+	/* Look-ups below the constant prefixes, direct-mapped by (parent,
+	 * name); allocated at the first event (NULL: no memo). */
+	struct rl_memo *memo;
 	sht_rules_stats stats;
 };
 
@@ -148,8 +185,11 @@ void sht__rl_change_free(struct rl_change *c);
 void sht__rl_path_free(struct rl_path *p);
 void sht__rl_value_free(struct rl_value *v);
 void sht__rl_cond_free(struct rl_cond *c);
-/* Count the leading constants of p (after its elements are final). */
-void sht__rl_path_seal(struct rl_path *p);
+/* FNV-1a hash of s, its length into *len. */
+uint64_t sht__rl_hash(const char *s, size_t *len);
+/* Count the leading constants of p and hash its constant elements (after
+ * its elements are final). */
+sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p);
 /* 1 if the event name matches the pattern (a "*" matches any run). */
 int sht__rl_glob(const char *pattern, const char *name);
 

@@ -39,16 +39,34 @@ sht_err sht__rl_field(const sht_event *ev, const char *name, sht_value *out)
 	}
 }
 
+/* Decimal text of x into buf (at least 21 bytes). */
+static void fmt_i64(char *buf, int64_t x)
+{
+	char tmp[24];
+	uint64_t u = x < 0 ? 0u - (uint64_t)x : (uint64_t)x;
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (x < 0)
+		*buf++ = '-';
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = '\0';
+}
+
 /* A value as an attribute name, into buf (RL_NAME_MAX bytes); *name may
  * point to the value's own text.  SHT_NOT_FOUND for null. */
 static sht_err value_name(const sht_value *v, char *buf, const char **name)
 {
 	switch (v->type) {
 	case SHT_TYPE_INT32:
-		snprintf(buf, RL_NAME_MAX, "%" PRId32, v->u.i32);
+		fmt_i64(buf, v->u.i32);
 		break;
 	case SHT_TYPE_INT64:
-		snprintf(buf, RL_NAME_MAX, "%" PRId64, v->u.i64);
+		fmt_i64(buf, v->u.i64);
 		break;
 	case SHT_TYPE_DOUBLE:
 		snprintf(buf, RL_NAME_MAX, "%.17g", v->u.d);
@@ -149,25 +167,157 @@ static sht_err prefix_quark(sht_rules *r, sht_state *ss, struct rl_path *p,
 	return err;
 }
 
+/* The value of a FIELD or QUERY element on ev (SHT_NOT_FOUND if none). */
+static sht_err elem_value(sht_rules *r, sht_state *ss, const sht_event *ev,
+			  const struct rl_elem *e, sht_value *v)
+{
+	sht_err err = e->kind == RL_E_FIELD ? sht__rl_field(ev, e->text, v)
+					    : query_value(r, ss, ev, e->sub, v);
+
+	if (err == SHT_OK && v->type == SHT_TYPE_NULL)
+		return SHT_NOT_FOUND;
+	return err;
+}
+
+static struct rl_memo *memo_at(sht_rules *r, sht_quark parent, uint64_t key)
+{
+	uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15u) ^ (key * 0xC2B2AE3D27D4EB4Fu);
+
+	return &r->memo[(h >> 40) & (RL_MEMO - 1)];
+}
+
+/* The memo entry for (parent, integer key) if it holds it, else NULL and
+ * *slot the entry to fill. */
+static struct rl_memo *memo_int(sht_rules *r, sht_quark parent, int64_t key,
+				struct rl_memo **slot)
+{
+	struct rl_memo *m = memo_at(r, parent, (uint64_t)key);
+
+	*slot = m;
+	if (m->gen == r->gen && m->parent == parent && m->key == key && m->is_int)
+		return m;
+	m->gen = 0;
+	m->parent = parent;
+	m->key = key;
+	m->is_int = 1;
+	return NULL;
+}
+
+/* The same for a name of len bytes hashing to h (NULL and *slot NULL if
+ * it is too long to remember). */
+static struct rl_memo *memo_str(sht_rules *r, sht_quark parent, const char *name,
+				size_t len, uint64_t h, struct rl_memo **slot)
+{
+	struct rl_memo *m;
+
+	*slot = NULL;
+	if (len >= RL_MEMO_NAME)
+		return NULL;
+	m = memo_at(r, parent, h);
+	*slot = m;
+	if (m->gen == r->gen && m->parent == parent && !m->is_int &&
+	    memcmp(m->name, name, len + 1) == 0)
+		return m;
+	m->gen = 0;
+	m->parent = parent;
+	m->is_int = 0;
+	memcpy(m->name, name, len + 1);
+	return NULL;
+}
+
+/* The name of element e on ev, or its integer key (*is_int). */
+static sht_err elem_key(sht_rules *r, sht_state *ss, const sht_event *ev,
+			struct rl_elem *e, char *buf, const char **name,
+			int64_t *key, int *is_int)
+{
+	sht_value v;
+	sht_err err;
+
+	*is_int = 0;
+	if (e->kind == RL_E_CONST) {
+		*name = e->text;
+		*key = 0;
+		*is_int = 1;
+		return SHT_OK;
+	}
+	if (e->kind != RL_E_FIELD && e->kind != RL_E_QUERY)
+		return elem_name(r, ss, ev, e, buf, name);
+	err = elem_value(r, ss, ev, e, &v);
+	if (err != SHT_OK)
+		return err;
+	if (v.type == SHT_TYPE_INT32 || v.type == SHT_TYPE_INT64) {
+		*key = v.type == SHT_TYPE_INT32 ? v.u.i32 : v.u.i64;
+		*is_int = 1;
+		*name = NULL;             /* formatted on a memo miss */
+		return SHT_OK;
+	}
+	return value_name(&v, buf, name);
+}
+
+/* The child of *q for element e, through the program's memo. */
+static sht_err child(sht_rules *r, sht_state *ss, const sht_event *ev,
+		     struct rl_elem *e, int create, sht_quark *q)
+{
+	char buf[RL_NAME_MAX];
+	const char *name;
+	struct rl_memo *hit = NULL, *slot = NULL;
+	int64_t key = 0;
+	int is_int = 0;
+	sht_err err = elem_key(r, ss, ev, e, buf, &name, &key, &is_int);
+
+	if (err != SHT_OK)
+		return err;
+	if (r->cache_on && r->memo) {
+		if (is_int && !name) {
+			hit = memo_int(r, *q, key, &slot);
+		} else {
+			size_t len = e->len;
+			uint64_t h = e->kind == RL_E_CONST ? e->hash : sht__rl_hash(name, &len);
+
+			hit = memo_str(r, *q, name, len, h, &slot);
+		}
+	}
+	if (hit) {
+		*q = hit->q;
+		return SHT_OK;
+	}
+	if (!name) {
+		fmt_i64(buf, key);
+		name = buf;
+	}
+	err = create ? sht_state_quark(ss, *q, &name, 1, q)
+		     : sht_state_quark_find(ss, *q, &name, 1, q);
+	if (err == SHT_OK && slot) {
+		slot->q = *q;
+		slot->gen = r->gen;
+	}
+	return err;
+}
+
 sht_err sht__rl_quark(sht_rules *r, sht_state *ss, const sht_event *ev,
 		      struct rl_path *p, int create, sht_quark *out)
 {
 	sht_quark q;
-	sht_err err = prefix_quark(r, ss, p, create, &q);
+	sht_err err;
 
-	for (size_t i = p->nconst; err == SHT_OK && i < p->n; i++) {
-		char buf[RL_NAME_MAX];
-		const char *name;
+	struct rl_ev_memo *em = p->event_static && r->cache_on && r->ev_memo
+				? &r->ev_memo[p->sig] : NULL;
 
-		err = elem_name(r, ss, ev, &p->elems[i], buf, &name);
-		if (err != SHT_OK)
-			break;
-		err = create ? sht_state_quark(ss, q, &name, 1, &q)
-			     : sht_state_quark_find(ss, q, &name, 1, &q);
+	if (em && em->serial == r->serial) {
+		*out = em->q;
+		return SHT_OK;
 	}
-	if (err == SHT_OK)
-		*out = q;
-	return err;
+	err = prefix_quark(r, ss, p, create, &q);
+	for (size_t i = p->nconst; err == SHT_OK && i < p->n; i++)
+		err = child(r, ss, ev, &p->elems[i], create, &q);
+	if (err != SHT_OK)
+		return err;
+	*out = q;
+	if (em) {
+		em->serial = r->serial;
+		em->q = q;
+	}
+	return SHT_OK;
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -232,7 +382,7 @@ static sht_err peek(sht_rules *r, sht_state *ss, const sht_event *ev,
 	err = sht_state_ongoing(ss, q, &depth, NULL);
 	if (err < 0 || depth.type != SHT_TYPE_INT32 || depth.u.i32 <= 0)
 		return err < 0 ? err : SHT_OK;
-	snprintf(buf, RL_NAME_MAX, "%" PRId32, depth.u.i32);
+	fmt_i64(buf, depth.u.i32);
 	if (sht_state_quark_find(ss, q, &name, 1, &top) != SHT_OK)
 		return SHT_OK;
 	return sht_state_ongoing(ss, top, out, NULL);

@@ -69,7 +69,12 @@ static sht_err sub_path(struct xc *x, xmlNode *n, struct rl_path **out)
 		free(p);
 		return err;
 	}
-	sht__rl_path_seal(p);
+	err = sht__rl_path_seal(x->r, p);
+	if (err != SHT_OK) {
+		sht__rl_path_free(p);
+		free(p);
+		return err;
+	}
 	*out = p;
 	return SHT_OK;
 }
@@ -308,7 +313,8 @@ static sht_err comparison(struct xc *x, xmlNode *n, struct rl_cond *c)
 		if (!(c->path = calloc(1, sizeof *c->path)))
 			return sht__error(SHT_ERR_NOMEM, "Cannot allocate a path");
 		err = attributes(x, &k, c->path);
-		sht__rl_path_seal(c->path);
+		if (err == SHT_OK)
+			err = sht__rl_path_seal(x->r, c->path);
 		if (err == SHT_OK && c->path->n > RL_PATH_MAX)
 			err = sht__xc_error(x, n, "path longer than %d elements", RL_PATH_MAX);
 	} else if (sht__xc_is(k, "field")) {
@@ -434,7 +440,8 @@ sht_err sht__xc_change(struct xc *x, xmlNode *n, struct rl_change *out)
 	err = attributes(x, &k, &out->path);
 	if (err == SHT_OK && (out->path.n == 0 || out->path.n > RL_PATH_MAX))
 		err = sht__xc_error(x, n, "the attribute path must have 1 to %d elements", RL_PATH_MAX);
-	sht__rl_path_seal(&out->path);
+	if (err == SHT_OK)
+		err = sht__rl_path_seal(x->r, &out->path);
 	if (err == SHT_OK && !sht__xc_is(k, "stateValue"))
 		err = sht__xc_error(x, k ? k : n, k ? "unsupported element in a state change" :
 				    "needs a <stateValue>");

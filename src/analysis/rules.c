@@ -4,6 +4,7 @@
  * found once per distinct name, by exact name or "*" pattern, and kept in
  * a hash table), and the quark-cache generation.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,14 +114,86 @@ void sht__rl_change_free(struct rl_change *c)
 	memset(c, 0, sizeof *c);
 }
 
-void sht__rl_path_seal(struct rl_path *p)
+uint64_t sht__rl_hash(const char *s, size_t *len)
+{
+	uint64_t h = 0xCBF29CE484222325u;  /* FNV-1a */
+	const char *p = s;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001B3u;
+	*len = (size_t)(p - s);
+	return h;
+}
+
+/* p's text for comparing paths: kind, name, separator per element (a
+ * joined element by the signature of its parts). */
+static char *path_text(const struct rl_path *p)
+{
+	size_t len = 1;
+	char *t, *w;
+
+	for (size_t i = 0; i < p->n; i++)
+		len += 2 + (p->elems[i].text ? strlen(p->elems[i].text) : 12);
+	t = w = malloc(len);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rl_elem *e = &p->elems[i];
+
+		if (e->kind == RL_E_CONCAT)
+			w += sprintf(w, "%c%u\x1f", '0' + (int)e->kind, e->sub->sig);
+		else
+			w += sprintf(w, "%c%s\x1f", '0' + (int)e->kind, e->text ? e->text : "");
+	}
+	*w = '\0';
+	return t;
+}
+
+/* The signature of an event-static path: equal paths, equal numbers. */
+static sht_err path_sig(sht_rules *r, struct rl_path *p)
+{
+	char *t = path_text(p), **ns;
+
+	if (!t)
+		return sht__error(SHT_ERR_NOMEM, "Cannot describe a path");
+	for (size_t i = 0; i < r->nsigs; i++) {
+		if (strcmp(r->sigs[i], t) == 0) {
+			free(t);
+			p->sig = (uint32_t)i;
+			return SHT_OK;
+		}
+	}
+	ns = realloc(r->sigs, (r->nsigs + 1) * sizeof *ns);
+	if (!ns) {
+		free(t);
+		return sht__error(SHT_ERR_NOMEM, "Cannot describe a path");
+	}
+	r->sigs = ns;
+	r->sigs[r->nsigs] = t;
+	p->sig = (uint32_t)r->nsigs++;
+	return SHT_OK;
+}
+
+sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p)
 {
 	size_t k = 0;
 
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->elems[i].kind == RL_E_CONST)
+			p->elems[i].hash = sht__rl_hash(p->elems[i].text, &p->elems[i].len);
+	}
 	while (k < p->n && p->elems[k].kind == RL_E_CONST)
 		k++;
 	p->nconst = k;
 	p->prefix_gen = 0;
+	p->event_static = 1;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rl_elem *e = &p->elems[i];
+
+		if (e->kind == RL_E_QUERY || (e->kind == RL_E_CONCAT && !e->sub->event_static))
+			p->event_static = 0;
+	}
+	return p->event_static ? path_sig(r, p) : SHT_OK;
 }
 
 int sht__rl_glob(const char *pat, const char *s)
@@ -164,6 +237,11 @@ void sht_rules_destroy(sht_rules *r)
 		free(r->disp[i].handlers);
 	}
 	free(r->disp);
+	free(r->memo);
+	for (size_t i = 0; i < r->nsigs; i++)
+		free(r->sigs[i]);
+	free(r->sigs);
+	free(r->ev_memo);
 	free(r->id);
 	free(r);
 }
@@ -198,7 +276,7 @@ static sht_err disp_grow(sht_rules *r)
 	free(r->disp);
 	r->disp = t;
 	r->disp_cap = cap;
-	r->last_ptr = NULL;
+	memset(r->ptrs, 0, sizeof r->ptrs);   /* slots moved */
 	return SHT_OK;
 }
 
@@ -229,12 +307,15 @@ static sht_err disp_fill(sht_rules *r, struct rl_dispatch *d, const char *name,
 
 static sht_err dispatch(sht_rules *r, const char *name, struct rl_dispatch **out)
 {
+	uintptr_t p = (uintptr_t)name;
+	size_t slot = (size_t)(((p >> 3) * 0x9E3779B97F4A7C15u) >> 58) & (RL_PTR_CACHE - 1);
 	uint64_t hash;
 	size_t h;
 	sht_err err;
 
-	if (name == r->last_ptr && strcmp(r->last->name, name) == 0) {
-		*out = r->last;
+	if (SHT_LIKELY(r->ptrs[slot].ptr == name && r->ptrs[slot].idx &&
+		       strcmp(r->disp[r->ptrs[slot].idx - 1].name, name) == 0)) {
+		*out = &r->disp[r->ptrs[slot].idx - 1];
 		return SHT_OK;
 	}
 	if ((r->ndisp + 1) * 2 > r->disp_cap && (err = disp_grow(r)) != SHT_OK)
@@ -246,9 +327,9 @@ static sht_err dispatch(sht_rules *r, const char *name, struct rl_dispatch **out
 	}
 	if (!r->disp[h].hash && (err = disp_fill(r, &r->disp[h], name, hash)) != SHT_OK)
 		return err;
-	r->last_ptr = name;
-	r->last = &r->disp[h];
-	*out = r->last;
+	r->ptrs[slot].ptr = name;
+	r->ptrs[slot].idx = h + 1;
+	*out = &r->disp[h];
 	return SHT_OK;
 }
 
@@ -258,6 +339,10 @@ static void cache_begin(sht_rules *r, sht_state *ss)
 	int64_t n = sht_state_cacheable_count(ss);
 
 	r->cache_on = n >= 0;
+	if (r->cache_on && !r->memo)
+		r->memo = calloc(RL_MEMO, sizeof *r->memo);   /* NULL: no memo */
+	if (r->cache_on && !r->ev_memo && r->nsigs)
+		r->ev_memo = calloc(r->nsigs, sizeof *r->ev_memo);
 	if (r->cache_on && ss == r->ss && (uint64_t)n == r->nattrs)
 		return;
 	r->ss = ss;
@@ -279,6 +364,7 @@ static sht_err rules_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	if (err != SHT_OK || d->n == 0)
 		return err;
 	r->stats.handled++;
+	r->serial++;
 	cache_begin(r, ss);
 	for (size_t i = 0; i < d->n; i++) {
 		err = sht__rl_run(r, ss, ev, &r->handlers[d->handlers[i]]);

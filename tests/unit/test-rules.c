@@ -242,6 +242,40 @@ static void test_identity(void)
 	sht_rules_destroy(r2);
 }
 
+/* One program over two histories in turn: the quark memos follow. */
+static void test_two_histories(void)
+{
+	sht_rules *rules;
+	sht_provider p;
+	struct run r[2];
+
+	if (sht_rules_parse_xml(XML_OPS, strlen(XML_OPS), "t.xml", NULL, &rules) != SHT_OK)
+		bail_out("compile: %s", sht_errmsg());
+	sht_rules_provider(rules, &p);
+	for (int k = 0; k < 2; k++) {
+		struct tsrc s = { EV_OPS, sizeof EV_OPS / sizeof *EV_OPS, 0 };
+		sht_source src = { &TOPS, &s };
+		sht_state_opts opts;
+		const char *el = "pad";
+		sht_quark q;
+
+		memset(&r[k], 0, sizeof r[k]);
+		sht_state_opts_init(&opts);
+		opts.backend = SHT_BACKEND_MEMORY;
+		if (sht_state_create(NULL, 0, &opts, &r[k].ss) != SHT_OK)
+			bail_out("create: %s", sht_errmsg());
+		if (k == 1)   /* other quarks in the second history */
+			sht_state_quark(r[k].ss, SHT_QUARK_ROOT, &el, 1, &q);
+		is_int(sht_state_run(r[k].ss, &src, &p, NULL, NULL), SHT_OK, "history %d: run", k);
+		sht_state_finish(r[k].ss, 60);
+	}
+	is_str(val(&r[1], "Stack/2", 20), "l:200", "second history: same answers");
+	is_str(val(&r[1], "Count", 40), "i:3", "second history: counters from zero");
+	for (int k = 0; k < 2; k++)
+		sht_state_close(r[k].ss);
+	sht_rules_destroy(rules);
+}
+
 int main(void)
 {
 	if (!sht_rules_have_xml())
@@ -251,5 +285,6 @@ int main(void)
 	test_conditions();
 	test_type_error();
 	test_identity();
+	test_two_histories();
 	return done_testing();
 }
