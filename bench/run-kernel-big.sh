@@ -191,7 +191,7 @@ if command -v gnuplot >/dev/null; then
 set terminal pngcairo size 900,500 noenhanced
 set output "$png"
 set datafile separator ","
-set key autotitle columnhead left top
+set key outside below horizontal
 set xlabel "seconds since the step started"
 set ylabel "resident memory (MiB)"
 set title "sht: RSS over time, $size synthetic kernel trace"
