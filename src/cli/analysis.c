@@ -153,7 +153,9 @@ static int open_partial(const char *path, const char *trace,
 				 path, id, id[0] ? " (a history built from a rules "
 				 "file cannot be replayed yet: build it without "
 				 "--partial)" : "");
-	if (cli_trace_open(trace, &h->trace) != CLI_OK)
+	/* A history of several merged traces was built with --merge; for a
+	 * single trace merging changes nothing. */
+	if (cli_trace_open(trace, 1, &h->trace) != CLI_OK)
 		return CLI_FAIL;
 	h->have_trace = 1;
 	if (cli_analysis_create(&h->an, name, &h->trace) != CLI_OK)

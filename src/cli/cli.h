@@ -91,9 +91,10 @@ typedef struct cli_trace {
 	sht_time span_end;        /* both 0 if the trace has none */
 } cli_trace;
 
-/* Open path: a directory as CTF, a file as VSTF.  On failure report
- * "cannot open ..." and return CLI_FAIL. */
-int cli_trace_open(const char *path, cli_trace *t);
+/* Open path: a directory as CTF (merge: accept a directory holding
+ * several traces and merge them in time), a file as VSTF.  On failure
+ * report "cannot open ..." and return CLI_FAIL. */
+int cli_trace_open(const char *path, int merge, cli_trace *t);
 void cli_trace_close(cli_trace *t);
 /* An environment entry, as sht_ctf_env / sht_vstf_env. */
 sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);

@@ -22,7 +22,7 @@
 static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE] [--analysis kernel|stats|RULES.xml]\n"
 "                 [--partial N]\n"
-"                 [--json] [--force] [--no-progress]\n"
+"                 [--json] [--force] [--no-progress] [--merge]\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -54,6 +54,10 @@ static const char build_usage[] =
 "                     (queries replay the trace from the nearest one)\n"
 "  --json             print the summary as one JSON object\n"
 "  --force            rebuild even if FILE can be reused\n"
+"  --merge            TRACE is a directory holding several CTF traces (e.g.\n"
+"                     a session's kernel and user-space traces): read them\n"
+"                     all, merged in time (without it such a directory is\n"
+"                     an error)\n"
 "  --no-progress      no progress line (it is shown only when stderr is a\n"
 "                     terminal: percent done, events, events/s, time\n"
 "                     elapsed and left; without a CTF packet index the\n"
@@ -68,6 +72,7 @@ enum {
 	OPT_JSON,
 	OPT_FORCE,
 	OPT_NO_PROGRESS,
+	OPT_MERGE,
 };
 
 static const cli_opt build_opts[] = {
@@ -77,6 +82,7 @@ static const cli_opt build_opts[] = {
 	{ "json", 0, 0, OPT_JSON },
 	{ "force", 0, 0, OPT_FORCE },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
+	{ "merge", 0, 0, OPT_MERGE },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -89,6 +95,7 @@ struct build_opts {
 	int json;
 	int force;
 	int no_progress;
+	int merge;                /* --merge: several traces, merged */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
@@ -427,6 +434,9 @@ static int build_opt(void *ctx, int id, const char *val)
 	case OPT_FORCE:
 		o->force = 1;
 		return 0;
+	case OPT_MERGE:
+		o->merge = 1;
+		return 0;
 	default:                  /* OPT_NO_PROGRESS */
 		o->no_progress = 1;
 		return 0;
@@ -460,7 +470,7 @@ int cmd_build(int argc, char **argv)
 					 o.trace);
 		file = def;
 	}
-	status = cli_trace_open(o.trace, &trace);
+	status = cli_trace_open(o.trace, o.merge, &trace);
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));

@@ -13,7 +13,7 @@
 #include "cli.h"
 
 static const char convert_usage[] =
-"Usage: sht convert TRACE -o FILE [--index-every N] [--json]\n"
+"Usage: sht convert TRACE -o FILE [--index-every N] [--json] [--merge]\n"
 "\n"
 "Copy the CTF trace directory TRACE (an LTTng 2.x trace) into FILE in\n"
 "VSTF, the \"Very Simple Trace Format\" of the thesis's Annex B (see\n"
@@ -25,18 +25,22 @@ static const char convert_usage[] =
 "  -o, --output FILE  the VSTF file to write (required)\n"
 "  --index-every N    events between index entries (default 4096)\n"
 "  --json             print the summary as one JSON object\n"
+"  --merge            TRACE holds several CTF traces: merge them in time\n"
+"                     (without it such a directory is an error)\n"
 "  -h, --help         show this help\n";
 
 enum {
 	OPT_OUTPUT = 1,
 	OPT_INDEX_EVERY,
 	OPT_JSON,
+	OPT_MERGE,
 };
 
 static const cli_opt convert_opts[] = {
 	{ "output", 'o', 1, OPT_OUTPUT },
 	{ "index-every", 0, 1, OPT_INDEX_EVERY },
 	{ "json", 0, 0, OPT_JSON },
+	{ "merge", 0, 0, OPT_MERGE },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -45,6 +49,7 @@ struct convert_opts {
 	const char *output;
 	uint64_t index_every;
 	int json;
+	int merge;                /* --merge: several traces, merged */
 };
 
 static int convert_opt(void *ctx, int id, const char *val)
@@ -67,6 +72,9 @@ static int convert_opt(void *ctx, int id, const char *val)
 	case OPT_JSON:
 		o->json = 1;
 		return 0;
+	case OPT_MERGE:
+		o->merge = 1;
+		return 0;
 	default:
 		return 0;
 	}
@@ -78,6 +86,7 @@ int cmd_convert(int argc, char **argv)
 	sht_vstf_write_opts wo;
 	sht_vstf_write_stats ws;
 	sht_source src;
+	sht_ctf_opts co;
 	char *tmp;
 	double t0, secs;
 	sht_err err;
@@ -103,7 +112,9 @@ int cmd_convert(int argc, char **argv)
 	snprintf(tmp, n, "%s.tmp.%ld", o.output, (long)getpid());
 
 	t0 = cli_now();
-	err = sht_ctf_open(o.trace, NULL, &src);
+	sht_ctf_opts_init(&co);
+	co.merge = o.merge;
+	err = sht_ctf_open(o.trace, &co, &src);
 	if (err < 0) {
 		free(tmp);
 		return cli_fail(err, "open the trace %s", o.trace);

@@ -9,10 +9,11 @@
 
 #include "cli.h"
 
-int cli_trace_open(const char *path, cli_trace *t)
+int cli_trace_open(const char *path, int merge, cli_trace *t)
 {
 	struct stat sb;
 	sht_vstf_info vi;
+	sht_ctf_opts co;
 	sht_err err;
 
 	memset(t, 0, sizeof(*t));
@@ -20,7 +21,9 @@ int cli_trace_open(const char *path, cli_trace *t)
 		return cli_error("cannot open the trace %s: %s", path,
 				 strerror(errno));
 	if (S_ISDIR(sb.st_mode)) {
-		err = sht_ctf_open(path, NULL, &t->src);
+		sht_ctf_opts_init(&co);
+		co.merge = merge;
+		err = sht_ctf_open(path, &co, &t->src);
 		if (err < 0)
 			return cli_fail(err, "open the CTF trace %s", path);
 		if (sht_ctf_time_span(&t->src, &t->span_begin,

@@ -6,6 +6,7 @@
  * the references it hands out.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ctf-int.h"
 #include "util/util.h"
@@ -149,26 +150,24 @@ void sht__ctf_graph_destroy(struct sht_ctf *c)
 	c->at_end = 0;
 }
 
-/* Create c->graph and add src.ctf.fs to it, reading c->dirs, in *src. */
+/* Add a src.ctf.fs reading dir to c->graph, named name, in *src. */
 static sht_err ctf_add_source(struct sht_ctf *c,
 			      const bt_component_class_source *fs_cls,
+			      const char *dir, const char *name,
 			      const bt_component_source **src)
 {
-	bt_value *params, *inputs;
+	bt_value *params = bt_value_map_create();
+	bt_value *inputs = bt_value_array_create();
 	sht_err err = SHT_OK;
 
-	c->graph = bt_graph_create(0);
-	params = bt_value_map_create();
-	inputs = bt_value_array_create();
-	int bad = !c->graph || !params || !inputs;
-	for (size_t k = 0; !bad && k < c->n_dirs; k++)
-		bad = bt_value_array_append_string_element(inputs, c->dirs[k]) !=
-		      BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK;
-	if (bad || bt_value_map_insert_entry(params, "inputs", inputs) !=
+	if (!params || !inputs ||
+	    bt_value_array_append_string_element(inputs, dir) !=
+		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
+	    bt_value_map_insert_entry(params, "inputs", inputs) !=
 		    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
 		err = sht__ctf_error(SHT_ERR_NOMEM, "open CTF trace", c->path);
 	/* Logging off: failures come back as error causes, in our message. */
-	else if (bt_graph_add_source_component(c->graph, fs_cls, "src", params,
+	else if (bt_graph_add_source_component(c->graph, fs_cls, name, params,
 					       BT_LOGGING_LEVEL_NONE, src) !=
 		 BT_GRAPH_ADD_COMPONENT_STATUS_OK)
 		err = sht__ctf_error(SHT_ERR_CORRUPT, "open CTF trace", c->path);
@@ -177,27 +176,61 @@ static sht_err ctf_add_source(struct sht_ctf *c,
 	return err;
 }
 
-/* Connect the single stream of src straight to the sink: the muxer
- * rejects single streams with overlapping packets (synctraces), and one
- * stream needs no muxing. */
+/* Create c->graph with one src.ctf.fs per trace directory (babeltrace2
+ * wants one component per trace: a component given several traces
+ * refuses them unless they share a UUID), in srcs[0 .. n_dirs - 1]. */
+static sht_err ctf_add_sources(struct sht_ctf *c,
+			       const bt_component_class_source *fs_cls,
+			       const bt_component_source **srcs)
+{
+	char name[32];
+	sht_err err = SHT_OK;
+
+	c->graph = bt_graph_create(0);
+	if (!c->graph)
+		return sht__ctf_error(SHT_ERR_NOMEM, "open CTF trace", c->path);
+	for (size_t k = 0; err == SHT_OK && k < c->n_dirs; k++) {
+		snprintf(name, sizeof(name), "src%zu", k);
+		err = ctf_add_source(c, fs_cls, c->dirs[k], name, &srcs[k]);
+	}
+	return err;
+}
+
+/* The output port of index i over all the sources' ports, in order. */
+static const bt_port_output *ctf_port(const bt_component_source **srcs,
+				      size_t n, uint64_t i)
+{
+	for (size_t k = 0; k < n; k++) {
+		uint64_t np = bt_component_source_get_output_port_count(srcs[k]);
+
+		if (i < np)
+			return bt_component_source_borrow_output_port_by_index_const(
+				srcs[k], i);
+		i -= np;
+	}
+	return NULL;
+}
+
+/* Connect the single stream straight to the sink: the muxer rejects
+ * single streams with overlapping packets (synctraces), and one stream
+ * needs no muxing. */
 static sht_err ctf_connect_direct(struct sht_ctf *c,
-				  const bt_component_source *src,
+				  const bt_component_source **srcs,
 				  const bt_port_input *sink_in)
 {
-	if (bt_graph_connect_ports(c->graph,
-			bt_component_source_borrow_output_port_by_index_const(
-				src, 0),
-			sink_in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+	if (bt_graph_connect_ports(c->graph, ctf_port(srcs, c->n_dirs, 0),
+				   sink_in, NULL) !=
+	    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		return sht__ctf_error(SHT_ERR_CORRUPT, "open CTF trace", c->path);
 	c->info.muxed = 0;
 	return SHT_OK;
 }
 
-/* Connect the n_ports streams of src to a muxer, and the muxer to the
- * sink. */
+/* Connect the n_ports streams of the sources to a muxer, and the muxer
+ * to the sink. */
 static sht_err ctf_connect_muxed(struct sht_ctf *c,
 				 const bt_component_class_filter *mux_cls,
-				 const bt_component_source *src,
+				 const bt_component_source **srcs,
 				 uint64_t n_ports, const bt_port_input *sink_in)
 {
 	const bt_component_filter *mux = NULL;
@@ -214,9 +247,8 @@ static sht_err ctf_connect_muxed(struct sht_ctf *c,
 			bt_component_filter_borrow_input_port_by_index_const(
 				mux, n_in - 1);
 		if (bt_graph_connect_ports(c->graph,
-				bt_component_source_borrow_output_port_by_index_const(
-					src, k),
-				in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+				ctf_port(srcs, c->n_dirs, k), in, NULL) !=
+		    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 			return sht__ctf_error(SHT_ERR_CORRUPT, "open CTF trace",
 					      c->path);
 	}
@@ -234,9 +266,9 @@ static sht_err ctf_graph_make(struct sht_ctf *c)
 {
 	const bt_component_class_source *fs_cls;
 	const bt_component_class_filter *mux_cls;
-	const bt_component_source *src = NULL;
+	const bt_component_source **srcs;
 	const bt_component_sink *sink = NULL;
-	uint64_t n_ports;
+	uint64_t n_ports = 0;
 	sht_err err;
 
 	fs_cls = bt_plugin_borrow_source_component_class_by_name_const(
@@ -247,26 +279,33 @@ static sht_err ctf_graph_make(struct sht_ctf *c)
 		return sht__error(SHT_ERR_INVALID, "Cannot open CTF trace: path=%s: "
 				  "babeltrace2 has no src.ctf.fs or "
 				  "flt.utils.muxer component class", c->path);
-	err = ctf_add_source(c, fs_cls, &src);
-	if (err != SHT_OK)
-		return err;
-	n_ports = bt_component_source_get_output_port_count(src);
-	if (n_ports == 0)
-		return sht__error(SHT_ERR_INVALID, "Cannot open CTF trace: path=%s: "
-				  "no stream", c->path);
-	if (bt_graph_add_simple_sink_component(c->graph, "sink", ctf_sink_init,
+	srcs = calloc(c->n_dirs ? c->n_dirs : 1, sizeof(*srcs));
+	if (!srcs)
+		return sht__ctf_error(SHT_ERR_NOMEM, "open CTF trace", c->path);
+	err = ctf_add_sources(c, fs_cls, srcs);
+	for (size_t k = 0; err == SHT_OK && k < c->n_dirs; k++)
+		n_ports += bt_component_source_get_output_port_count(srcs[k]);
+	if (err == SHT_OK && n_ports == 0)
+		err = sht__error(SHT_ERR_INVALID, "Cannot open CTF trace: path=%s: "
+				 "no stream", c->path);
+	if (err == SHT_OK &&
+	    bt_graph_add_simple_sink_component(c->graph, "sink", ctf_sink_init,
 					       ctf_sink_consume, NULL, c,
 					       &sink) !=
 	    BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		return sht__ctf_error(SHT_ERR_NOMEM, "open CTF trace", c->path);
-	const bt_port_input *sink_in =
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0);
-	if (n_ports == 1)
-		err = ctf_connect_direct(c, src, sink_in);
-	else
-		err = ctf_connect_muxed(c, mux_cls, src, n_ports, sink_in);
+		err = sht__ctf_error(SHT_ERR_NOMEM, "open CTF trace", c->path);
+	if (err == SHT_OK) {
+		const bt_port_input *sink_in =
+			bt_component_sink_borrow_input_port_by_index_const(
+				sink, 0);
+		err = n_ports == 1
+			      ? ctf_connect_direct(c, srcs, sink_in)
+			      : ctf_connect_muxed(c, mux_cls, srcs, n_ports,
+						  sink_in);
+	}
 	if (err == SHT_OK)
 		c->info.streams = (uint32_t)n_ports;
+	free(srcs);
 	return err;
 }
 

@@ -184,6 +184,23 @@ expect_rc 1 "partial query over another trace: exit 1" "$SHT" query \
 case $err in *"does not match"*) ok 0 "the message says the trace does not match" ;;
 *) ok 1 "the message says the trace does not match"; diag "stderr: $err" ;; esac
 
+# A directory holding two traces: refused, unless --merge.
+two=$SHT_TMP/two-traces
+mkdir -p "$two"
+expect_rc 0 "gen trace a" "$SHT" gen kernel -o "$two/a" --events 5000 --cpus 2
+expect_rc 0 "gen trace b" "$SHT" gen kernel -o "$two/b" --events 7000 --cpus 2 \
+	--seed 2
+expect_rc 1 "two traces without --merge: exit 1" "$SHT" build "$two" \
+	-o "$SHT_TMP/two.sht"
+case $err in *--merge*|*"several traces"*|*merge*) ok 0 "the message says why" ;;
+*) ok 1 "the message says why"; diag "stderr: $err" ;; esac
+expect_rc 0 "two traces with --merge" "$SHT" build "$two" --merge \
+	-o "$SHT_TMP/two.sht" --json --no-progress
+is "$(json 'd["events"]')" 12000 "--merge: the events of both traces"
+expect_rc 0 "convert --merge" "$SHT" convert "$two" --merge \
+	-o "$SHT_TMP/two.vstf" --json
+is "$(json 'd["events"]')" 12000 "convert --merge: the events of both"
+
 run "$SHT" build --help
 is "$rc" 0 "--help"
 printf '%s\n' "$out" | grep -q 'default: the name of TRACE'
