@@ -48,7 +48,9 @@ static sht_err parse_bits(const uint8_t *blk, uint64_t no, struct sht__node *n)
 	n->ibits = blk[SHT__N_IBITS];
 	n->xbits = blk[SHT__N_XBITS];
 	n->dbits = blk[SHT__N_DBITS];
+	n->obits = blk[SHT__N_OBITS];
 	if (n->qbits > 32 || n->sbits > 64 || n->ebits > 64 || n->vbits > 64 ||
+	    n->obits > 64 ||
 	    (n->tbits != 0 && n->tbits != SHT__TBITS) ||
 	    (n->tbits == 0 && n->ctag >= SHT__TAG_COUNT) ||
 	    (n->n && n->qbits != sht__bits((uint64_t)n->qmax - n->qmin)))
@@ -66,8 +68,8 @@ static sht_err parse_bits(const uint8_t *blk, uint64_t no, struct sht__node *n)
 		 : n->nruns || n->nexc || n->ibits)
 		goto bad;
 	if (etab ? n->nends == 0 || n->nends > n->n ||
-		   n->xbits != sht__bits(n->nends - 1)
-		 : n->nends || n->xbits)
+		   n->xbits != sht__bits(n->nends - 1) || n->obits > n->ebits
+		 : n->nends || n->xbits || n->obits)
 		goto bad;
 	if (dict ? n->nvals == 0 || n->nvals > n->n ||
 		   n->dbits != sht__bits(n->nvals - 1) || n->tbits ||
@@ -120,13 +122,14 @@ static sht_err parse_dict(uint64_t no, const uint8_t *p, struct sht__node *n,
 	return SHT_OK;
 }
 
-/* The areas, in order: children, dictionary, end table, run directory,
- * exceptions, records, heap; they must add up to used. */
+/* The areas, in order: children, dictionary, end table (bases, then
+ * offsets), run directory, exceptions, records, heap; they must add up to
+ * used. */
 static sht_err parse_layout(const uint8_t *blk, uint64_t no,
 			    const struct sht__geom *g, struct sht__node *n)
 {
 	uint64_t off = SHT__NODE_HDR + (uint64_t)SHT__CHILD_ENTRY * n->nc;
-	uint64_t dict = 0, etab, dir, exc, rec;
+	uint64_t dict = 0, etab, eoffs, dir, exc, rec;
 	sht_err err;
 
 	if (n->flags & SHT__NFLAG_DICT) {
@@ -136,18 +139,20 @@ static sht_err parse_layout(const uint8_t *blk, uint64_t no,
 		if (err != SHT_OK)
 			return err;
 	}
-	etab = area_bytes(n->nends, n->ebits);
+	etab = area_bytes((n->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK, n->ebits);
+	eoffs = area_bytes(n->nends, n->obits);
 	dir = area_bytes(n->nruns, n->dirw);
 	exc = area_bytes(n->nexc, n->excw);
 	rec = area_bytes(n->n, n->w);
 	n->children = blk + SHT__NODE_HDR;
 	n->dict = blk + off + SHT__DICT_HDR;
 	n->etab = blk + off + dict;
-	n->dir = n->etab + etab;
+	n->eoffs = n->etab + etab;
+	n->dir = n->eoffs + eoffs;
 	n->exc = n->dir + dir;
 	n->records = n->exc + exc;
 	n->heap = n->records + rec;
-	if (off + dict + etab + dir + exc + rec + n->heap_bytes == n->used &&
+	if (off + dict + etab + eoffs + dir + exc + rec + n->heap_bytes == n->used &&
 	    (uint64_t)n->used + SHT__SLACK <= g->block_size)
 		return SHT_OK;
 bad:
@@ -202,7 +207,7 @@ static sht_err parse_fixed(const uint8_t *blk, uint64_t no,
 	if ((n->kind != SHT__KIND_LEAF && n->kind != SHT__KIND_CORE) ||
 	    (n->kind == SHT__KIND_LEAF) != (n->level == 0) ||
 	    (n->flags & ~SHT__NFLAGS_ALL) || n->self != no ||
-	    n->level > SHT__MAX_LEVEL || blk[SHT__N_ZERO1])
+	    n->level > SHT__MAX_LEVEL)
 		return CORRUPT(no, "Cannot decode node: block=%llu bad kind/level/flags/self (kind=%u level=%u self=%llu)",
 			       (unsigned long long)no, n->kind, n->level,
 			       (unsigned long long)n->self);

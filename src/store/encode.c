@@ -149,13 +149,16 @@ static sht_err mismatch(uint64_t self, const char *what)
 }
 
 /* End table: the distinct ends, from the records in insertion order
- * (ends non-decreasing, eslot their rank).  0 if they disagree. */
+ * (ends non-decreasing, eslot their rank), in blocks: a base per block,
+ * then an offset from it per end.  0 if they disagree with the counts. */
 static int put_etab(const struct sht__open *o, const struct sht__layout *L,
 		    uint8_t *p)
 {
 	const struct sht__trk *t = &o->trk;
-	struct bitw b = { p, 0, 0 };
-	uint64_t last = 0;
+	uint64_t blocks = (t->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK;
+	struct bitw bb = { p, 0, 0 };
+	struct bitw bo = { p + (blocks * L->ebits + 7) / 8, 0, 0 };
+	uint64_t last = 0, base = 0;
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -163,14 +166,21 @@ static int put_etab(const struct sht__open *o, const struct sht__layout *L,
 		if (k == 0 || e != last) {
 			if (k && e < last)
 				return 0;
-			bw_put(&b, e - t->emin, L->ebits);
+			if (k % SHT__ETAB_BLOCK == 0) {
+				base = e;
+				bw_put(&bb, e - t->emin, L->ebits);
+			}
+			if (sht__bits(e - base) > L->obits)
+				return 0;
+			bw_put(&bo, e - base, L->obits);
 			k++;
 			last = e;
 		}
 		if (o->iv[i].eslot != k - 1)
 			return 0;
 	}
-	bw_flush(&b);
+	bw_flush(&bb);
+	bw_flush(&bo);
 	return k == t->nends;
 }
 
@@ -312,6 +322,7 @@ static void put_header(const struct sht__open *o, const struct sht__layout *L,
 	int any = t->n > 0, dict = !!(L->flags & SHT__NFLAG_DICT);
 
 	blk[SHT__N_KIND] = o->kind;
+	blk[SHT__N_OBITS] = L->obits;
 	blk[SHT__N_FLAGS] = L->flags;
 	blk[SHT__N_CTAG] = (uint8_t)(!any || L->tbits || dict ? 0 : __builtin_ctz(t->types));
 	sht__put_u32(blk + SHT__N_COUNT, t->n);

@@ -49,7 +49,7 @@ enum {
 /* Node header field offsets (docs/FORMAT.md §3). */
 enum {
 	SHT__N_KIND = 0,
-	SHT__N_ZERO1 = 1,
+	SHT__N_OBITS = 1,
 	SHT__N_FLAGS = 2,
 	SHT__N_CTAG = 3,
 	SHT__N_COUNT = 4,
@@ -84,6 +84,9 @@ enum {
 	 * 112 a full core node still leaves B/2 - 16 bytes for records. */
 	SHT__GEOM_HDR = 96,
 	SHT__CHILD_ENTRY = 32,
+	/* End table: entries in blocks of this many, a base per block. */
+	SHT__ETAB_BLOCK = 32,
+	SHT__ETAB_SHIFT = 5,
 	/* Value dictionary: one 16-byte entry per type tag, then the values. */
 	SHT__DICT_TAG = 16,
 	SHT__DICT_HDR = 5 * SHT__DICT_TAG,
@@ -127,3 +130,5 @@ _Static_assert(SHT__H_SECTIONS + SHT__SECTION_SLOTS * SHT__SECTION_ENTRY <= SHT_
 	       "section table overlaps the crc");
 
 #endif /* SHT_FORMAT_H */
+
+_Static_assert(SHT__ETAB_BLOCK == 1 << SHT__ETAB_SHIFT, "end table block");

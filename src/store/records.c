@@ -90,10 +90,39 @@ uint32_t sht__run_find(const struct sht__node *n, uint32_t q)
 	return r < n->nruns && run_quark(n, r) == q ? r : n->nruns;
 }
 
+/* ETAB: index of the first end-table entry >= x (nends if none): the
+ * first block whose base is >= x, then the entries of the block before. */
+static uint32_t etab_rank(const struct sht__node *n, uint64_t x)
+{
+	uint32_t blocks = (n->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK;
+	uint32_t lo = 0, hi = blocks, first;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sht__getbits(n->etab, (uint64_t)mid * n->ebits, n->ebits) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	first = (lo - 1) * SHT__ETAB_BLOCK;
+	hi = lo * SHT__ETAB_BLOCK < n->nends ? lo * SHT__ETAB_BLOCK : n->nends;
+	lo = first;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sht__etab_get(n, mid) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void sht__tkey_make(const struct sht__node *n, sht_time t,
 		    struct sht__tkey *k)
 {
-	uint64_t lo = 0, hi = n->nends, x;
+	uint64_t x;
 
 	k->none = 0;
 	if (t <= (sht_time)n->ebase) {      /* every end is >= t */
@@ -106,15 +135,8 @@ void sht__tkey_make(const struct sht__node *n, sht_time t,
 		k->none = n->ew < 64 && x >= (UINT64_C(1) << n->ew);
 		return;
 	}
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (sht__getbits(n->etab, mid * n->ebits, n->ebits) < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	k->x = lo;
-	k->none = lo == n->nends;
+	k->x = etab_rank(n, x);
+	k->none = k->x == n->nends;
 }
 
 uint32_t sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,

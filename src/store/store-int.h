@@ -51,6 +51,7 @@ struct sht__node {
 	uint32_t level;
 	uint8_t qbits, sbits, ebits, tbits, vbits; /* field widths */
 	uint8_t ibits, xbits, dbits; /* record, end and value index widths */
+	uint8_t obits;          /* end table: width of an offset */
 	uint32_t w;             /* record width in bits */
 	uint32_t eoff, ew;      /* a record's end field: bit offset, width */
 	uint32_t voff;          /* a record's value field: bit offset */
@@ -66,7 +67,8 @@ struct sht__node {
 	uint64_t sbase, ebase, vbase;
 	const uint8_t *children;
 	const uint8_t *dict;    /* DICT: the values (after the tag table) */
-	const uint8_t *etab;    /* ETAB: the distinct ends */
+	const uint8_t *etab;    /* ETAB: the bases of the blocks of ends */
+	const uint8_t *eoffs;   /* ETAB: the ends, as offsets from their base */
 	const uint8_t *dir;     /* RUNS: the run directory */
 	const uint8_t *exc;     /* RUNS: the start exceptions */
 	const uint8_t *records;
@@ -128,6 +130,16 @@ static inline uint64_t sht__getbits(const uint8_t *p, uint64_t pos,
  * start.  Ends of a run increase, so a run is searched by end.
  */
 
+/* End-table entry x (< nends): end - ebase.  The table is in blocks of
+ * SHT__ETAB_BLOCK entries: a base per block (ebits), an offset from it
+ * per entry (obits). */
+static inline uint64_t sht__etab_get(const struct sht__node *n, uint32_t x)
+{
+	return sht__getbits(n->etab, (uint64_t)(x >> SHT__ETAB_SHIFT) * n->ebits,
+			    n->ebits) +
+	       sht__getbits(n->eoffs, (uint64_t)x * n->obits, n->obits);
+}
+
 /* Record i's end (not DURATION); 0 if its end index is out of the table. */
 static inline int sht__rec_end(const struct sht__node *n, uint32_t i,
 			       sht_time *e)
@@ -138,7 +150,7 @@ static inline int sht__rec_end(const struct sht__node *n, uint32_t i,
 	if (n->flags & SHT__NFLAG_ETAB) {
 		if (x >= n->nends)
 			return 0;
-		x = sht__getbits(n->etab, x * n->ebits, n->ebits);
+		x = sht__etab_get(n, (uint32_t)x);
 	}
 	*e = (sht_time)(n->ebase + x);
 	return 1;
@@ -432,6 +444,9 @@ struct sht__trk {
 					the previous record of their quark */
 	uint32_t nends;              /* distinct ends */
 	uint64_t elast;              /* largest end so far */
+	uint64_t eblock;             /* first end of the end table's last
+					block */
+	uint8_t obits;               /* end table: widest offset in a block */
 	uint32_t nvals;              /* distinct values */
 	uint32_t dcount[SHT__TAG_COUNT]; /* distinct values per tag */
 	uint64_t dlo[SHT__TAG_COUNT], dhi[SHT__TAG_COUNT]; /* their keys */
@@ -441,7 +456,7 @@ struct sht__trk {
  * writes (field names as in struct sht__node). */
 struct sht__layout {
 	uint8_t flags;
-	uint8_t qbits, sbits, ebits, tbits, vbits, ibits, xbits, dbits;
+	uint8_t qbits, sbits, ebits, tbits, vbits, ibits, xbits, dbits, obits;
 	uint32_t w;                  /* record width */
 	uint64_t dict_bytes, etab_bytes, dir_bytes, exc_bytes, rec_bytes;
 	uint64_t size;               /* header + child room + areas + heap */
@@ -492,6 +507,7 @@ struct sht__open {
 	/* Exclusive upper limits of a record's fields (biased, as in trk);
 	 * the lower limits are trk's minima. */
 	uint64_t lim_q, lim_s, lim_e, lim_v;
+	uint64_t lim_o;              /* an end's offset in its table block */
 	uint64_t lim_d[SHT__TAG_COUNT];
 	struct sht__child *ch;       /* closed children, max_children room */
 	uint32_t nc;

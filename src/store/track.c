@@ -7,19 +7,31 @@
  *   - distinct quarks and start exceptions (run directory) come from a
  *     table of the quarks seen in the node, with their latest end;
  *   - distinct ends (end table): ends reach a node in non-decreasing
- *     order, so an end is new when it differs from the latest one;
+ *     order, so an end is new when it differs from the latest one, and
+ *     the widest offset of an end from its block's first is kept;
  *   - distinct values per type (dictionary) come from a table of the
  *     values seen, with their insertion rank.
  * sht__trk_layout turns the counts into the smallest layout and its size
  * in bytes; the encoder writes exactly that layout (and checks that its
- * records agree with the counts), so a node is closed exactly when the
- * next record would not fit, and never overflows its block.
+ * records agree with the counts).
+ *
+ * The layout is not recomputed at every insert.  The node keeps a bound
+ * on its size in the layout last computed, grown by what one record can
+ * add to that layout while no width changes (o->inc).  add_fast checks a
+ * record against limits set with the layout (every field and index width
+ * still holds, the bound stays inside the block) and only counts it; any
+ * other record goes through probe, room (the exact layout of the node
+ * with it) and commit, which restarts the bound.  The true size is the
+ * smallest layout's, never above the bound, so the node never overflows
+ * its block; and it closes only when the exact size with the next record
+ * would not fit.
  *
  * A layout that cannot be used is ruled out for the rest of the node
  * (trk.off): the run directory when a quark's records overlap or come out
  * of start order, the end table when ends come out of order (neither
- * happens in a valid history), and, to save the table look-ups, either
- * one when half the block's records are in and it is clearly the larger.
+ * happens in a valid history), and, to save the table look-ups, the run
+ * directory or the dictionary when PRUNE_AT records are in and it is not
+ * in use while 7/8 of the records are distinct quarks or values.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -43,8 +55,8 @@ struct probe {
 	struct sht__layout lay;      /* slow path: the layout with it */
 };
 
-/* Records after which a layout that is not chosen and is clearly larger
- * (7/8 of the records would be runs or distinct values) is dropped. */
+/* Records after which a layout not in use and clearly larger (7/8 of the
+ * records would be runs or distinct values) is dropped. */
 #define PRUNE_AT 1024u
 
 /* ---- tables ------------------------------------------------------------- */
@@ -231,6 +243,19 @@ static sht_err probe(struct sht__open *o, const struct sht__oiv *r,
 	return err;
 }
 
+/* A new end (>= every end so far) in the end table's counts: a new block
+ * every SHT__ETAB_BLOCK ends, else an offset from the block's first. */
+static inline void add_end(struct sht__trk *t, uint64_t e)
+{
+	if (t->nends % SHT__ETAB_BLOCK == 0) {
+		t->eblock = e;
+	} else if (sht__bits(e - t->eblock) > t->obits) {
+		t->obits = (uint8_t)sht__bits(e - t->eblock);
+	}
+	t->nends++;
+	t->elast = e;
+}
+
 /* t with r added. */
 static inline void apply(struct sht__trk *t, const struct sht__oiv *r,
 			 const struct probe *p)
@@ -250,10 +275,8 @@ static inline void apply(struct sht__trk *t, const struct sht__oiv *r,
 		t->str_off_max = r->payload;
 	}
 	t->off |= p->off;
-	if (p->new_end && !(t->off & SHT__NFLAG_ETAB)) {
-		t->nends++;
-		t->elast = e;
-	}
+	if (p->new_end && !(t->off & SHT__NFLAG_ETAB))
+		add_end(t, e);
 	t->nruns += p->new_quark;
 	t->nexc += p->exc;
 	if (p->new_value && !(t->off & SHT__NFLAG_DICT)) {
@@ -292,7 +315,9 @@ static int same_widths(const struct sht__open *o, const struct sht__oiv *r,
 	    s < t->smin || s >= o->lim_s ||
 	    ((f & SHT__NFLAG_DURATION) ? d < t->dmin || d >= o->lim_e
 				       : e < t->emin || e >= o->lim_e) ||
-	    (p->new_end && t->nends >= o->ends_lim))
+	    (p->new_end && (f & SHT__NFLAG_ETAB) &&
+	     (t->nends >= o->ends_lim ||
+	      (t->nends % SHT__ETAB_BLOCK && e - t->eblock >= o->lim_o))))
 		return 0;
 	if (f & SHT__NFLAG_DICT) {
 		if (!p->new_value)
@@ -338,20 +363,21 @@ static void prune(struct sht__trk *t, uint8_t chosen)
 		t->off |= SHT__NFLAG_DICT;
 }
 
-/* Bytes one record can add to layout L while no width changes: its
- * record, a run or exception entry, an end, a value, and one byte of
- * rounding per area. */
+/* Bytes one record can add to layout L while no width changes: to each
+ * area, at most the bytes of what it adds there (a record; a run or
+ * exception entry; an end-table base and offset; a dictionary value),
+ * since ceil(a + b) <= ceil(a) + ceil(b). */
 static uint64_t record_bound(const struct sht__layout *L)
 {
-	uint64_t bits = L->w;
+	uint64_t bytes = (L->w + 7) / 8;
 
-	if (L->flags & SHT__NFLAG_RUNS)
-		bits += (uint64_t)L->qbits + L->ibits + L->sbits;
+	if (L->flags & SHT__NFLAG_RUNS)          /* a run entry >= an exception */
+		bytes += ((uint64_t)L->qbits + L->ibits + L->sbits + 7) / 8;
 	if (L->flags & SHT__NFLAG_ETAB)
-		bits += L->ebits;
+		bytes += (L->ebits + 7) / 8 + (L->obits + 7) / 8;
 	if (L->flags & SHT__NFLAG_DICT)
-		bits += 64;
-	return (bits + 7) / 8 + 4;
+		bytes += 8;
+	return bytes;
 }
 
 static uint32_t pow2_ceil(uint32_t x)
@@ -386,6 +412,7 @@ static void set_layout(struct sht__open *o, const struct sht__layout *L,
 	o->lim_e = (L->flags & SHT__NFLAG_DURATION) ? limit(t->dmin, L->ebits)
 						    : limit(t->emin, L->ebits);
 	o->lim_v = limit(t->vmin, L->vbits);
+	o->lim_o = limit(0, L->obits);
 }
 
 static void commit(struct sht__open *o, struct sht__oiv *r,
@@ -454,7 +481,9 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	    s < t->smin || s >= o->lim_s || e < t->elast ||
 	    ((f & SHT__NFLAG_DURATION) ? d < t->dmin || d >= o->lim_e
 				       : e >= o->lim_e) ||
-	    (new_end && t->nends >= o->ends_lim))
+	    (new_end && (f & SHT__NFLAG_ETAB) &&
+	     (t->nends >= o->ends_lim ||
+	      (t->nends % SHT__ETAB_BLOCK && e - t->eblock >= o->lim_o))))
 		return 0;
 	prev = &o->iv[t->n - 1];
 	if (prev->tag == r->tag && prev->payload == r->payload) {
@@ -500,10 +529,8 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	} else if (r->tag == SHT__TAG_STRING && r->payload > t->str_off_max) {
 		t->str_off_max = r->payload;
 	}
-	if (new_end && !(t->off & SHT__NFLAG_ETAB)) {
-		t->nends++;
-		t->elast = e;
-	}
+	if (new_end && !(t->off & SHT__NFLAG_ETAB))
+		add_end(t, e);
 	x = &o->iv[t->n++];
 	*x = *r;
 	x->vslot = vrank;
@@ -557,8 +584,7 @@ static unsigned value_bits(const struct sht__trk *t)
 	return v;
 }
 
-/* Bytes of the dictionary's values (tag table included), and the
- * number of distinct values. */
+/* Bytes of the dictionary (tag table included). */
 static uint64_t dict_bytes(const struct sht__trk *t)
 {
 	uint64_t bits = 0;
@@ -590,13 +616,31 @@ static void layout_values(const struct sht__trk *t, struct sht__layout *L)
 	L->vbits = (uint8_t)vb;
 }
 
+/* Bytes of the end table: a base per block, an offset per end. */
+static uint64_t etab_bytes(const struct sht__trk *t)
+{
+	uint64_t blocks = (t->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK;
+
+	return (blocks * sht__bits(t->emax - t->emin) + 7) / 8 +
+	       ((uint64_t)t->nends * t->obits + 7) / 8;
+}
+
 /* Whether the end table beats ends of ew bits. */
 static int etab_wins(const struct sht__trk *t, unsigned ew)
 {
-	uint64_t n = t->n, eb = sht__bits(t->emax - t->emin);
+	uint64_t n = t->n;
 
 	return !(t->off & SHT__NFLAG_ETAB) &&
-	       8 * ((t->nends * eb + 7) / 8) + n * sht__bits(t->nends - 1) < n * ew;
+	       8 * etab_bytes(t) + n * sht__bits(t->nends - 1) < n * ew;
+}
+
+static void use_etab(const struct sht__trk *t, struct sht__layout *L)
+{
+	L->flags |= SHT__NFLAG_ETAB;
+	L->ebits = (uint8_t)sht__bits(t->emax - t->emin);
+	L->obits = t->obits;
+	L->xbits = (uint8_t)sht__bits(t->nends - 1);
+	L->etab_bytes = etab_bytes(t);
 }
 
 /* Flat records: (quark, start, end, value); ends absolute, as durations
@@ -611,10 +655,7 @@ static uint64_t layout_flat(const struct sht__trk *t, unsigned vw,
 	L->qbits = (uint8_t)sht__bits((uint64_t)t->qmax - t->qmin);
 	L->sbits = (uint8_t)sht__bits(t->smax - t->smin);
 	if (etab_wins(t, ef)) {
-		L->flags |= SHT__NFLAG_ETAB;
-		L->ebits = (uint8_t)eb;
-		L->xbits = (uint8_t)sht__bits(t->nends - 1);
-		L->etab_bytes = (t->nends * eb + 7) / 8;
+		use_etab(t, L);
 	} else {
 		L->flags |= db < eb ? SHT__NFLAG_DURATION : 0;
 		L->ebits = (uint8_t)ef;
@@ -638,11 +679,8 @@ static uint64_t layout_runs(const struct sht__trk *t, unsigned vw,
 	L->sbits = (uint8_t)sht__bits(t->smax - t->smin);
 	L->ibits = (uint8_t)sht__bits(n - 1);
 	L->ebits = (uint8_t)eb;
-	if (etab_wins(t, eb)) {
-		L->flags |= SHT__NFLAG_ETAB;
-		L->xbits = (uint8_t)sht__bits(t->nends - 1);
-		L->etab_bytes = (t->nends * eb + 7) / 8;
-	}
+	if (etab_wins(t, eb))
+		use_etab(t, L);
 	L->dir_bytes = ((uint64_t)t->nruns * (L->qbits + L->ibits + L->sbits) + 7) / 8;
 	L->exc_bytes = ((uint64_t)t->nexc * (L->ibits + L->sbits) + 7) / 8;
 	L->w = vw + ((L->flags & SHT__NFLAG_ETAB) ? L->xbits : L->ebits);

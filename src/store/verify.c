@@ -12,7 +12,8 @@
  *             a record that is not the first of its run, and never equal
  *             to the start it replaces;
  *   tables    end table and dictionary values strictly increasing (per
- *             type), every entry used by some record;
+ *             type), every entry used by some record, the first offset of
+ *             each block of the end table 0;
  *   direct    a null value's payload field is zero;
  *   padding   the bits after the last entry of each area are zero.
  *
@@ -156,7 +157,10 @@ static void check_tables(struct vctx *v)
 
 	if (n->flags & SHT__NFLAG_ETAB) {
 		for (uint32_t i = 0; i < n->nends; i++) {
-			uint64_t e = sht__getbits(n->etab, (uint64_t)i * n->ebits, n->ebits);
+			uint64_t e = sht__etab_get(n, i);
+			if (i % SHT__ETAB_BLOCK == 0 &&
+			    sht__getbits(n->eoffs, (uint64_t)i * n->obits, n->obits))
+				bad(v, "end table entry %u: a block's first offset is not 0", i);
 			if (i && e <= prev)
 				bad(v, "end table entry %u out of order", i);
 			prev = e;
@@ -199,7 +203,9 @@ static void check_tails(struct vctx *v)
 			dbits += (uint64_t)(n->dfirst[t + 1] - n->dfirst[t]) * n->dw[t];
 		check_tail(v, "value dictionary", n->dict, dbits, 1);
 	}
-	check_tail(v, "end table", n->etab, n->nends, n->ebits);
+	check_tail(v, "end table", n->etab,
+		   (n->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK, n->ebits);
+	check_tail(v, "end table offsets", n->eoffs, n->nends, n->obits);
 	check_tail(v, "run directory", n->dir, n->nruns, n->dirw);
 	check_tail(v, "exceptions", n->exc, n->nexc, n->excw);
 	check_tail(v, "records", n->records, n->n, n->w);

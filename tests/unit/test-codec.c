@@ -574,6 +574,8 @@ static void test_forged(void)
 	forged("record index width", SHT__N_IBITS, 1, nd.ibits + 1);
 	forged("end index width", SHT__N_XBITS, 1, nd.xbits + 1);
 	forged("value index width", SHT__N_DBITS, 1, nd.dbits + 1);
+	forged("end-table offsets wider than ends", SHT__N_OBITS, 1, nd.ebits + 1);
+	forged("end-table offset width + 1", SHT__N_OBITS, 1, nd.obits + 1);
 	forged("dictionary: null count 2", dict + 16 * SHT__TAG_NULL, 4, 2);
 	forged("dictionary: int32 count + 1", dict + 16 * SHT__TAG_INT32, 4,
 	       nd.dfirst[2] - nd.dfirst[1] + 1);
@@ -655,6 +657,9 @@ static void test_forged_content(void)
 	if ((UINT64_C(1) << nd.xbits) > nd.nends)
 		content("end index outside the table", AREA(records), nd.eoff, nd.xbits,
 			(UINT64_C(1) << nd.xbits) - 1);
+	content("end table: a block's first offset not 0", AREA(eoffs), 0, nd.obits, 1);
+	content("end table: offsets out of order", AREA(eoffs), 2 * (uint64_t)nd.obits,
+		nd.obits, sht__getbits(nd.eoffs, nd.obits, nd.obits));
 	content("end index: an unused entry", AREA(records), nd.eoff, nd.xbits,
 		sht__getbits(nd.records, nd.eoff, nd.xbits) == 0 ? 1 : 0);
 	if ((UINT64_C(1) << nd.dbits) > nd.nvals)
@@ -719,6 +724,11 @@ static void test_header(void)
 	sht__put_u32(c + SHT__H_VERSION, SHT_FORMAT_VERSION + 1);
 	sht__put_u32(c + SHT__H_CRC, sht__crc32c(0, c, SHT__H_CRC));
 	ok(sht__header_parse(c, &back) == SHT_ERR_VERSION, "a newer version is refused as such");
+	memcpy(c, h, sizeof h);
+	sht__put_u32(c + SHT__H_VERSION, 1);
+	sht__put_u32(c + SHT__H_CRC, sht__crc32c(0, c, SHT__H_CRC));
+	ok(sht__header_parse(c, &back) == SHT_ERR_VERSION && strstr(sht_errmsg(), "rebuild"),
+	   "format version 1 is refused as such, saying to rebuild: \"%s\"", sht_errmsg());
 }
 
 int main(void)

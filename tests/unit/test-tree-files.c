@@ -44,7 +44,7 @@ enum {
 	HDR_LEN_V1 = 384,
 	/* §3 node block */
 	N_KIND = 0,
-	N_ZERO1 = 1,
+	N_OBITS = 1,
 	N_COUNT = 4,
 	N_SELF = 8,
 	N_START = 24,
@@ -549,7 +549,8 @@ static void test_structure(const ref *f, orc_rng *r)
 	size_t done = 0, missed = 0, b;
 	const char *names[] = { "self", "level", "end < start",
 				"n_intervals + 1", "nonzero padding",
-				"child end", "child start", "zero byte 1" };
+				"child end", "child start",
+				"end-table offset width + 128" };
 
 	ref_restore(f);
 	for (b = 0; b < f->blocks && done < 120; b++) {
@@ -572,7 +573,7 @@ static void test_structure(const ref *f, orc_rng *r)
 				break;
 			case 1: put32(blk + N_LEVEL, get32(blk + N_LEVEL) ^ 1);
 				break;
-			case 7: blk[N_ZERO1] = 1; break;
+			case 7: blk[N_OBITS] ^= 0x80; break;
 			case 2: /* end before the node's start */
 				put64(blk + N_END, get64(blk + N_START) - 1);
 				break;
