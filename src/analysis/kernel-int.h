@@ -56,7 +56,8 @@ struct kname_ent {
 	unsigned prefixes;          /* bit i: PREFIXES[i] matches the name */
 };
 
-#define KERN_NAME_CACHE 64
+#define KERN_NAME_CACHE 512
+#define KERN_NAME_PROBES 8
 
 /* Children with well-known names, per parent: one 64-byte line of
  * quark + 1 (0: not cached) by kc, so that the look-ups of one thread's

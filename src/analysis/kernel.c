@@ -195,18 +195,31 @@ static int32_t event_cpu(const sht_event *ev)
 	}
 }
 
+/* The slot of name in the dispatch cache: its entry, else an empty slot
+ * or the one to reuse (linear probing over a few slots; a trace has a
+ * few hundred event names, e.g. one pair per system call). */
+static struct kname_ent *kname_slot(sht_kernel *k, const char *name)
+{
+	uintptr_t h = (uintptr_t)name;
+	size_t home, i;
+
+	h ^= h >> 7;
+	h ^= h >> 13;
+	home = i = h % KERN_NAME_CACHE;
+	for (unsigned n = 0; n < KERN_NAME_PROBES; n++, i = (i + 1) % KERN_NAME_CACHE)
+		if (k->names[i].ptr == name || !k->names[i].ptr)
+			return &k->names[i];
+	return &k->names[home];
+}
+
 /* The dispatch of an event name (its entry in NAMES, its syscall
  * prefixes), remembered per name pointer and checked against the text. */
 static const struct kname_ent *classify(sht_kernel *k, const char *name)
 {
-	uintptr_t h = (uintptr_t)name;
-	struct kname_ent *x;
+	struct kname_ent *x = kname_slot(k, name);
 	size_t len;
 	char *copy;
 
-	h ^= h >> 7;
-	h ^= h >> 13;
-	x = &k->names[h % KERN_NAME_CACHE];
 	if (x->ptr == name && strcmp(x->copy, name) == 0)
 		return x;
 	len = strlen(name);
