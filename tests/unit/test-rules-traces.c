@@ -13,6 +13,8 @@
  *  - examples/rules/ust-callstack.xml on context-switches-ust against an
  *    independent model of the call stacks: after every function entry and
  *    exit, the depth and the top address of that thread's stack.
+ *  - a partial history of bug446190 built by kernel-core.xml answers as
+ *    the full one (its queries replay the rules program).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -281,6 +283,93 @@ static void check_callstack(void)
 	sht_state_close(ss);
 }
 
+/* ---- a partial history from a rules file ------------------------------- */
+
+/* A partial history of the trace at dir built by kernel-core.xml (a
+ * checkpoint every 2000 events) answers as the full one: its replays run
+ * the rules program without its quark memos (attributes appear as the
+ * replay goes). */
+static void check_partial(const char *dir)
+{
+	char path[8192], xml[8192], file[8192];
+	const char *tmp = getenv("SHT_TMP");
+	sht_result *a = sht_result_create(), *b = sht_result_create();
+	sht_source src, src2;
+	sht_state_opts so;
+	sht_state *full, *part = NULL, *ss = NULL;
+	sht_rules *r = NULL;
+	sht_provider p;
+	sht_event ev;
+	sht_quark *qs = NULL;
+	size_t nq = 0, bad = 0, asked = 0;
+	sht_err err;
+
+	snprintf(path, sizeof path, "%s/%s", traces, dir);
+	snprintf(xml, sizeof xml, "%s/examples/rules/kernel-core.xml", srcdir);
+	snprintf(file, sizeof file, "%s/rules-partial.sht", tmp ? tmp : ".");
+	full = build(path, xml, NULL);
+	if (sht_ctf_open(path, NULL, &src) != SHT_OK || sht_rules_load_xml(xml, NULL, &r) != SHT_OK)
+		bail_out("partial: %s", sht_errmsg());
+	sht_rules_provider(r, &p);
+	sht_state_opts_init(&so);
+	so.backend = SHT_BACKEND_PARTIAL;
+	so.checkpoint_events = 2000;
+	so.provider = p.id;
+	so.provider_version = p.version;
+	err = src.ops->next(src.src, &ev);
+	if (err == SHT_OK)
+		err = src.ops->seek(src.src, 0);
+	if (err == SHT_OK)
+		err = sht_state_create(file, ev.ts, &so, &ss);
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &p, NULL, NULL);
+	if (err == SHT_OK)
+		err = sht_state_finish(ss, sht_state_end(ss));
+	sht_state_close(ss);
+	if (err == SHT_OK && sht_ctf_open(path, NULL, &src2) == SHT_OK)
+		err = sht_state_open_partial(file, NULL, &src2, &p, &part);
+	ok(err == SHT_OK, "%s: partial history from the rules file, opened with it", dir);
+	for (int pat = 0; err == SHT_OK && pat < 2; pat++) {
+		sht_time s = sht_state_start(full), e = sht_state_end(full);
+		int steps = pat ? 8 : 40;
+
+		free(qs);
+		qs = NULL;
+		if (sht_state_attr_match(full, pat ? "Threads/*" : "CPUs/*/Current_thread", &qs, &nq) != SHT_OK)
+			bail_out("match: %s", sht_errmsg());
+		for (int i = 0; i <= steps; i++) {
+			sht_time t = s + (e - s) / steps * i;
+
+			for (size_t k = 0; k < nq; k++) {
+				char name[256];
+				size_t need;
+				sht_quark q2;
+
+				sht_state_attr_path(full, qs[k], name, sizeof name, &need);
+				asked++;
+				if (sht_state_quark_path(part, name, 0, &q2) != SHT_OK ||
+				    sht_state_query(full, qs[k], t, a) != SHT_OK ||
+				    sht_state_query(part, q2, t, b) != SHT_OK ||
+				    !sht_value_equal(&sht_result_at(a, 0)->value, &sht_result_at(b, 0)->value) ||
+				    sht_result_at(a, 0)->start != sht_result_at(b, 0)->start) {
+					if (bad++ < 3)
+						diag("%s at %" PRId64 " differs", name, t);
+				}
+			}
+		}
+	}
+	ok(bad == 0 && asked > 0, "%s: %zu answers of the partial history equal the full one's", dir, asked);
+	free(qs);
+	sht_state_close(part);
+	if (err == SHT_OK)
+		sht_ctf_close(&src2);
+	sht_ctf_close(&src);
+	sht_rules_destroy(r);
+	sht_state_close(full);
+	sht_result_destroy(a);
+	sht_result_destroy(b);
+}
+
 int main(void)
 {
 	static const char *const kernel[] = { "many-threads", "bug446190", "synctraces/scp_src",
@@ -304,5 +393,6 @@ int main(void)
 	for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++)
 		compare_kernel(kernel[i]);
 	check_callstack();
+	check_partial("bug446190");
 	return done_testing();
 }
