@@ -14,7 +14,8 @@
 #include "rules-test.h"
 #include "util/util.h"
 
-#define PROV(body) "<?xml version=\"1.0\"?>\n<tmfxml xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n" \
+#define PROV(body) "<?xml version=\"1.0\"?>\n<tmfxml xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"" \
+	" xsi:noNamespaceSchemaLocation=\"xmlDefinition.xsd\">\n" \
 	"<stateProvider id=\"t\" version=\"3\">\n" body "</stateProvider>\n</tmfxml>\n"
 #define SET(path, value) "<stateChange>" path value "</stateChange>\n"
 #define C(v) "<stateAttribute type=\"constant\" value=\"" v "\"/>"
@@ -37,6 +38,11 @@ static const char XML_PATHS[] = PROV(
 	    "<stateValue type=\"query\"><stateAttribute type=\"location\" value=\"TS\"/></stateValue>")
 	SET(C("Idle") "<stateAttribute type=\"concat\">" C("0_") F("cpu") "</stateAttribute>", "<stateValue type=\"int\" value=\"1\"/>")
 	SET(C("Missing") F("nosuch"), "<stateValue type=\"int\" value=\"1\"/>")
+	SET("<stateAttribute type=\"null\"/>" C("Forced") C("l"), "<stateValue type=\"eventField\" value=\"tid\" forcedType=\"long\"/>")
+	SET(C("Forced") C("d"), "<stateValue type=\"eventField\" value=\"tid\" forcedType=\"double\"/>")
+	SET(C("Forced") C("fromstr"), "<stateValue type=\"string\" value=\"17\" forcedType=\"int\"/>")
+	SET(C("Forced") C("bad"), "<stateValue type=\"string\" value=\"x7\" forcedType=\"int\"/>")
+	SET(C("Defstr"), "<stateValue type=\"string\" value=\"$NODE\"/>")
 	"</eventHandler>\n"
 	"<eventHandler eventName=\"sys_*\">\n"
 	SET(C("Sys"), "<stateValue type=\"eventName\" strip=\"sys_\"/>")
@@ -70,6 +76,11 @@ static void test_paths_values(void)
 	VAL(&r, "Field/s", 10, "s:42", "forcedType string");
 	VAL(&r, "Byquery/42", 10, "i:2", "query element names by a value; query value");
 	VAL(&r, "Idle/0_3", 10, "i:1", "concat extension");
+	VAL(&r, "Forced/l", 10, "l:42", "a null stateAttribute adds nothing; forcedType long");
+	VAL(&r, "Forced/d", 10, "d:42", "forcedType double");
+	VAL(&r, "Forced/fromstr", 10, "i:17", "forcedType int of a numeric string");
+	VAL(&r, "Forced/bad", 10, "null", "forcedType int of other text: null");
+	VAL(&r, "Defstr", 10, "s:Threads", "definedValue in a string value");
 	VAL(&r, "Missing", 10, "null", "missing field: nothing set (the elements before it exist)");
 	sht_rules_stats_get(r.r, &st);
 	is_int(st.skipped, 1, "missing field: the change is skipped and counted");
@@ -152,6 +163,10 @@ static const char XML_COND[] = PROV(
 	IFF(CMP("eq", C("Nosuch"), V("null", "")), YES("absentnull"), "")
 	IFF(CMP("eq", "<stateValue type=\"eventField\" value=\"x\" mask=\"6\"/>", V("long", "4")), YES("mask"), "")
 	IFF(CMP("eq", V("eventField", "s"), V("string", "abc")), YES("twovalues"), "")
+	IFF(CMP("lt", FLD("s"), V("string", "abd")), YES("strlt"), "<else>" NO("strlt") "</else>")
+	IFF(CMP("eq", FLD("s"), V("long", "5")), YES("mixed"), "<else>" NO("mixed") "</else>")
+	IFF(CMP("ne", FLD("s"), V("long", "5")), YES("mixedne"), "<else>" NO("mixedne") "</else>")
+	IFF(CMP("gt", FLD("x"), V("null", "")), YES("nullgt"), "<else>" NO("nullgt") "</else>")
 	IFF("<not>" CMP("eq", FLD("s"), V("string", "abc")) "</not>", YES("not"), "<else>" NO("not") "</else>")
 	IFF("<and>" CMP("eq", FLD("x"), V("long", "5")) CMP("eq", FLD("s"), V("string", "x")) "</and>",
 	    YES("and"), "<else>" NO("and") "</else>")
@@ -182,6 +197,10 @@ static void test_conditions(void)
 	VAL(&r, "twovalues", 10, "i:1", "two stateValues");
 	VAL(&r, "mask", 10, "i:1", "mask extension: 5 AND 6 = 4");
 	VAL(&r, "not", 10, "i:0", "not");
+	VAL(&r, "strlt", 10, "i:1", "strings order by bytes");
+	VAL(&r, "mixed", 10, "i:0", "a string is not equal to a number");
+	VAL(&r, "mixedne", 10, "i:1", "... so ne holds");
+	VAL(&r, "nullgt", 10, "i:0", "null is not ordered");
 	VAL(&r, "and", 10, "i:0", "and");
 	VAL(&r, "or", 10, "i:1", "or with a nested and");
 	VAL(&r, "nested", 10, "i:1", "if inside then; a missing field is null");
