@@ -1,7 +1,8 @@
 /*
  * rules.h: user-defined state providers read from a rules file, without
  * recompiling: Trace Compass's XML "data-driven" state providers
- * (docs/RULES.md lists the elements and attributes supported).
+ * (docs/RULES.md lists the elements and attributes supported), or the
+ * same programs in a shorter native syntax.
  *
  * A rules file is compiled once into a program (per event name, a list of
  * state changes with their constant path prefixes and field names
@@ -54,6 +55,20 @@ SHT_API sht_err sht_rules_load_xml(const char *path, const char *provider_id,
 SHT_API sht_err sht_rules_parse_xml(const char *buf, size_t len,
 				    const char *name, const char *provider_id,
 				    sht_rules **out);
+
+/*
+ * Compile a rules file in the native syntax (docs/RULES.md, "Native
+ * syntax") from len bytes; name stands for the file in messages
+ * ("NAME:LINE: what").  Needs no libxml2.  Errors as sht_rules_load_xml.
+ */
+SHT_API sht_err sht_rules_parse_native(const char *buf, size_t len,
+				       const char *name, sht_rules **out);
+
+/* The rules file at path: XML if its name ends in ".xml" (provider_id as
+ * for sht_rules_load_xml), else the native syntax (provider_id must then
+ * be NULL or the file's id). */
+SHT_API sht_err sht_rules_load(const char *path, const char *provider_id,
+			       sht_rules **out);
 
 /* NULL is a no-op.  Providers filled from r become invalid. */
 SHT_API void sht_rules_destroy(sht_rules *r);

@@ -173,6 +173,15 @@ static sht_err apply(sht_rules *r, sht_state *ss, const sht_event *ev,
 {
 	int t;
 
+	if (c->block) {
+		for (size_t i = 0; i < c->nseq; i++) {
+			sht_err err = apply(r, ss, ev, &c->seq[i]);
+
+			if (err < 0)
+				return err;
+		}
+		return SHT_OK;
+	}
 	if (!c->cond)
 		return assign(r, ss, ev, c);
 	t = sht__rl_cond(r, ss, ev, c->cond);

@@ -1,7 +1,8 @@
 /*
  * rules-int.h: the compiled form of a rules file (docs/RULES.md).
  *
- * A front end (rules-xml*.c for Trace Compass XML) builds an rl_program;
+ * A front end (rules-xml*.c for Trace Compass XML, rules-native.c for the
+ * native syntax) builds a program (struct sht_rules);
  * rules.c dispatches events to its handlers and rules-eval.c runs them.
  * Locations and defined values are expanded at compile time: the program
  * holds only paths, values, conditions and changes.
@@ -127,6 +128,10 @@ struct rl_change {
 	struct rl_value value;
 	/* Conditional: then, optional else. */
 	struct rl_change *then, *els;
+	/* A block (native syntax): these changes in order, if block. */
+	struct rl_change *seq;
+	size_t nseq;
+	int block;
 };
 
 struct rl_handler {
@@ -190,6 +195,11 @@ uint64_t sht__rl_hash(const char *s, size_t *len);
 /* Count the leading constants of p and hash its constant elements (after
  * its elements are final). */
 sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p);
+/* Set the provider's version from its declared version and the file's
+ * bytes (docs/RULES.md, "Identity and rebuilds"). */
+void sht__rules_identity(sht_rules *r, const char *buf, size_t len);
+/* The bytes of the file at path into a malloc'd *buf (NUL-terminated). */
+sht_err sht__rules_read_file(const char *path, char **buf, size_t *len);
 /* 1 if the event name matches the pattern (a "*" matches any run). */
 int sht__rl_glob(const char *pattern, const char *name);
 

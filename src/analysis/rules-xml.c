@@ -327,8 +327,7 @@ sht_err sht_rules_parse_xml(const char *buf, size_t len, const char *name,
 	if (err == SHT_OK) {
 		/* Identity: the declared version in the top byte, a hash of
 		 * the file's bytes below (docs/RULES.md). */
-		x.r->version = x.r->declared_version << 24 |
-			       (sht__crc32c(0, buf, len) & 0xFFFFFFu);
+		sht__rules_identity(x.r, buf, len);
 		*out = x.r;
 	} else {
 		sht_rules_destroy(x.r);
@@ -352,29 +351,10 @@ xmlNode *sht__xc_location(struct xc *x, const char *id)
 sht_err sht_rules_load_xml(const char *path, const char *provider_id,
 			   sht_rules **out)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	sht_err err;
+	char *buf;
+	size_t len;
+	sht_err err = sht__rules_read_file(path, &buf, &len);
 
-	if (!f)
-		return sht__error(SHT_ERR_IO, "Cannot open %s: %s", path, strerror(errno));
-	do {
-		if (len == cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return sht__error(SHT_ERR_NOMEM, "Cannot read %s", path);
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	err = ferror(f) ? sht__error(SHT_ERR_IO, "Cannot read %s", path) : SHT_OK;
-	fclose(f);
 	if (err == SHT_OK)
 		err = sht_rules_parse_xml(buf, len, path, provider_id, out);
 	free(buf);

@@ -4,6 +4,7 @@
  * found once per distinct name, by exact name or "*" pattern, and kept in
  * a hash table), and the quark-cache generation.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,9 @@ void sht__rl_change_free(struct rl_change *c)
 		sht__rl_change_free(c->els);
 		free(c->els);
 	}
+	for (size_t i = 0; i < c->nseq; i++)
+		sht__rl_change_free(&c->seq[i]);
+	free(c->seq);
 	memset(c, 0, sizeof *c);
 }
 
@@ -194,6 +198,11 @@ sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p)
 			p->event_static = 0;
 	}
 	return p->event_static ? path_sig(r, p) : SHT_OK;
+}
+
+void sht__rules_identity(sht_rules *r, const char *buf, size_t len)
+{
+	r->version = r->declared_version << 24 | (sht__crc32c(0, buf, len) & 0xFFFFFFu);
 }
 
 int sht__rl_glob(const char *pat, const char *s)
@@ -375,6 +384,59 @@ static sht_err rules_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	if (r->cache_on)
 		r->nattrs = sht_state_attr_count(ss);
 	return err < 0 ? err : SHT_OK;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+sht_err sht__rules_read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, n;
+	sht_err err = SHT_OK;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return sht__error(SHT_ERR_IO, "Cannot open %s: %s", path, strerror(errno));
+	do {
+		if (*len + 1 >= cap) {
+			char *nb = realloc(*buf, cap = cap ? cap * 2 : 65536);
+
+			if (!nb) {
+				err = sht__error(SHT_ERR_NOMEM, "Cannot read %s", path);
+				break;
+			}
+			*buf = nb;
+		}
+		n = fread(*buf + *len, 1, cap - *len - 1, f);
+		*len += n;
+	} while (n > 0);
+	if (err == SHT_OK && ferror(f))
+		err = sht__error(SHT_ERR_IO, "Cannot read %s", path);
+	fclose(f);
+	if (err == SHT_OK)
+		(*buf)[*len] = '\0';
+	return err;
+}
+
+sht_err sht_rules_load(const char *path, const char *provider_id, sht_rules **out)
+{
+	size_t n = strlen(path);
+	char *buf;
+	size_t len;
+	sht_err err;
+
+	if (n > 4 && strcmp(path + n - 4, ".xml") == 0)
+		return sht_rules_load_xml(path, provider_id, out);
+	err = sht__rules_read_file(path, &buf, &len);
+	if (err == SHT_OK)
+		err = sht_rules_parse_native(buf, len, path, out);
+	free(buf);
+	if (err == SHT_OK && provider_id && strcmp(provider_id, (*out)->id) != 0) {
+		err = sht__error(SHT_ERR_INVALID, "%s: its provider is '%s', not '%s'", path, (*out)->id, provider_id);
+		sht_rules_destroy(*out);
+	}
+	return err;
 }
 
 void sht_rules_provider(sht_rules *r, sht_provider *out)

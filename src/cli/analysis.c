@@ -45,7 +45,8 @@ int cli_analysis_is_rules(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n > 4 && strcmp(name + n - 4, ".xml") == 0;
+	return (n > 4 && strcmp(name + n - 4, ".xml") == 0) ||
+	       (n > 6 && strcmp(name + n - 6, ".rules") == 0);
 }
 
 int cli_analysis_create(struct cli_analysis *an, const char *name,
@@ -57,7 +58,7 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 	memset(an, 0, sizeof(*an));
 	an->name = name;
 	if (cli_analysis_is_rules(name)) {
-		err = sht_rules_load_xml(name, NULL, &an->rules);
+		err = sht_rules_load(name, NULL, &an->rules);
 		if (err < 0)
 			return cli_error("%s", sht_errmsg());
 		sht_rules_provider(an->rules, &an->prov);

@@ -122,12 +122,12 @@ struct cli_analysis {
 #if CLI_HAVE_STATS
 	sht_stats_analysis *stats;
 #endif
-	sht_rules *rules;         /* a rules file (FILE.xml) */
+	sht_rules *rules;         /* a rules file (FILE.xml, FILE.rules) */
 	sht_kernel_layout layout;
 	sht_provider prov;
 };
 
-/* 1 if the --analysis name is a rules file (ends in ".xml"). */
+/* 1 if the --analysis name is a rules file (ends in ".xml" or ".rules"). */
 int cli_analysis_is_rules(const char *name);
 
 /* The analysis name (kernel: its layout from the trace's environment);

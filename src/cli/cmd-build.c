@@ -20,7 +20,8 @@
 #include "cli.h"
 
 static const char build_usage[] =
-"Usage: sht build TRACE [-o FILE] [--analysis kernel|stats|RULES.xml]\n"
+"Usage: sht build TRACE [-o FILE]\n"
+"                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
 "                 [--partial N]\n"
 "                 [--json] [--force] [--no-progress] [--merge]\n"
 "\n"
@@ -48,8 +49,10 @@ static const char build_usage[] =
 "                     layout picked from the trace's environment;\n"
 "                     stats: event counts per type, in total and per CPU\n"
 "                     (when libsht has it); RULES.xml: a Trace Compass\n"
-"                     XML state provider (docs/RULES.md), its id and a\n"
-"                     hash of the file's bytes stored as the provider\n""                     version (an edited file is rebuilt)\n"
+"                     XML state provider, RULES.rules: the same in sht's\n"
+"                     native syntax (docs/RULES.md); its id and a hash\n"
+"                     of the file's bytes are stored as the provider\n"
+"                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
 "                     (queries replay the trace from the nearest one)\n"
 "  --json             print the summary as one JSON object\n"
@@ -420,7 +423,8 @@ static int build_opt(void *ctx, int id, const char *val)
 		    (!CLI_HAVE_STATS || strcmp(val, "stats") != 0)) {
 			cli_usage_error("build", "invalid value '%s' for "
 					"--analysis: expected " CLI_ANALYSES
-					" or a rules file FILE.xml", val);
+					" or a rules file FILE.xml or FILE.rules",
+					val);
 			return -1;
 		}
 		o->analysis = val;

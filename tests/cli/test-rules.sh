@@ -2,6 +2,7 @@
 # provider of examples/rules over the context-switches UST trace (the
 # provider id and a content-hashed version in the file, stack depths),
 # reuse while the rules file is unchanged and a rebuild once it changes,
+# the same provider in the native syntax,
 # errors naming the file and line, a partial history's clear refusal, and
 # without XML support the message that says so.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
@@ -53,6 +54,14 @@ run "$SHT" build "$trace" --analysis "$SHT_TMP/bad.xml" -o "$SHT_TMP/bad.sht" --
 is "$rc" 1 "an unsupported construct fails"
 is "$err" "sht: $SHT_TMP/bad.xml:4: <stateAttribute>: unsupported type 'self'" "the error names file, line and element"
 ok "$([ ! -e "$SHT_TMP/bad.sht" ]; echo $?)" "and leaves no history"
+
+run "$SHT" build "$trace" --analysis "$SHT_SRCDIR/examples/rules/ust-callstack.rules" -o "$SHT_TMP/n.sht" --json --no-progress
+is "$rc" 0 "build with the native-syntax call stack"
+is "$(json 'd["intervals"]')" "$(cd "$SHT_TMP" && "$SHT" info cs.sht --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["intervals"])')" \
+	"as many intervals as from the XML"
+printf 'provider x 1\non e\n  A = \nend\n' >"$SHT_TMP/bad.rules"
+run "$SHT" build "$trace" --analysis "$SHT_TMP/bad.rules" -o "$SHT_TMP/bad.sht" --no-progress
+is "$err" "sht: $SHT_TMP/bad.rules:3: expected a value" "a native-syntax error names file and line"
 
 run "$SHT" build "$trace" --analysis foo -o "$SHT_TMP/x.sht" --no-progress
 is "$rc" 2 "an unknown analysis name is a usage error"

@@ -84,16 +84,21 @@ struct run {
 	sht_err err;              /* of sht_state_run */
 };
 
-/* Compile xml (bail out if it does not) and run it over ev[0..n). */
-static void run_xml(struct run *r, const char *xml, const struct tev *ev, size_t n)
+/* Compile text, XML or native (bail out if it does not), and run it over
+ * ev[0..n). */
+static void run_text(struct run *r, const char *text, int native,
+		     const struct tev *ev, size_t n)
 {
 	struct tsrc s = { ev, n, 0 };
 	sht_source src = { &TOPS, &s };
 	sht_state_opts opts;
 	sht_provider p;
+	sht_err err;
 
 	memset(r, 0, sizeof *r);
-	if (sht_rules_parse_xml(xml, strlen(xml), "t.xml", NULL, &r->r) != SHT_OK)
+	err = native ? sht_rules_parse_native(text, strlen(text), "t.rules", &r->r)
+		     : sht_rules_parse_xml(text, strlen(text), "t.xml", NULL, &r->r);
+	if (err != SHT_OK)
 		bail_out("cannot compile: %s", sht_errmsg());
 	sht_state_opts_init(&opts);
 	opts.backend = SHT_BACKEND_MEMORY;
@@ -113,7 +118,8 @@ static void done(struct run *r)
 	sht_rules_destroy(r->r);
 }
 
-#define RUN(r, xml, evs) run_xml(r, xml, evs, sizeof evs / sizeof *evs)
+#define RUN(r, xml, evs) run_text(r, xml, 0, evs, sizeof evs / sizeof *evs)
+#define RUN_NATIVE(r, text, evs) run_text(r, text, 1, evs, sizeof evs / sizeof *evs)
 
 static const char *show(const sht_value *v)
 {

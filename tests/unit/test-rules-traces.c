@@ -13,6 +13,8 @@
  *  - examples/rules/ust-callstack.xml on context-switches-ust against an
  *    independent model of the call stacks: after every function entry and
  *    exit, the depth and the top address of that thread's stack.
+ *  - ust-callstack.rules (native syntax) gives the same history as
+ *    ust-callstack.xml;
  *  - a partial history of bug446190 built by kernel-core.xml answers as
  *    the full one (its queries replay the rules program).
  */
@@ -43,7 +45,7 @@ static void env_text(const sht_source *src, const char *name, char *buf, size_t 
 }
 
 /* An in-memory history of the trace at path: the kernel analysis if xml
- * is NULL, else the rules file xml. */
+ * is NULL, else the rules file xml (XML or native). */
 static sht_state *build(const char *path, const char *xml, uint64_t *skipped)
 {
 	char name[128], major[32], minor[32];
@@ -69,7 +71,7 @@ static sht_state *build(const char *path, const char *xml, uint64_t *skipped)
 	if (err == SHT_OK)
 		err = sht_state_create(NULL, ev.ts, &so, &ss);
 	if (err == SHT_OK && xml)
-		err = sht_rules_load_xml(xml, NULL, &r);
+		err = sht_rules_load(xml, NULL, &r);
 	else if (err == SHT_OK)
 		err = sht_kernel_create(sht_kernel_layout_from_env(name, major, minor), &k);
 	if (err == SHT_OK) {
@@ -283,6 +285,37 @@ static void check_callstack(void)
 	sht_state_close(ss);
 }
 
+/* ---- the native syntax ------------------------------------------------ */
+
+/* ust-callstack.rules gives the history of ust-callstack.xml: the same
+ * attributes (by path) with the same intervals. */
+static void check_native(void)
+{
+	char path[8192], xml[8192], nat[8192], name[512];
+	sht_result *ra = sht_result_create(), *rb = sht_result_create();
+	sht_state *a, *b;
+	uint64_t n, count = 0;
+	size_t bad = 0, need;
+
+	snprintf(path, sizeof path, "%s/context-switches/context-switches-ust", traces);
+	snprintf(xml, sizeof xml, "%s/examples/rules/ust-callstack.xml", srcdir);
+	snprintf(nat, sizeof nat, "%s/examples/rules/ust-callstack.rules", srcdir);
+	a = build(path, xml, NULL);
+	b = build(path, nat, NULL);
+	n = sht_state_attr_count(a);
+	is_int(sht_state_attr_count(b), n, "native syntax: as many attributes as the XML");
+	for (uint64_t q = 0; q < n; q++) {
+		sht_state_attr_path(a, (sht_quark)q, name, sizeof name, &need);
+		if (!same_path(a, b, name, ra, rb, &count))
+			bad++;
+	}
+	ok(bad == 0, "native syntax: the same %" PRIu64 " intervals as the XML", count);
+	sht_result_destroy(ra);
+	sht_result_destroy(rb);
+	sht_state_close(a);
+	sht_state_close(b);
+}
+
 /* ---- a partial history from a rules file ------------------------------- */
 
 /* A partial history of the trace at dir built by kernel-core.xml (a
@@ -393,6 +426,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++)
 		compare_kernel(kernel[i]);
 	check_callstack();
+	check_native();
 	check_partial("bug446190");
 	return done_testing();
 }
