@@ -359,6 +359,19 @@ static int demo_opt(void *ctx, int id, const char *val)
 	}
 }
 
+/* Whether this libsht reads CTF (a build without libbabeltrace2 says it
+ * was built so, whatever the path). */
+static int ctf_readable(void)
+{
+	sht_source probe;
+	sht_err err = sht_ctf_open("/nonexistent-sht-probe", NULL, &probe);
+
+	if (err == SHT_OK)
+		sht_ctf_close(&probe);
+	return !(err == SHT_ERR_INVALID &&
+		 strstr(sht_errmsg(), "without libbabeltrace2"));
+}
+
 int cmd_demo(int argc, char **argv)
 {
 	static struct kdemo d;    /* static: the path buffers are large */
@@ -377,6 +390,11 @@ int cmd_demo(int argc, char **argv)
 		return cli_finish_output(CLI_OK);   /* --help */
 	if (status != CLI_OK)
 		return status;
+	if (!d.vstf && !ctf_readable()) {
+		printf("(this sht reads no CTF: built without libbabeltrace2; "
+		       "the demo trace is VSTF)\n");
+		d.vstf = 1;
+	}
 	if (demo_paths(&d) != CLI_OK)
 		return CLI_FAIL;
 	status = demo_run(&d);
