@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	}
 	if (load(argv[1], &t) != 0 || t.n == 0)
 		return 1;
-	if (sht_rules_load_xml(argv[2], NULL, &rules) != SHT_OK ||
+	if (sht_rules_load(argv[2], NULL, &rules) != SHT_OK ||
 	    sht_kernel_create(sht_kernel_layout_from_env(t.env[0], t.env[1], t.env[2]), &k) != SHT_OK) {
 		fprintf(stderr, "rules-bench: %s\n", sht_errmsg());
 		return 1;

@@ -2,7 +2,8 @@
  * test-rules-traces.c: XML providers on the real traces of
  * $SHT_SHARED/traces, read by the CTF source.
  *
- *  - examples/rules/kernel-core.xml against the built-in kernel analysis
+ *  - examples/rules/kernel-core.xml and its native-syntax twin
+ *    kernel-core.rules against the built-in kernel analysis
  *    on many-threads (LTTng 2.8 names), bug446190 (2.5), scp_src (2.1)
  *    and xml-stub-kernel-analysis (2.0): for every attribute matching
  *    CPUs/STAR/Current_thread, Threads/STAR (the status) and
@@ -173,7 +174,7 @@ static int same_path(sht_state *a, sht_state *b, const char *path,
 	return 1;
 }
 
-static void compare_kernel(const char *dir)
+static void compare_kernel(const char *dir, const char *rules)
 {
 	static const char *const patterns[] = { "CPUs/*/Current_thread", "Threads/*", "Threads/*/System_call" };
 	char path[8192], xml[8192];
@@ -184,12 +185,12 @@ static void compare_kernel(const char *dir)
 	sht_state *a, *b;
 
 	snprintf(path, sizeof path, "%s/%s", traces, dir);
-	snprintf(xml, sizeof xml, "%s/examples/rules/kernel-core.xml", srcdir);
+	snprintf(xml, sizeof xml, "%s/examples/rules/%s", srcdir, rules);
 	a = build(path, NULL, NULL);
 	b = build(path, xml, &skipped);
-	is_int(skipped, 0, "%s: the XML provider skipped no event", dir);
+	is_int(skipped, 0, "%s, %s: no event skipped", dir, rules);
 	ok(sht_state_start(a) == sht_state_start(b) && sht_state_end(a) == sht_state_end(b),
-	   "%s: same time range", dir);
+	   "%s, %s: same time range", dir, rules);
 	for (size_t i = 0; i < 3; i++) {
 		add_matches(a, patterns[i], &ps);
 		add_matches(b, patterns[i], &ps);
@@ -202,7 +203,8 @@ static void compare_kernel(const char *dir)
 		if (!same_path(a, b, ps.p[i], ra, rb, &count) && ++bad > 10)
 			break;
 	}
-	ok(bad == 0 && distinct > 0, "%s: %zu attributes, %" PRIu64 " intervals equal", dir, distinct, count);
+	ok(bad == 0 && distinct > 0, "%s, %s: %zu attributes, %" PRIu64 " intervals equal to the built-in analysis's",
+	   dir, rules, distinct, count);
 	for (size_t i = 0; i < ps.n; i++)
 		free(ps.p[i]);
 	free(ps.p);
@@ -423,8 +425,10 @@ int main(void)
 		skip_all("this libsht was built without libbabeltrace2");
 	if (err == SHT_OK)
 		sht_ctf_close(&probe);
-	for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++)
-		compare_kernel(kernel[i]);
+	for (size_t i = 0; i < sizeof kernel / sizeof *kernel; i++) {
+		compare_kernel(kernel[i], "kernel-core.xml");
+		compare_kernel(kernel[i], "kernel-core.rules");
+	}
 	check_callstack();
 	check_native();
 	check_partial("bug446190");
