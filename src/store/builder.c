@@ -136,7 +136,8 @@ static sht_err close_node(struct sht_builder *b, uint32_t level, sht_time end)
 	if (b->pipe) {
 		err = hand_over(b, level, end);
 	} else {
-		err = sht__open_encode(o, c.block, end, &b->st.geom, b->blk);
+		err = sht__open_encode(o, c.block, end, &b->st.geom, &b->scratch,
+				       b->blk);
 		if (err != SHT_OK)
 			return fail(b, err);
 		err = sht__b_write(b, b->blk, b->st.geom.block_size, c.block);
@@ -478,6 +479,7 @@ void sht_builder_destroy(sht_builder *b)
 	sht__cache_destroy(b->st.cache);
 	pthread_mutex_destroy(&b->lock);
 	free(b->blk);
+	free(b->scratch.p);
 	free(b);
 }
 

@@ -58,19 +58,13 @@ static void radix(struct kv *a, struct kv *tmp, uint32_t n, unsigned bits)
 }
 
 /* Stable LSD radix sort of the records on the low bits of a key: the
- * quark alone (sb = 0, no start), or (quark, start). */
-static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb,
-		      int with_start)
+ * quark alone (sb = 0, no start), or (quark, start).  a: 2n pairs, out:
+ * n records, both working memory. */
+static void sort_radix(struct sht__open *o, unsigned qb, unsigned sb,
+		       int with_start, struct kv *a, struct sht__oiv *out)
 {
 	uint32_t n = o->trk.n;
-	struct kv *a = malloc(2 * (size_t)n * sizeof *a);
-	struct sht__oiv *out = malloc((size_t)n * sizeof *out);
 
-	if (!a || !out) {
-		free(a);
-		free(out);
-		return 0;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		a[i].key = (uint64_t)(o->iv[i].quark - o->trk.qmin);
 		if (with_start)
@@ -82,29 +76,55 @@ static int sort_radix(struct sht__open *o, unsigned qb, unsigned sb,
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = o->iv[a[i].idx];
 	memcpy(o->iv, out, (size_t)n * sizeof *out);
-	free(a);
-	free(out);
-	return 1;
+}
+
+/* At least n bytes of s (contents undefined), or NULL. */
+static void *scratch(struct sht__scratch *s, size_t n)
+{
+	if (n > s->cap) {
+		void *p = realloc(s->p, n);
+		if (!p)
+			return NULL;
+		s->p = p;
+		s->cap = n;
+	}
+	return s->p;
 }
 
 /*
  * Records reach a node in end order.  In a history the records of one
  * quark arrive in start order too, so a stable sort on the quark alone
  * (few radix passes) usually gives (quark, start) order; if it does not,
- * the records are sorted on the whole key.
+ * the records are sorted on the whole key.  The radix sorts work in s,
+ * after its first skip bytes (kept).
  */
-static void sort_records(struct sht__open *o)
+static sht_err sort_records(struct sht__open *o, struct sht__scratch *s,
+			    size_t skip)
 {
 	unsigned qb = sht__bits((uint64_t)o->trk.qmax - o->trk.qmin);
 	unsigned sb = sht__bits(o->trk.smax - o->trk.smin);
+	uint32_t n = o->trk.n;
+	uint8_t *mem;
+	struct kv *a;
 
-	if (o->trk.n < 2 || is_sorted(o->iv, o->trk.n))
-		return;
-	if (o->trk.n > 64 && sort_radix(o, qb, 0, 0) && is_sorted(o->iv, o->trk.n))
-		return;
-	if (qb + sb < 64 && o->trk.n > 64 && sort_radix(o, qb, sb, 1))
-		return;
-	qsort(o->iv, o->trk.n, sizeof *o->iv, rec_cmp);
+	if (n < 2 || is_sorted(o->iv, n))
+		return SHT_OK;
+	if (n <= 64) {
+		qsort(o->iv, n, sizeof *o->iv, rec_cmp);
+		return SHT_OK;
+	}
+	mem = scratch(s, skip + 2 * (size_t)n * sizeof *a + (size_t)n * sizeof *o->iv);
+	if (!mem)
+		return SHT_ERR_NOMEM;
+	a = (struct kv *)(mem + skip);
+	sort_radix(o, qb, 0, 0, a, (struct sht__oiv *)(a + 2 * (size_t)n));
+	if (is_sorted(o->iv, n))
+		return SHT_OK;
+	if (qb + sb < 64)
+		sort_radix(o, qb, sb, 1, a, (struct sht__oiv *)(a + 2 * (size_t)n));
+	else
+		qsort(o->iv, n, sizeof *o->iv, rec_cmp);
+	return SHT_OK;
 }
 
 /* ---- bit packing -------------------------------------------------------- */
@@ -199,22 +219,24 @@ static int dent_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Tag table and values, sorted by (tag, key); *remap: rank -> index. */
+/* Working memory put_dict needs for nd values. */
+static size_t dict_work_bytes(uint32_t nd)
+{
+	return (size_t)nd * (sizeof(struct dent) + sizeof(uint32_t));
+}
+
+/* Tag table and values, sorted by (tag, key); remap (rank -> index) and
+ * the sort use mem, dict_work_bytes(nd) bytes. */
 static sht_err put_dict(const struct sht__open *o, uint64_t self, uint8_t *p,
-			uint32_t **remap)
+			void *mem, uint32_t **remap)
 {
 	const struct sht__trk *t = &o->trk;
 	uint32_t nd = t->nvals, cnt[SHT__TAG_COUNT] = { 0 };
-	struct dent *d = malloc((size_t)nd * sizeof *d);
+	struct dent *d = mem;
 	struct bitw b = { p + SHT__DICT_HDR, 0, 0 };
 	sht_err err = SHT_OK;
 
-	*remap = malloc((size_t)nd * sizeof **remap);
-	if (!d || !*remap) {
-		free(d);
-		return sht__error(SHT_ERR_NOMEM, "Cannot encode node: block=%llu dictionary of %u values",
-				  (unsigned long long)self, nd);
-	}
+	*remap = (uint32_t *)(d + nd);
 	for (uint32_t r = 0; r < nd; r++) {
 		d[r].key = sht__value_key(o->vals[r].tag, o->vals[r].payload);
 		d[r].rank = r;
@@ -240,7 +262,6 @@ static sht_err put_dict(const struct sht__open *o, uint64_t self, uint8_t *p,
 		sht__put_u64(p + 8, (TYPE_BIT(k) & INT_TYPES)
 				    ? (uint64_t)sht__unbias(t->dlo[k]) : t->dlo[k]);
 	}
-	free(d);
 	return err;
 }
 
@@ -372,14 +393,22 @@ static void put_children(const struct sht__open *o, uint8_t *p)
 	}
 }
 
-sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
-			 const struct sht__geom *g, uint8_t *blk)
+static sht_err nomem(uint64_t self, uint32_t n)
+{
+	return sht__error(SHT_ERR_NOMEM, "Cannot encode node: block=%llu (%u records)",
+			  (unsigned long long)self, n);
+}
+
+static sht_err encode(struct sht__open *o, uint64_t self, sht_time end,
+		      const struct sht__geom *g, struct sht__scratch *s,
+		      uint8_t *blk)
 {
 	struct sht__layout L;
 	struct rec_out w;
 	uint32_t *remap = NULL;
 	uint8_t *p = blk + SHT__NODE_HDR + (size_t)SHT__CHILD_ENTRY * o->nc;
-	uint8_t *dir, *exc, *rec;
+	uint8_t *dir, *exc, *rec, *mem;
+	size_t dwork;
 	sht_err err = SHT_OK;
 
 	sht__trk_layout(&o->trk, o->kind, o->nc, o->heap_len, &L);
@@ -387,6 +416,11 @@ sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
 		return sht__error(SHT_ERR_INVALID, "Cannot encode node: block=%llu needs %llu bytes of %u (internal error)",
 				  (unsigned long long)self, (unsigned long long)L.size,
 				  g->block_size);
+	dwork = (L.flags & SHT__NFLAG_DICT) ? dict_work_bytes(o->trk.nvals) : 0;
+	dwork = (dwork + 7) & ~(size_t)7;
+	mem = dwork ? scratch(s, dwork) : NULL;
+	if (dwork && !mem)
+		return nomem(self, o->trk.n);
 	dir = p + L.dict_bytes + L.etab_bytes;
 	exc = dir + L.dir_bytes;
 	rec = exc + L.exc_bytes;
@@ -394,16 +428,18 @@ sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
 	if ((L.flags & SHT__NFLAG_ETAB) && !put_etab(o, &L, p + L.dict_bytes))
 		err = mismatch(self, "ends");
 	if (err == SHT_OK && (L.flags & SHT__NFLAG_DICT))
-		err = put_dict(o, self, p, &remap);
-	if (err == SHT_OK) {
-		memset(&w, 0, sizeof w);
-		w.dir.p = dir;
-		w.exc.p = exc;
-		w.rec.p = rec;
-		sort_records(o);
-		err = put_records(o, &L, remap, self, &w);
-	}
-	free(remap);
+		err = put_dict(o, self, p, mem, &remap);
+	if (err != SHT_OK)
+		return err;
+	memset(&w, 0, sizeof w);
+	w.dir.p = dir;
+	w.exc.p = exc;
+	w.rec.p = rec;
+	if (sort_records(o, s, dwork) != SHT_OK)
+		return nomem(self, o->trk.n);
+	if (remap)      /* the sort may have moved the working memory */
+		remap = (uint32_t *)((uint8_t *)s->p + ((uint8_t *)remap - mem));
+	err = put_records(o, &L, remap, self, &w);
 	if (err != SHT_OK)
 		return err;
 	put_header(o, &L, self, end, blk);
@@ -413,4 +449,15 @@ sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
 	sht__put_u32(blk + g->block_size - 4,
 		     sht__crc32c(0, blk, g->block_size - 4));
 	return SHT_OK;
+}
+
+sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
+			 const struct sht__geom *g, struct sht__scratch *s,
+			 uint8_t *blk)
+{
+	struct sht__scratch own = { NULL, 0 };
+	sht_err err = encode(o, self, end, g, s ? s : &own, blk);
+
+	free(own.p);
+	return err;
 }

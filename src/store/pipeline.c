@@ -68,6 +68,7 @@ struct sht__pipe {
 	char msg[256];               /* and its message */
 	sht_time enq_end;            /* largest end accepted */
 	uint8_t *wblk;               /* writer's encode buffer */
+	struct sht__scratch scratch; /* and working memory */
 	pthread_t placer, writer;
 	int started;
 };
@@ -284,7 +285,8 @@ static sht_err write_job(struct sht_builder *b, const struct job *j)
 {
 	struct sht__pipe *p = b->pipe;
 	uint32_t bs = b->st.geom.block_size;
-	sht_err err = sht__open_encode(j->o, j->block, j->end, &b->st.geom, p->wblk);
+	sht_err err = sht__open_encode(j->o, j->block, j->end, &b->st.geom,
+				       &p->scratch, p->wblk);
 	int rc;
 
 	if (err != SHT_OK)
@@ -479,6 +481,7 @@ void sht__pipe_stop(struct sht_builder *b)
 		sht__open_free(p->pool[i]);
 	free(p->pool);
 	free(p->wblk);
+	free(p->scratch.p);
 	pthread_cond_destroy(&p->batch_ready);
 	pthread_cond_destroy(&p->batch_free);
 	pthread_cond_destroy(&p->job_ready);

@@ -464,14 +464,18 @@ struct sht__layout {
 
 /* Open-addressing tables of an open node, emptied by bumping gen. */
 struct sht__qslot {                  /* a quark seen in the node */
-	uint32_t quark, gen;
+	uint64_t key;                /* gen << 32 | quark */
 	uint64_t last_end;           /* biased end of its latest record */
 };
 struct sht__vslot {                  /* a distinct value (DICT) */
 	uint64_t payload;
 	uint32_t gen;
-	uint32_t rank;               /* insertion rank: index into vals */
-	uint8_t tag;
+	uint32_t rank_tag;           /* insertion rank (index into vals) << 3
+					| tag */
+};
+struct sht__vsmall {                 /* a small value seen (DICT) */
+	uint32_t gen;
+	uint32_t rank;
 };
 struct sht__val {                    /* distinct values, insertion order */
 	uint64_t payload;
@@ -491,10 +495,16 @@ struct sht__open {
 	uint32_t dedup_mask, dedup_count;
 	struct sht__trk trk;
 	uint32_t gen;                /* current generation of the tables */
-	struct sht__qslot *qtab;     /* quarks (RUNS) */
+	struct sht__qslot *qtab;     /* quarks (RUNS), hashed */
 	uint32_t qmask;
+	uint32_t qtab_n;             /* quarks in qtab */
+	uint32_t qroom;              /* quarks qtab holds before growing */
+	struct sht__qslot *qdirect;  /* quarks (RUNS) below 4096, by quark */
 	struct sht__vslot *vtab;     /* values (DICT) */
 	uint32_t vmask;
+	uint32_t vtab_n;             /* values in vtab */
+	struct sht__vsmall *vsmall;  /* values (DICT): null and int32 0 .. 1023,
+					by value */
 	struct sht__val *vals;       /* trk's distinct values by rank */
 	uint32_t vals_cap;
 	/* Fast path of the size accounting (track.c): the layout last
@@ -554,11 +564,20 @@ void sht__trk_layout(const struct sht__trk *t, uint8_t kind,
 		     uint32_t max_children, uint32_t heap_len,
 		     struct sht__layout *out);
 
+/* Working memory of the encoder, kept between nodes (a fresh allocation
+ * of this size per node costs page faults). */
+struct sht__scratch {
+	void *p;
+	size_t cap;
+};
+
 /* Encode o (sorting its records) into blk (block_size bytes) as block
- * number self, with end time end.  @return SHT_OK, or SHT_ERR_NOMEM, or
- * SHT_ERR_INVALID if o's records disagree with its counts (a bug: the
- * block would not be what was accounted for). */
+ * number self, with end time end; s (NULL: the encoder's own, freed) is
+ * working memory, reused from node to node.  @return SHT_OK, or
+ * SHT_ERR_NOMEM, or SHT_ERR_INVALID if o's records disagree with its
+ * counts (a bug: the block would not be what was accounted for). */
 sht_err sht__open_encode(struct sht__open *o, uint64_t self, sht_time end,
-			 const struct sht__geom *g, uint8_t *blk);
+			 const struct sht__geom *g, struct sht__scratch *s,
+			 uint8_t *blk);
 
 #endif /* SHT_STORE_INT_H */

@@ -45,12 +45,14 @@
 
 /* What adding one record changes, found without changing anything. */
 struct probe {
-	uint32_t qpos, vpos;         /* table slots of its quark and value */
+	struct sht__qslot *qslot;    /* its quark's table slot */
+	uint32_t vpos;               /* its value's table slot */
 	uint32_t vrank;              /* its value's insertion rank */
 	uint8_t new_quark;           /* first record of its quark */
 	uint8_t exc;                 /* a start exception */
 	uint8_t new_end, new_value;  /* adds to the end table, dictionary */
 	uint8_t off;                 /* layouts it rules out */
+	uint8_t vsmall;              /* its value goes to vsmall (vpos) */
 	uint8_t fast;                /* room decided by the bound */
 	struct sht__layout lay;      /* slow path: the layout with it */
 };
@@ -75,42 +77,74 @@ static inline uint64_t vhash(uint8_t tag, uint64_t payload)
 	return h ^ (h >> 31);
 }
 
-/* Slot of quark q, or the empty slot where it would go (*found = 0). */
-static uint32_t qfind(const struct sht__open *o, uint32_t q, int *found)
+static inline uint64_t qkey(const struct sht__open *o, uint32_t q)
 {
+	return (uint64_t)o->gen << 32 | q;
+}
+
+/* Values kept by value in vsmall (no hashing): null, and int32 values
+ * 0 .. SMALL_VALUES - 1 (most values of the kernel analysis).  Their
+ * index in vsmall, or -1. */
+#define SMALL_VALUES 1024u
+
+static inline int64_t small_index(uint8_t tag, uint64_t payload)
+{
+	if (tag == SHT__TAG_NULL)
+		return SMALL_VALUES;
+	return tag == SHT__TAG_INT32 && payload < SMALL_VALUES ? (int64_t)payload : -1;
+}
+
+/* Quarks below DIRECT_QUARKS (every quark of most analyses' histories)
+ * are kept by quark in qdirect, the others hashed in qtab. */
+#define DIRECT_QUARKS 4096u
+
+/* Slot of quark q, or the empty slot where it would go (*found = 0). */
+static inline uint32_t qfind(const struct sht__open *o, uint32_t q, int *found)
+{
+	uint64_t key = qkey(o, q);
 	uint32_t i = qhash(q) & o->qmask;
 
 	for (;; i = (i + 1) & o->qmask) {
-		const struct sht__qslot *e = &o->qtab[i];
-		if (e->gen != o->gen || e->quark == q) {
-			*found = e->gen == o->gen;
+		uint64_t k = o->qtab[i].key;
+		if (k == key || (uint32_t)(k >> 32) != o->gen) {
+			*found = k == key;
 			return i;
 		}
 	}
 }
 
-static uint32_t vfind(const struct sht__open *o, uint8_t tag, uint64_t payload,
-		      int *found)
+static inline uint32_t vfind(const struct sht__open *o, uint8_t tag,
+			     uint64_t payload, int *found)
 {
 	uint32_t i = (uint32_t)vhash(tag, payload) & o->vmask;
 
 	for (;; i = (i + 1) & o->vmask) {
 		const struct sht__vslot *e = &o->vtab[i];
-		if (e->gen != o->gen || (e->payload == payload && e->tag == tag)) {
-			*found = e->gen == o->gen;
+		if (e->gen != o->gen) {
+			*found = 0;
+			return i;
+		}
+		if (e->payload == payload && (e->rank_tag & 7) == tag) {
+			*found = 1;
 			return i;
 		}
 	}
 }
 
 /* Grow a table to hold count + 1 entries at load <= 1/2. */
-static sht_err qgrow(struct sht__open *o, uint32_t count)
+/* Room in the table of quark q for one more quark. */
+static sht_err qgrow(struct sht__open *o, uint32_t q)
 {
 	uint32_t size = o->qtab ? o->qmask + 1 : 0, nsize = size ? 2 * size : 256;
 	struct sht__qslot *old = o->qtab;
 	int found;
 
-	if (2 * ((uint64_t)count + 1) <= size)
+	if (q < DIRECT_QUARKS) {
+		if (!o->qdirect)
+			o->qdirect = calloc(DIRECT_QUARKS, sizeof *o->qdirect);
+		return o->qdirect ? SHT_OK : SHT_ERR_NOMEM;
+	}
+	if (o->qtab_n < o->qroom)
 		return SHT_OK;
 	o->qtab = calloc(nsize, sizeof *o->qtab);
 	if (!o->qtab) {
@@ -118,20 +152,35 @@ static sht_err qgrow(struct sht__open *o, uint32_t count)
 		return SHT_ERR_NOMEM;
 	}
 	o->qmask = nsize - 1;
+	o->qroom = nsize / 2 - 1;
 	for (uint32_t i = 0; i < size; i++)
-		if (old[i].gen == o->gen)
-			o->qtab[qfind(o, old[i].quark, &found)] = old[i];
+		if ((uint32_t)(old[i].key >> 32) == o->gen)
+			o->qtab[qfind(o, (uint32_t)old[i].key, &found)] = old[i];
 	free(old);
 	return SHT_OK;
 }
 
-static sht_err vgrow(struct sht__open *o, uint32_t count)
+/* The slot of quark q (its table has room), found or empty. */
+static inline struct sht__qslot *qslot(const struct sht__open *o, uint32_t q,
+				       int *found)
+{
+	struct sht__qslot *e;
+
+	if (q >= DIRECT_QUARKS)
+		return &o->qtab[qfind(o, q, found)];
+	e = &o->qdirect[q];
+	*found = e->key == qkey(o, q);
+	return e;
+}
+
+/* Room for one more distinct value in vals, and in vtab if hashed. */
+static sht_err vgrow(struct sht__open *o, int hashed)
 {
 	uint32_t size = o->vtab ? o->vmask + 1 : 0, nsize = size ? 2 * size : 256;
 	struct sht__vslot *old = o->vtab;
 	int found;
 
-	if (count + 1 > o->vals_cap) {
+	if (o->trk.nvals + 1 > o->vals_cap) {
 		uint32_t cap = o->vals_cap ? 2 * o->vals_cap : 128;
 		struct sht__val *v = realloc(o->vals, (size_t)cap * sizeof *v);
 		if (!v)
@@ -139,7 +188,12 @@ static sht_err vgrow(struct sht__open *o, uint32_t count)
 		o->vals = v;
 		o->vals_cap = cap;
 	}
-	if (2 * ((uint64_t)count + 1) <= size)
+	if (!hashed) {
+		if (!o->vsmall)
+			o->vsmall = calloc(SMALL_VALUES + 1, sizeof *o->vsmall);
+		return o->vsmall ? SHT_OK : SHT_ERR_NOMEM;
+	}
+	if (2 * ((uint64_t)o->vtab_n + 1) <= size)
 		return SHT_OK;
 	o->vtab = calloc(nsize, sizeof *o->vtab);
 	if (!o->vtab) {
@@ -149,7 +203,7 @@ static sht_err vgrow(struct sht__open *o, uint32_t count)
 	o->vmask = nsize - 1;
 	for (uint32_t i = 0; i < size; i++)
 		if (old[i].gen == o->gen)
-			o->vtab[vfind(o, old[i].tag, old[i].payload, &found)] = old[i];
+			o->vtab[vfind(o, old[i].rank_tag & 7, old[i].payload, &found)] = old[i];
 	free(old);
 	return SHT_OK;
 }
@@ -163,11 +217,17 @@ void sht__open_track_reset(struct sht__open *o)
 	t->smin = t->emin = t->dmin = t->vmin = UINT64_MAX;
 	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
 		t->dlo[k] = UINT64_MAX;
+	o->vtab_n = 0;
+	o->qtab_n = 0;
 	if (++o->gen == 0) {         /* wrapped: empty the tables for real */
 		if (o->qtab)
 			memset(o->qtab, 0, ((size_t)o->qmask + 1) * sizeof *o->qtab);
+		if (o->qdirect)
+			memset(o->qdirect, 0, DIRECT_QUARKS * sizeof *o->qdirect);
 		if (o->vtab)
 			memset(o->vtab, 0, ((size_t)o->vmask + 1) * sizeof *o->vtab);
+		if (o->vsmall)
+			memset(o->vsmall, 0, (SMALL_VALUES + 1) * sizeof *o->vsmall);
 		o->gen = 1;
 	}
 }
@@ -175,11 +235,15 @@ void sht__open_track_reset(struct sht__open *o)
 void sht__open_track_free(struct sht__open *o)
 {
 	free(o->qtab);
+	free(o->qdirect);
 	free(o->vtab);
 	free(o->vals);
+	free(o->vsmall);
 	o->qtab = NULL;
+	o->qdirect = NULL;
 	o->vtab = NULL;
 	o->vals = NULL;
+	o->vsmall = NULL;
 	o->vals_cap = 0;
 }
 
@@ -191,15 +255,14 @@ static sht_err probe_quark(struct sht__open *o, const struct sht__oiv *r,
 	uint64_t s = sht__bias(r->start), last;
 	int found;
 
-	if (2 * ((uint64_t)o->trk.nruns + 1) > (o->qtab ? o->qmask + 1 : 0) &&
-	    qgrow(o, o->trk.nruns) != SHT_OK)
+	if (qgrow(o, r->quark) != SHT_OK)
 		return SHT_ERR_NOMEM;
-	p->qpos = qfind(o, r->quark, &found);
+	p->qslot = qslot(o, r->quark, &found);
 	if (!found) {
 		p->new_quark = 1;
 		return SHT_OK;
 	}
-	last = o->qtab[p->qpos].last_end;
+	last = p->qslot->last_end;
 	if (s <= last)
 		p->off |= SHT__NFLAG_RUNS;   /* overlap or out of order */
 	else if (s != last + 1)
@@ -211,16 +274,25 @@ static sht_err probe_value(struct sht__open *o, const struct sht__oiv *r,
 			   struct probe *p)
 {
 	const struct sht__oiv *prev = o->trk.n ? &o->iv[o->trk.n - 1] : NULL;
+	int64_t k = small_index(r->tag, r->payload);
 	int found;
 
-	if (prev && prev->tag == r->tag && prev->payload == r->payload) {
+	if (k < 0 && prev && prev->tag == r->tag && prev->payload == r->payload) {
 		p->vrank = prev->vslot;
 		return SHT_OK;
 	}
-	if (vgrow(o, o->trk.nvals) != SHT_OK)
+	if (vgrow(o, k < 0) != SHT_OK)
 		return SHT_ERR_NOMEM;
-	p->vpos = vfind(o, r->tag, r->payload, &found);
-	p->vrank = found ? o->vtab[p->vpos].rank : o->trk.nvals;
+	if (k >= 0) {
+		const struct sht__vsmall *e = &o->vsmall[k];
+		found = e->gen == o->gen;
+		p->vpos = (uint32_t)k;
+		p->vsmall = 1;
+		p->vrank = found ? e->rank : o->trk.nvals;
+	} else {
+		p->vpos = vfind(o, r->tag, r->payload, &found);
+		p->vrank = found ? o->vtab[p->vpos].rank_tag >> 3 : o->trk.nvals;
+	}
 	p->new_value = !found;
 	return SHT_OK;
 }
@@ -233,6 +305,7 @@ static sht_err probe(struct sht__open *o, const struct sht__oiv *r,
 	sht_err err = SHT_OK;
 
 	memset(p, 0, offsetof(struct probe, lay));
+	p->qslot = NULL;
 	if (t->n && e < t->elast)
 		p->off |= SHT__NFLAG_ETAB;
 	p->new_end = !t->n || e != t->elast;
@@ -419,18 +492,23 @@ static void commit(struct sht__open *o, struct sht__oiv *r,
 		   const struct probe *p, uint32_t heap_add, uint32_t block_size)
 {
 	if (!(o->trk.off & SHT__NFLAG_RUNS)) {
-		struct sht__qslot *q = &o->qtab[p->qpos];
-		q->quark = r->quark;
-		q->gen = o->gen;
+		struct sht__qslot *q = p->qslot;
+		o->qtab_n += p->new_quark && r->quark >= DIRECT_QUARKS;
+		q->key = qkey(o, r->quark);
 		q->last_end = sht__bias(r->end);
 	}
 	r->vslot = p->vrank;
-	if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT)) {
+	if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT) && p->vsmall) {
+		o->vsmall[p->vpos].gen = o->gen;
+		o->vsmall[p->vpos].rank = p->vrank;
+		o->vals[p->vrank].payload = r->payload;
+		o->vals[p->vrank].tag = r->tag;
+	} else if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT)) {
 		struct sht__vslot *v = &o->vtab[p->vpos];
 		v->payload = r->payload;
-		v->tag = r->tag;
 		v->gen = o->gen;
-		v->rank = p->vrank;
+		v->rank_tag = p->vrank << 3 | r->tag;
+		o->vtab_n++;
 		o->vals[p->vrank].payload = r->payload;
 		o->vals[p->vrank].tag = r->tag;
 	}
@@ -473,7 +551,8 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	unsigned f = o->lay.flags;
 	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
 	uint64_t d = (uint64_t)r->end - (uint64_t)r->start, last;
-	uint32_t qpos, vrank;
+	uint32_t vrank;
+	int64_t k;
 	int new_end = e != t->elast, found = 1;
 
 	if (t->n >= o->n_lim || o->inc + heap_add > o->left ||
@@ -486,13 +565,21 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	      (t->nends % SHT__ETAB_BLOCK && e - t->eblock >= o->lim_o))))
 		return 0;
 	prev = &o->iv[t->n - 1];
-	if (prev->tag == r->tag && prev->payload == r->payload) {
+	k = t->off & SHT__NFLAG_DICT ? -1 : small_index(r->tag, r->payload);
+	if (k >= 0) {
+		if (!o->vsmall || o->vsmall[k].gen != o->gen)
+			return 0;
+		vrank = o->vsmall[k].rank;
+	} else if (prev->tag == r->tag && prev->payload == r->payload) {
 		vrank = prev->vslot;
 	} else if (!(t->off & SHT__NFLAG_DICT)) {
-		uint32_t vpos = vfind(o, r->tag, r->payload, &found);
+		uint32_t vpos;
+		if (!o->vtab)
+			return 0;
+		vpos = vfind(o, r->tag, r->payload, &found);
 		if (!found)
 			return 0;
-		vrank = o->vtab[vpos].rank;
+		vrank = o->vtab[vpos].rank_tag >> 3;
 	} else {
 		vrank = 0;
 	}
@@ -504,17 +591,19 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	      : r->tag == SHT__TAG_STRING && r->payload >= limit(0, o->lay.vbits))))
 		return 0;
 	if (!(t->off & SHT__NFLAG_RUNS)) {
-		if (2 * ((uint64_t)t->nruns + 1) > o->qmask + 1)
+		struct sht__qslot *q;
+
+		if (r->quark < DIRECT_QUARKS ? !o->qdirect : o->qtab_n >= o->qroom)
 			return 0;
-		qpos = qfind(o, r->quark, &found);
-		last = o->qtab[qpos].last_end;
+		q = qslot(o, r->quark, &found);
+		last = q->last_end;
 		if (found && s <= last)
 			return 0;
 		t->nruns += !found;
 		t->nexc += found && s != last + 1;
-		o->qtab[qpos].quark = r->quark;
-		o->qtab[qpos].gen = o->gen;
-		o->qtab[qpos].last_end = e;
+		o->qtab_n += !found && r->quark >= DIRECT_QUARKS;
+		q->key = qkey(o, r->quark);
+		q->last_end = e;
 	}
 	if (r->quark > t->qmax)
 		t->qmax = r->quark;

@@ -346,7 +346,7 @@ static void round_trip(const struct spec *sp)
 
 	fill(o, sp, want, &lay);
 	qsort(want, sp->n, sizeof *want, cmp_oiv);
-	err = sht__open_encode(o, 3, want[0].end + 10000000, &g, blk);
+	err = sht__open_encode(o, 3, want[0].end + 10000000, &g, NULL, blk);
 	if (err == SHT_OK)
 		err = sht__node_parse(blk, 3, 10, &g, &nd);
 	if (err == SHT_OK)
@@ -425,7 +425,7 @@ static void test_unordered(void)
 		lay = add(o, x);
 	}
 	qsort(want, 3000, sizeof *want, cmp_oiv);
-	ok(sht__open_encode(o, 3, 20000000, &g, blk) == SHT_OK &&
+	ok(sht__open_encode(o, 3, 20000000, &g, NULL, blk) == SHT_OK &&
 	   sht__node_parse(blk, 3, 10, &g, &nd) == SHT_OK &&
 	   !(nd.flags & (RUNS | ETAB)) && nd.used == lay.size,
 	   "unordered records: flat, %u bytes as accounted", nd.used);
@@ -464,7 +464,7 @@ static void test_core(void)
 	o->ch[0].qmin = 1;
 	o->ch[0].qmax = 0;
 	o->nc = 1;
-	ok(sht__open_encode(o, 5, 100000, &g, blk) == SHT_OK &&
+	ok(sht__open_encode(o, 5, 100000, &g, NULL, blk) == SHT_OK &&
 	   sht__node_parse(blk, 5, 10, &g, &nd) == SHT_OK &&
 	   nd.nc == 1 && nd.used == lay.size - 49 * SHT__CHILD_ENTRY,
 	   "core node: used %u = accounted %llu less 49 child entries",
@@ -487,7 +487,7 @@ static void small_node(uint8_t *blk, const struct sht__geom *g)
 	rng = 0x5eed5eed5eedull;      /* the same node every time */
 	fill(o, &sp, want, &lay);
 	rng = saved;
-	if (sht__open_encode(o, 5, 10000000, g, blk) != SHT_OK)
+	if (sht__open_encode(o, 5, 10000000, g, NULL, blk) != SHT_OK)
 		bail_out("Cannot encode the small node: %s", sht_errmsg());
 	sht__open_free(o);
 }
