@@ -15,6 +15,11 @@
  *      lies within its parent.  Node end = largest end inserted before the
  *      close (or the finish time); an empty node's start is clamped to it.
  *  (4) The header says COMPLETE only after everything else is synced.
+ *  (5) eSHT: a node that fills is closed with the nodes above it that
+ *      cannot take a sibling, and replaced by fresh ones; the open nodes
+ *      below it stay open as the first children of its replacement (if it
+ *      has a closed child: a core node needs one).  Classic SHT: all the
+ *      nodes below close too (siblings are disjoint in time).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,10 +170,12 @@ sht_err sht__b_close_from(struct sht_builder *b, uint32_t level, sht_time end)
 	return SHT_OK;
 }
 
-/* Fresh nodes for levels from..depth-1 of the latest branch, at start. */
-static void open_branch(struct sht_builder *b, uint32_t from, sht_time start)
+/* Fresh nodes for branch entries from..to-1 of the latest branch (0 is
+ * the root), at start. */
+static void open_branch(struct sht_builder *b, uint32_t from, uint32_t to,
+			sht_time start)
 {
-	for (uint32_t i = from; i < b->depth; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		uint32_t lvl = b->depth - 1 - i;
 		sht__open_reset(b->branch[i], lvl ? SHT__KIND_CORE : SHT__KIND_LEAF,
 				lvl, b->next_seq++, start);
@@ -204,13 +211,14 @@ static sht_err add_new_root(struct sht_builder *b, sht_time start)
 			b->start_time);
 	link_child(root, &b->root_entry);
 	b->depth++;
-	open_branch(b, 1, start);
+	open_branch(b, 1, b->depth, start);
 	return SHT_OK;
 }
 
 sht_err sht__b_add_sibling(struct sht_builder *b, uint32_t level, sht_time start)
 {
-	sht_err err;
+	uint32_t full = level, keep;
+	sht_err err = SHT_OK;
 
 	for (;; level--) {
 		struct sht__open *parent;
@@ -223,9 +231,18 @@ sht_err sht__b_add_sibling(struct sht_builder *b, uint32_t level, sht_time start
 		    (b->st.geom.variant == SHT_VARIANT_SHT || parent->start <= start))
 			break;
 	}
-	err = sht__b_close_from(b, level, b->tree_end);
+	/* eSHT: the open nodes below the full one stay open, as the first
+	 * children of the new nodes (they start at or after start: the
+	 * interval that did not fit starts before them), instead of being
+	 * closed however little they hold -- unless the full node has no
+	 * closed child (a core node has at least one).  Classic SHT:
+	 * siblings are disjoint in time, so everything below closes. */
+	keep = b->st.geom.variant == SHT_VARIANT_ESHT && b->branch[full]->nc
+	       ? full + 1 : b->depth;
+	for (uint32_t i = keep; err == SHT_OK && i-- > level;)
+		err = close_node(b, i, b->tree_end);
 	if (err == SHT_OK)
-		open_branch(b, level, start);
+		open_branch(b, level, keep, start);
 	return err;
 }
 

@@ -837,6 +837,32 @@ static void run(const orc *o, const config *c, orc_rng *r, const effort *e,
 	       o->nq, orc_now() - t0);
 }
 
+/*
+ * eSHT: when a core node fills, the open nodes below it stay open under
+ * its successor instead of closing half empty (builder.c), so the leaves
+ * of a kernel-like history are nearly full.
+ */
+static void check_fill(const orc *o, const config *c, const char *what)
+{
+	char path[PATH_MAX];
+	sht_reader *rd = NULL;
+	sht_stats st;
+	sht_err rc;
+
+	orc_scratch_path(path, sizeof path, "fill");
+	rc = build(path, o, c, what);
+	if (rc == SHT_OK)
+		rc = sht_reader_open(path, NULL, &rd);
+	if (rc == SHT_OK)
+		rc = sht_reader_stats(rd, &st);
+	ok(rc == SHT_OK && st.levels > 2 && st.fill_leaf > 0.95,
+	   "%s %s/%" PRIu32 ": leaves %.3f full over %u levels", what,
+	   variant_name(c->variant), c->block_size,
+	   rc == SHT_OK ? st.fill_leaf : 0.0, rc == SHT_OK ? st.levels : 0);
+	sht_reader_close(rd);
+	unlink(path);
+}
+
 /* Does the documented geometry rule accept this block size / fan-out? */
 static int geometry_ok(uint32_t bs, uint32_t mc)
 {
@@ -981,6 +1007,12 @@ int main(void)
 			orc_free(&o);
 			wl_tiny(&o, &r, cs[si], 1 + si % 2);
 			run(&o, cs[si], &r, &e_small, "tiny");
+			orc_free(&o);
+		}
+		if (vi == 1) {
+			const config fill = { SHT_VARIANT_ESHT, 4096, 10 };
+			wl_kernel_like(&o, &r, 200000, 300, 0, 0);
+			check_fill(&o, &fill, "kernel-like");
 			orc_free(&o);
 		}
 		wl_values(&o, &r, &big, 40, 300, V_DISTINCT);
