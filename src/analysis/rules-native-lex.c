@@ -224,7 +224,7 @@ static sht_err element(struct np *n, struct rl_path *out)
 	struct rl_path parts = { 0 }, *sub = NULL;
 	sht_err err = SHT_OK;
 
-	if (*n->p == '@')
+	if (n->p < n->end && *n->p == '@')
 		return location(n, out);
 	while (err == SHT_OK && !path_end(n))
 		err = piece(n, &parts);
@@ -362,14 +362,16 @@ sht_err sht__np_value(struct np *n, struct rl_value *v)
 	}
 	sht__np_blanks(n);
 	if (err == SHT_OK && n->p < n->end && *n->p == '&') {
-		char *end;
+		char num[NP_WORD], *end;
 
 		n->p++;
 		sht__np_blanks(n);
-		v->mask = strtoll(n->p, &end, 0);
-		if (end == n->p || v->mask <= 0 || (v->kind != RL_V_FIELD && v->kind != RL_V_QUERY))
+		sht__np_word(n, num, 0);       /* bounded: the text has no NUL */
+		errno = 0;
+		v->mask = strtoll(num, &end, 0);
+		if (end == num || *end || errno || v->mask <= 0 ||
+		    (v->kind != RL_V_FIELD && v->kind != RL_V_QUERY))
 			return sht__np_error(n, "'& N' needs N > 0 after a field or an attribute value");
-		n->p = end;
 	}
 	return err;
 }
