@@ -46,39 +46,42 @@ struct sht__geom {
  * points outside its table makes the access fail (SHT_ERR_CORRUPT).
  */
 struct sht__node {
+	/* What every query reads, first (two cache lines). */
 	const uint8_t *blk;     /* block_size bytes */
-	uint8_t kind, flags, ctag;
+	const uint8_t *records;
+	const uint8_t *children;
+	const uint8_t *heap;
+	sht_time start, end;
+	uint64_t sbase, ebase, vbase;
+	uint32_t qmin, qmax;
+	uint32_t n;             /* records */
+	uint32_t nc;            /* children */
 	uint32_t level;
-	uint8_t qbits, sbits, ebits, tbits, vbits; /* field widths */
-	uint8_t ibits, xbits, dbits; /* record, end and value index widths */
-	uint8_t obits;          /* end table: width of an offset */
 	uint32_t w;             /* record width in bits */
 	uint32_t eoff, ew;      /* a record's end field: bit offset, width */
 	uint32_t voff;          /* a record's value field: bit offset */
+	uint8_t kind, flags, ctag;
+	uint8_t qbits, sbits, ebits, tbits, vbits; /* field widths */
+	/* Runs, end table, dictionary. */
+	uint8_t ibits, xbits, dbits; /* record, end and value index widths */
+	uint8_t obits;          /* end table: width of an offset */
 	uint32_t dirw, excw;    /* run directory and exception entry widths */
-	uint32_t n;             /* records */
-	uint32_t nc;            /* children */
 	uint32_t nruns, nexc, nends, nvals;
-	uint32_t heap_bytes;
-	uint32_t used;
-	uint32_t qmin, qmax;
-	uint64_t self, seq;
-	sht_time start, end;
-	uint64_t sbase, ebase, vbase;
-	const uint8_t *children;
 	const uint8_t *dict;    /* DICT: the values (after the tag table) */
 	const uint8_t *etab;    /* ETAB: the bases of the blocks of ends */
 	const uint8_t *eoffs;   /* ETAB: the ends, as offsets from their base */
 	const uint8_t *dir;     /* RUNS: the run directory */
 	const uint8_t *exc;     /* RUNS: the start exceptions */
-	const uint8_t *records;
-	const uint8_t *heap;
 	/* DICT: the values of tag t have indices dfirst[t] .. dfirst[t+1]-1,
 	 * are dw[t] bits wide, start at bit doff[t] of dict, and decode to
 	 * dbase[t] + field (modulo 2^64). */
 	uint32_t dfirst[SHT__TAG_COUNT + 1];
 	uint8_t dw[SHT__TAG_COUNT];
 	uint64_t dbase[SHT__TAG_COUNT], doff[SHT__TAG_COUNT];
+	/* The rest of the header. */
+	uint64_t self, seq;
+	uint32_t heap_bytes;
+	uint32_t used;
 };
 
 /* One child entry, decoded. */
@@ -429,24 +432,26 @@ struct sht__oiv {
  * biased (sht__bias) to compare as unsigned.
  */
 struct sht__trk {
+	/* Read or written at every insert. */
 	uint32_t n;
+	uint8_t types;               /* bit per tag present */
+	uint8_t off;                 /* layouts ruled out: SHT__NFLAG_RUNS,
+					ETAB, DICT */
+	uint8_t obits;               /* end table: widest offset in a block */
 	uint32_t qmin, qmax;
+	uint32_t nruns;              /* distinct quarks */
+	uint32_t nexc;               /* records not starting at the end + 1 of
+					the previous record of their quark */
+	uint32_t nends;              /* distinct ends */
 	uint64_t smin, smax;
 	uint64_t emin, emax;
 	uint64_t dmin, dmax;         /* end - start */
 	uint64_t vmin, vmax;         /* int values */
 	uint64_t str_off_max;
-	uint8_t types;               /* bit per tag present */
-	uint8_t off;                 /* layouts ruled out: SHT__NFLAG_RUNS,
-					ETAB, DICT */
-	uint32_t nruns;              /* distinct quarks */
-	uint32_t nexc;               /* records not starting at the end + 1 of
-					the previous record of their quark */
-	uint32_t nends;              /* distinct ends */
 	uint64_t elast;              /* largest end so far */
 	uint64_t eblock;             /* first end of the end table's last
 					block */
-	uint8_t obits;               /* end table: widest offset in a block */
+	/* Changed with a new distinct value. */
 	uint32_t nvals;              /* distinct values */
 	uint32_t dcount[SHT__TAG_COUNT]; /* distinct values per tag */
 	uint64_t dlo[SHT__TAG_COUNT], dhi[SHT__TAG_COUNT]; /* their keys */
@@ -462,11 +467,7 @@ struct sht__layout {
 	uint64_t size;               /* header + child room + areas + heap */
 };
 
-/* Open-addressing tables of an open node, emptied by bumping gen. */
-struct sht__qslot {                  /* a quark seen in the node */
-	uint64_t key;                /* gen << 32 | quark */
-	uint64_t last_end;           /* biased end of its latest record */
-};
+/* Values seen in an open node (track.c), emptied by bumping gen. */
 struct sht__vslot {                  /* a distinct value (DICT) */
 	uint64_t payload;
 	uint32_t gen;
@@ -483,45 +484,52 @@ struct sht__val {                    /* distinct values, insertion order */
 };
 
 struct sht__open {
-	uint8_t kind;
-	uint32_t level;
-	uint64_t seq;
-	sht_time start;
-	struct sht__oiv *iv;         /* n = trk.n records, cap allocated */
-	uint32_t cap;
-	uint8_t *heap;               /* string entries, as on disk */
-	uint32_t heap_len, heap_cap;
-	uint32_t *dedup;             /* heap offset + 1 by string hash */
-	uint32_t dedup_mask, dedup_count;
+	/* Read or written at every insert (track.c's fast path, insert.c):
+	 * together, for the cache. */
 	struct sht__trk trk;
-	uint32_t gen;                /* current generation of the tables */
-	struct sht__qslot *qtab;     /* quarks (RUNS), hashed */
+	struct sht__oiv *iv;         /* n = trk.n records, cap allocated */
+	/* The fast path of the size accounting (track.c): the node fits
+	 * while each record takes at most inc of the left bytes and changes
+	 * no width of the layout last computed (lflags, lvbits: its flags and
+	 * value width).  Limits: counts to stop at, and exclusive upper
+	 * limits of the fields (biased as in trk; the lower ones are trk's
+	 * minima). */
+	uint64_t inc, left;
+	uint64_t lim_q, lim_s, lim_e, lim_v;
+	uint64_t lim_o;              /* an end's offset in its table block */
+	uint32_t n_lim, ends_lim;
+	uint8_t lflags, lvbits;
+	uint32_t gen;                /* current generation of the value tables */
+	/* The quarks of the node (RUNS) and the ends of their latest records
+	 * (track.c, "quarks"). */
+	uint32_t *qdirect;           /* quarks below 4096, by quark */
+	uint64_t *qtab;              /* the others, hashed */
 	uint32_t qmask;
 	uint32_t qtab_n;             /* quarks in qtab */
 	uint32_t qroom;              /* quarks qtab holds before growing */
-	struct sht__qslot *qdirect;  /* quarks (RUNS) below 4096, by quark */
-	struct sht__vslot *vtab;     /* values (DICT) */
-	uint32_t vmask;
-	uint32_t vtab_n;             /* values in vtab */
+	uint32_t qused_n, qused_cap;
+	uint32_t *qused;             /* slots in use, emptied at reset */
 	struct sht__vsmall *vsmall;  /* values (DICT): null and int32 0 .. 1023,
 					by value */
+	struct sht__vslot *vtab;     /* values (DICT), hashed */
+	uint32_t vmask;
+	uint32_t vtab_n;             /* values in vtab */
+	uint32_t sub_qmin, sub_qmax; /* quarks of records + closed subtree */
+	sht_time start;
+	uint32_t cap;
+	uint32_t heap_len, heap_cap;
+	/* The rest. */
+	uint8_t kind;
+	uint32_t level;
+	uint64_t seq;
+	uint8_t *heap;               /* string entries, as on disk */
+	uint32_t *dedup;             /* heap offset + 1 by string hash */
+	uint32_t dedup_mask, dedup_count;
 	struct sht__val *vals;       /* trk's distinct values by rank */
 	uint32_t vals_cap;
-	/* Fast path of the size accounting (track.c): the layout last
-	 * computed (n > 0), and limits under which no width of it changes. */
-	struct sht__layout lay;
-	uint64_t bound;              /* >= the size in that layout */
-	uint64_t inc;                /* >= what a record adds to it */
-	uint64_t left;               /* block bytes beyond the bound */
-	uint32_t n_lim, ends_lim;    /* record and end counts to stop at */
-	/* Exclusive upper limits of a record's fields (biased, as in trk);
-	 * the lower limits are trk's minima. */
-	uint64_t lim_q, lim_s, lim_e, lim_v;
-	uint64_t lim_o;              /* an end's offset in its table block */
-	uint64_t lim_d[SHT__TAG_COUNT];
+	struct sht__layout lay;      /* the layout last computed (n > 0) */
 	struct sht__child *ch;       /* closed children, max_children room */
 	uint32_t nc;
-	uint32_t sub_qmin, sub_qmax; /* quarks of records + closed subtree */
 };
 
 static inline uint64_t sht__bias(sht_time t)

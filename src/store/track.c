@@ -43,19 +43,6 @@
 #define MINMAX(lo, hi, x) do { if ((x) < (lo)) (lo) = (x); \
 			       if ((x) > (hi)) (hi) = (x); } while (0)
 
-/* What adding one record changes, found without changing anything. */
-struct probe {
-	struct sht__qslot *qslot;    /* its quark's table slot */
-	uint32_t vpos;               /* its value's table slot */
-	uint32_t vrank;              /* its value's insertion rank */
-	uint8_t new_quark;           /* first record of its quark */
-	uint8_t exc;                 /* a start exception */
-	uint8_t new_end, new_value;  /* adds to the end table, dictionary */
-	uint8_t off;                 /* layouts it rules out */
-	uint8_t vsmall;              /* its value goes to vsmall (vpos) */
-	uint8_t fast;                /* room decided by the bound */
-	struct sht__layout lay;      /* slow path: the layout with it */
-};
 
 /* Records after which a layout not in use and clearly larger (7/8 of the
  * records would be runs or distinct values) is dropped. */
@@ -77,11 +64,6 @@ static inline uint64_t vhash(uint8_t tag, uint64_t payload)
 	return h ^ (h >> 31);
 }
 
-static inline uint64_t qkey(const struct sht__open *o, uint32_t q)
-{
-	return (uint64_t)o->gen << 32 | q;
-}
-
 /* Values kept by value in vsmall (no hashing): null, and int32 values
  * 0 .. SMALL_VALUES - 1 (most values of the kernel analysis).  Their
  * index in vsmall, or -1. */
@@ -92,25 +74,6 @@ static inline int64_t small_index(uint8_t tag, uint64_t payload)
 	if (tag == SHT__TAG_NULL)
 		return SMALL_VALUES;
 	return tag == SHT__TAG_INT32 && payload < SMALL_VALUES ? (int64_t)payload : -1;
-}
-
-/* Quarks below DIRECT_QUARKS (every quark of most analyses' histories)
- * are kept by quark in qdirect, the others hashed in qtab. */
-#define DIRECT_QUARKS 4096u
-
-/* Slot of quark q, or the empty slot where it would go (*found = 0). */
-static inline uint32_t qfind(const struct sht__open *o, uint32_t q, int *found)
-{
-	uint64_t key = qkey(o, q);
-	uint32_t i = qhash(q) & o->qmask;
-
-	for (;; i = (i + 1) & o->qmask) {
-		uint64_t k = o->qtab[i].key;
-		if (k == key || (uint32_t)(k >> 32) != o->gen) {
-			*found = k == key;
-			return i;
-		}
-	}
 }
 
 static inline uint32_t vfind(const struct sht__open *o, uint8_t tag,
@@ -131,14 +94,85 @@ static inline uint32_t vfind(const struct sht__open *o, uint8_t tag,
 	}
 }
 
-/* Grow a table to hold count + 1 entries at load <= 1/2. */
-/* Room in the table of quark q for one more quark. */
-static sht_err qgrow(struct sht__open *o, uint32_t q)
+/* ---- quarks -------------------------------------------------------------
+ *
+ * For each quark with records in the node, the end of its latest record
+ * relative to the node's start, rel < REL_LIMIT (a record ending later
+ * rules the run layout out).  Quarks below DIRECT_QUARKS (every quark of
+ * most histories) are kept by quark, qdirect[q] = rel + 1 (0: absent);
+ * the others in an open-addressing table, qtab[i] = rel << 32 | (q + 1)
+ * (0: empty), at load <= 1/2.  4- and 8-byte slots keep the tables small
+ * in the cache.  The slots used are listed in qused (direct ones with
+ * QDIRECT set) and emptied when the node is reset.
+ */
+#define DIRECT_QUARKS 4096u
+#define QDIRECT 0x80000000u
+#define REL_LIMIT (UINT32_MAX - 1u)
+
+/* A quark's place: its slot, whether it is there, its rel. */
+struct qref {
+	uint32_t slot;               /* index, with QDIRECT for qdirect */
+	int found;
+	uint32_t rel;
+};
+
+/* Whether the table of quark q can take one more quark now. */
+static inline int qready(const struct sht__open *o, uint32_t q)
+{
+	return o->qused_n < o->qused_cap &&
+	       (q < DIRECT_QUARKS ? o->qdirect != NULL : o->qtab_n < o->qroom);
+}
+
+static inline struct qref qlook(const struct sht__open *o, uint32_t q)
+{
+	struct qref ref;
+
+	if (q < DIRECT_QUARKS) {
+		uint32_t x = o->qdirect[q];
+		ref.slot = q | QDIRECT;
+		ref.found = x != 0;
+		ref.rel = x - 1;
+		return ref;
+	}
+	for (uint32_t i = qhash(q) & o->qmask;; i = (i + 1) & o->qmask) {
+		uint64_t x = o->qtab[i];
+		if (x == 0 || (uint32_t)x == q + 1) {
+			ref.slot = i;
+			ref.found = x != 0;
+			ref.rel = (uint32_t)(x >> 32);
+			return ref;
+		}
+	}
+}
+
+/* Record rel as quark q's latest end in its slot (from qlook). */
+static inline void qset(struct sht__open *o, const struct qref *ref,
+			uint32_t q, uint32_t rel)
+{
+	if (!ref->found)
+		o->qused[o->qused_n++] = ref->slot;
+	if (ref->slot & QDIRECT) {
+		o->qdirect[q] = rel + 1;
+		return;
+	}
+	o->qtab_n += !ref->found;
+	o->qtab[ref->slot] = (uint64_t)rel << 32 | (q + 1u);
+}
+
+/* Make the table of quark q ready for one more quark (qready). */
+static sht_err qprepare(struct sht__open *o, uint32_t q)
 {
 	uint32_t size = o->qtab ? o->qmask + 1 : 0, nsize = size ? 2 * size : 256;
-	struct sht__qslot *old = o->qtab;
-	int found;
+	uint64_t *old = o->qtab;
 
+	if (o->qused_n == o->qused_cap) {
+		uint32_t cap = o->qused_cap ? 2 * o->qused_cap : 256;
+		uint32_t *u = realloc(o->qused, (size_t)cap * sizeof *u);
+		if (!u)
+			return SHT_ERR_NOMEM;
+		o->qused = u;
+		o->qused_cap = cap;
+	}
 	if (q < DIRECT_QUARKS) {
 		if (!o->qdirect)
 			o->qdirect = calloc(DIRECT_QUARKS, sizeof *o->qdirect);
@@ -153,25 +187,61 @@ static sht_err qgrow(struct sht__open *o, uint32_t q)
 	}
 	o->qmask = nsize - 1;
 	o->qroom = nsize / 2 - 1;
-	for (uint32_t i = 0; i < size; i++)
-		if ((uint32_t)(old[i].key >> 32) == o->gen)
-			o->qtab[qfind(o, (uint32_t)old[i].key, &found)] = old[i];
+	/* Move the hashed quarks; the list keeps the direct slots and gets
+	 * the new hashed ones. */
+	o->qused_n = 0;
+	for (uint32_t i = 0; i < DIRECT_QUARKS && o->qdirect; i++)
+		if (o->qdirect[i])
+			o->qused[o->qused_n++] = i | QDIRECT;
+	for (uint32_t i = 0; i < size; i++) {
+		if (old[i]) {
+			struct qref ref = qlook(o, (uint32_t)old[i] - 1u);
+			o->qtab[ref.slot] = old[i];
+			o->qused[o->qused_n++] = ref.slot;
+		}
+	}
 	free(old);
 	return SHT_OK;
 }
 
-/* The slot of quark q (its table has room), found or empty. */
-static inline struct sht__qslot *qslot(const struct sht__open *o, uint32_t q,
-				       int *found)
+/* Empty the slots in use (a node reset). */
+static void qclear(struct sht__open *o)
 {
-	struct sht__qslot *e;
-
-	if (q >= DIRECT_QUARKS)
-		return &o->qtab[qfind(o, q, found)];
-	e = &o->qdirect[q];
-	*found = e->key == qkey(o, q);
-	return e;
+	for (uint32_t i = 0; i < o->qused_n; i++) {
+		uint32_t x = o->qused[i];
+		if (x & QDIRECT)
+			o->qdirect[x & ~QDIRECT] = 0;
+		else
+			o->qtab[x] = 0;
+	}
+	o->qused_n = 0;
+	o->qtab_n = 0;
 }
+
+/* r's start and end relative to the node's start, for the quark tables;
+ * 0 if they do not fit (the run layout is then ruled out). */
+static inline int qrel(const struct sht__open *o, const struct sht__oiv *r,
+		       uint64_t *srel, uint64_t *erel)
+{
+	*erel = (uint64_t)r->end - (uint64_t)o->start;
+	*srel = (uint64_t)r->start - (uint64_t)o->start;
+	return *erel < REL_LIMIT && *srel <= *erel;
+}
+
+/* What adding one record changes, found without changing anything. */
+struct probe {
+	struct qref qref;            /* its quark's slot */
+	uint32_t erel;               /* its end for the quark tables */
+	uint32_t vpos;               /* its value's table slot */
+	uint32_t vrank;              /* its value's insertion rank */
+	uint8_t new_quark;           /* first record of its quark */
+	uint8_t exc;                 /* a start exception */
+	uint8_t new_end, new_value;  /* adds to the end table, dictionary */
+	uint8_t off;                 /* layouts it rules out */
+	uint8_t vsmall;              /* its value goes to vsmall (vpos) */
+	uint8_t fast;                /* room decided by the bound */
+	struct sht__layout lay;      /* slow path: the layout with it */
+};
 
 /* Room for one more distinct value in vals, and in vtab if hashed. */
 static sht_err vgrow(struct sht__open *o, int hashed)
@@ -218,12 +288,8 @@ void sht__open_track_reset(struct sht__open *o)
 	for (unsigned k = 0; k < SHT__TAG_COUNT; k++)
 		t->dlo[k] = UINT64_MAX;
 	o->vtab_n = 0;
-	o->qtab_n = 0;
+	qclear(o);
 	if (++o->gen == 0) {         /* wrapped: empty the tables for real */
-		if (o->qtab)
-			memset(o->qtab, 0, ((size_t)o->qmask + 1) * sizeof *o->qtab);
-		if (o->qdirect)
-			memset(o->qdirect, 0, DIRECT_QUARKS * sizeof *o->qdirect);
 		if (o->vtab)
 			memset(o->vtab, 0, ((size_t)o->vmask + 1) * sizeof *o->vtab);
 		if (o->vsmall)
@@ -236,11 +302,14 @@ void sht__open_track_free(struct sht__open *o)
 {
 	free(o->qtab);
 	free(o->qdirect);
+	free(o->qused);
 	free(o->vtab);
 	free(o->vals);
 	free(o->vsmall);
 	o->qtab = NULL;
 	o->qdirect = NULL;
+	o->qused = NULL;
+	o->qused_n = o->qused_cap = o->qtab_n = o->qroom = 0;
 	o->vtab = NULL;
 	o->vals = NULL;
 	o->vsmall = NULL;
@@ -252,20 +321,21 @@ void sht__open_track_free(struct sht__open *o)
 static sht_err probe_quark(struct sht__open *o, const struct sht__oiv *r,
 			   struct probe *p)
 {
-	uint64_t s = sht__bias(r->start), last;
-	int found;
+	uint64_t srel, erel;
 
-	if (qgrow(o, r->quark) != SHT_OK)
-		return SHT_ERR_NOMEM;
-	p->qslot = qslot(o, r->quark, &found);
-	if (!found) {
-		p->new_quark = 1;
+	if (!qrel(o, r, &srel, &erel)) {
+		p->off |= SHT__NFLAG_RUNS;   /* too far from the node's start */
 		return SHT_OK;
 	}
-	last = p->qslot->last_end;
-	if (s <= last)
+	if (qprepare(o, r->quark) != SHT_OK)
+		return SHT_ERR_NOMEM;
+	p->qref = qlook(o, r->quark);
+	p->erel = (uint32_t)erel;
+	if (!p->qref.found)
+		p->new_quark = 1;
+	else if (srel <= p->qref.rel)
 		p->off |= SHT__NFLAG_RUNS;   /* overlap or out of order */
-	else if (s != last + 1)
+	else if (srel != (uint64_t)p->qref.rel + 1)
 		p->exc = 1;
 	return SHT_OK;
 }
@@ -305,7 +375,6 @@ static sht_err probe(struct sht__open *o, const struct sht__oiv *r,
 	sht_err err = SHT_OK;
 
 	memset(p, 0, offsetof(struct probe, lay));
-	p->qslot = NULL;
 	if (t->n && e < t->elast)
 		p->off |= SHT__NFLAG_ETAB;
 	p->new_end = !t->n || e != t->elast;
@@ -380,7 +449,7 @@ static int same_widths(const struct sht__open *o, const struct sht__oiv *r,
 		       const struct probe *p)
 {
 	const struct sht__trk *t = &o->trk;
-	unsigned f = o->lay.flags;
+	unsigned f = o->lflags;
 	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
 	uint64_t d = (uint64_t)r->end - (uint64_t)r->start, k;
 
@@ -406,7 +475,7 @@ static int same_widths(const struct sht__open *o, const struct sht__oiv *r,
 		k = sht__bias((sht_time)r->payload);
 		return k >= t->vmin && k < o->lim_v;
 	}
-	return r->tag != SHT__TAG_STRING || r->payload < limit(0, o->lay.vbits);
+	return r->tag != SHT__TAG_STRING || r->payload < limit(0, o->lvbits);
 }
 
 static int room(const struct sht__open *o, const struct sht__oiv *r,
@@ -472,7 +541,8 @@ static void set_layout(struct sht__open *o, const struct sht__layout *L,
 	uint32_t n_lim = o->cap < block_size / 2 ? o->cap : block_size / 2;
 
 	o->lay = *L;
-	o->bound = L->size;
+	o->lflags = L->flags;
+	o->lvbits = L->vbits;
 	o->inc = record_bound(L);
 	o->left = L->size + SHT__SLACK <= block_size
 		  ? block_size - SHT__SLACK - L->size : 0;
@@ -491,12 +561,8 @@ static void set_layout(struct sht__open *o, const struct sht__layout *L,
 static void commit(struct sht__open *o, struct sht__oiv *r,
 		   const struct probe *p, uint32_t heap_add, uint32_t block_size)
 {
-	if (!(o->trk.off & SHT__NFLAG_RUNS)) {
-		struct sht__qslot *q = p->qslot;
-		o->qtab_n += p->new_quark && r->quark >= DIRECT_QUARKS;
-		q->key = qkey(o, r->quark);
-		q->last_end = sht__bias(r->end);
-	}
+	if (!((o->trk.off | p->off) & SHT__NFLAG_RUNS))
+		qset(o, &p->qref, r->quark, p->erel);
 	r->vslot = p->vrank;
 	if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT) && p->vsmall) {
 		o->vsmall[p->vpos].gen = o->gen;
@@ -515,13 +581,12 @@ static void commit(struct sht__open *o, struct sht__oiv *r,
 	apply(&o->trk, r, p);
 	r->eslot = o->trk.nends - 1;
 	if (p->fast) {
-		o->bound += o->inc + heap_add;
 		o->left -= o->inc + heap_add;
 	} else {
 		set_layout(o, &p->lay, block_size);
 	}
 	if (o->trk.n == PRUNE_AT)
-		prune(&o->trk, o->lay.flags);
+		prune(&o->trk, o->lflags);
 }
 
 static sht_err grow_records(struct sht__open *o)
@@ -548,9 +613,9 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	struct sht__trk *t = &o->trk;
 	const struct sht__oiv *prev;
 	struct sht__oiv *x;
-	unsigned f = o->lay.flags;
+	unsigned f = o->lflags;
 	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
-	uint64_t d = (uint64_t)r->end - (uint64_t)r->start, last;
+	uint64_t d = (uint64_t)r->end - (uint64_t)r->start;
 	uint32_t vrank;
 	int64_t k;
 	int new_end = e != t->elast, found = 1;
@@ -588,22 +653,20 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	     ((TYPE_BIT(r->tag) & INT_TYPES)
 	      ? sht__bias((sht_time)r->payload) < t->vmin ||
 		sht__bias((sht_time)r->payload) >= o->lim_v
-	      : r->tag == SHT__TAG_STRING && r->payload >= limit(0, o->lay.vbits))))
+	      : r->tag == SHT__TAG_STRING && r->payload >= limit(0, o->lvbits))))
 		return 0;
 	if (!(t->off & SHT__NFLAG_RUNS)) {
-		struct sht__qslot *q;
+		uint64_t srel, erel;
+		struct qref ref;
 
-		if (r->quark < DIRECT_QUARKS ? !o->qdirect : o->qtab_n >= o->qroom)
+		if (!qready(o, r->quark) || !qrel(o, r, &srel, &erel))
 			return 0;
-		q = qslot(o, r->quark, &found);
-		last = q->last_end;
-		if (found && s <= last)
+		ref = qlook(o, r->quark);
+		if (ref.found && srel <= ref.rel)
 			return 0;
-		t->nruns += !found;
-		t->nexc += found && s != last + 1;
-		o->qtab_n += !found && r->quark >= DIRECT_QUARKS;
-		q->key = qkey(o, r->quark);
-		q->last_end = e;
+		t->nruns += !ref.found;
+		t->nexc += ref.found && srel != (uint64_t)ref.rel + 1;
+		qset(o, &ref, r->quark, (uint32_t)erel);
 	}
 	if (r->quark > t->qmax)
 		t->qmax = r->quark;
@@ -624,7 +687,6 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	*x = *r;
 	x->vslot = vrank;
 	x->eslot = t->nends - 1;
-	o->bound += o->inc + heap_add;
 	o->left -= o->inc + heap_add;
 	if (t->n == PRUNE_AT)
 		prune(t, f);

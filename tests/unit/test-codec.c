@@ -106,7 +106,8 @@ static struct sht__layout add(struct sht__open *o, struct sht__oiv r)
 	if (sht__open_add(o, &r, 0, 50, 1u << 30) != 1)
 		bail_out("Cannot add a record to a node of 1 GiB");
 	sht__trk_layout(&o->trk, o->kind, 50, o->heap_len, &lay);
-	bound_bad += o->bound < lay.size;
+	/* the bound is what the block may hold less what is left */
+	bound_bad += (UINT64_C(1) << 30) - SHT__SLACK - o->left < lay.size;
 	return lay;
 }
 
