@@ -95,36 +95,33 @@ static void *scratch(struct sht__scratch *s, size_t n)
  * Records reach a node in end order.  In a history the records of one
  * quark arrive in start order too, so a stable sort on the quark alone
  * (few radix passes) usually gives (quark, start) order; if it does not,
- * the records are sorted on the whole key.  The radix sorts work in s,
- * after its first skip bytes (kept).
+ * the records are sorted on the whole key.  mem: sort_bytes(n) bytes.
  */
-static sht_err sort_records(struct sht__open *o, struct sht__scratch *s,
-			    size_t skip)
+static void sort_records(struct sht__open *o, void *mem)
 {
 	unsigned qb = sht__bits((uint64_t)o->trk.qmax - o->trk.qmin);
 	unsigned sb = sht__bits(o->trk.smax - o->trk.smin);
 	uint32_t n = o->trk.n;
-	uint8_t *mem;
-	struct kv *a;
+	struct kv *a = mem;
 
-	if (n < 2 || is_sorted(o->iv, n))
-		return SHT_OK;
 	if (n <= 64) {
 		qsort(o->iv, n, sizeof *o->iv, rec_cmp);
-		return SHT_OK;
+		return;
 	}
-	mem = scratch(s, skip + 2 * (size_t)n * sizeof *a + (size_t)n * sizeof *o->iv);
-	if (!mem)
-		return SHT_ERR_NOMEM;
-	a = (struct kv *)(mem + skip);
 	sort_radix(o, qb, 0, 0, a, (struct sht__oiv *)(a + 2 * (size_t)n));
 	if (is_sorted(o->iv, n))
-		return SHT_OK;
+		return;
 	if (qb + sb < 64)
 		sort_radix(o, qb, sb, 1, a, (struct sht__oiv *)(a + 2 * (size_t)n));
 	else
 		qsort(o->iv, n, sizeof *o->iv, rec_cmp);
-	return SHT_OK;
+}
+
+/* Working memory sort_records needs for n unsorted records. */
+static size_t sort_bytes(uint32_t n)
+{
+	return n > 64 ? 2 * (size_t)n * sizeof(struct kv) +
+			(size_t)n * sizeof(struct sht__oiv) : 0;
 }
 
 /* ---- bit packing -------------------------------------------------------- */
@@ -169,10 +166,12 @@ static sht_err mismatch(uint64_t self, const char *what)
 }
 
 /* End table: the distinct ends, from the records in insertion order
- * (ends non-decreasing, eslot their rank), in blocks: a base per block,
- * then an offset from it per end.  0 if they disagree with the counts. */
-static int put_etab(const struct sht__open *o, const struct sht__layout *L,
-		    uint8_t *p)
+ * (ends non-decreasing), in blocks: a base per block, then an offset from
+ * it per end.  ends gets the distinct (biased) ends; each record's end is
+ * replaced by its rank among them (the node is being closed).  0 if they
+ * disagree with the counts. */
+static int put_etab(struct sht__open *o, const struct sht__layout *L,
+		    uint8_t *p, uint64_t *ends)
 {
 	const struct sht__trk *t = &o->trk;
 	uint64_t blocks = (t->nends + SHT__ETAB_BLOCK - 1) / SHT__ETAB_BLOCK;
@@ -186,6 +185,8 @@ static int put_etab(const struct sht__open *o, const struct sht__layout *L,
 		if (k == 0 || e != last) {
 			if (k && e < last)
 				return 0;
+			if (k == t->nends)
+				return 0;
 			if (k % SHT__ETAB_BLOCK == 0) {
 				base = e;
 				bw_put(&bb, e - t->emin, L->ebits);
@@ -193,11 +194,10 @@ static int put_etab(const struct sht__open *o, const struct sht__layout *L,
 			if (sht__bits(e - base) > L->obits)
 				return 0;
 			bw_put(&bo, e - base, L->obits);
-			k++;
+			ends[k++] = e;
 			last = e;
 		}
-		if (o->iv[i].eslot != k - 1)
-			return 0;
+		o->iv[i].end = (sht_time)(k - 1);
 	}
 	bw_flush(&bb);
 	bw_flush(&bo);
@@ -272,7 +272,7 @@ struct rec_out {
 };
 
 static void put_start(const struct sht__open *o, const struct sht__layout *L,
-		      uint32_t i, struct rec_out *w)
+		      const uint64_t *ends, uint32_t i, struct rec_out *w)
 {
 	const struct sht__trk *t = &o->trk;
 	const struct sht__oiv *r = &o->iv[i];
@@ -286,16 +286,21 @@ static void put_start(const struct sht__open *o, const struct sht__layout *L,
 		bw_put(&w->dir, i, L->ibits);
 		bw_put(&w->dir, s, L->sbits);
 		w->nruns++;
-	} else if ((uint64_t)r->start != (uint64_t)r[-1].end + 1) {
+	} else if ((uint64_t)r->start != (ends ? (uint64_t)sht__unbias(ends[r[-1].end])
+					       : (uint64_t)r[-1].end) + 1) {
 		bw_put(&w->exc, i, L->ibits);
 		bw_put(&w->exc, s, L->sbits);
 		w->nexc++;
 	}
 }
 
+/* The records (sorted); with the end table, their end is their end's
+ * rank and ends the distinct ends; with the dictionary, remap gives a
+ * value's index from its insertion rank. */
 static sht_err put_records(const struct sht__open *o,
-			   const struct sht__layout *L, const uint32_t *remap,
-			   uint64_t self, struct rec_out *w)
+			   const struct sht__layout *L, const uint64_t *ends,
+			   const uint32_t *remap, uint64_t self,
+			   struct rec_out *w)
 {
 	const struct sht__trk *t = &o->trk;
 	uint32_t nd = t->nvals;
@@ -305,20 +310,19 @@ static sht_err put_records(const struct sht__open *o,
 		const struct sht__oiv *r = &o->iv[i];
 		uint64_t v = r->payload;
 
-		put_start(o, L, i, w);
+		put_start(o, L, ends, i, w);
 		if (L->flags & SHT__NFLAG_ETAB) {
-			if (r->eslot >= t->nends)
-				return mismatch(self, "end slots");
-			bw_put(&w->rec, r->eslot, L->xbits);
+			bw_put(&w->rec, (uint64_t)r->end, L->xbits);
 		} else if (L->flags & SHT__NFLAG_DURATION) {
 			bw_put(&w->rec, (uint64_t)r->end - (uint64_t)r->start - t->dmin, L->ebits);
 		} else {
 			bw_put(&w->rec, sht__bias(r->end) - t->emin, L->ebits);
 		}
 		if (L->flags & SHT__NFLAG_DICT) {
-			if (r->vslot >= nd)
-				return mismatch(self, "value slots");
-			bw_put(&w->rec, remap[r->vslot], L->dbits);
+			uint32_t rank = sht__open_value_rank(o, r->tag, r->payload);
+			if (rank >= nd)
+				return mismatch(self, "values");
+			bw_put(&w->rec, remap[rank], L->dbits);
 			continue;
 		}
 		if (TYPE_BIT(r->tag) & INT_TYPES)
@@ -393,12 +397,6 @@ static void put_children(const struct sht__open *o, uint8_t *p)
 	}
 }
 
-static sht_err nomem(uint64_t self, uint32_t n)
-{
-	return sht__error(SHT_ERR_NOMEM, "Cannot encode node: block=%llu (%u records)",
-			  (unsigned long long)self, n);
-}
-
 static sht_err encode(struct sht__open *o, uint64_t self, sht_time end,
 		      const struct sht__geom *g, struct sht__scratch *s,
 		      uint8_t *blk)
@@ -406,9 +404,11 @@ static sht_err encode(struct sht__open *o, uint64_t self, sht_time end,
 	struct sht__layout L;
 	struct rec_out w;
 	uint32_t *remap = NULL;
+	uint64_t *ends = NULL;
 	uint8_t *p = blk + SHT__NODE_HDR + (size_t)SHT__CHILD_ENTRY * o->nc;
 	uint8_t *dir, *exc, *rec, *mem;
-	size_t dwork;
+	size_t dwork, ework, swork;
+	int sorted = o->trk.n < 2 || is_sorted(o->iv, o->trk.n);
 	sht_err err = SHT_OK;
 
 	sht__trk_layout(&o->trk, o->kind, o->nc, o->heap_len, &L);
@@ -416,16 +416,22 @@ static sht_err encode(struct sht__open *o, uint64_t self, sht_time end,
 		return sht__error(SHT_ERR_INVALID, "Cannot encode node: block=%llu needs %llu bytes of %u (internal error)",
 				  (unsigned long long)self, (unsigned long long)L.size,
 				  g->block_size);
+	/* working memory: dictionary, distinct ends, sort */
 	dwork = (L.flags & SHT__NFLAG_DICT) ? dict_work_bytes(o->trk.nvals) : 0;
 	dwork = (dwork + 7) & ~(size_t)7;
-	mem = dwork ? scratch(s, dwork) : NULL;
-	if (dwork && !mem)
-		return nomem(self, o->trk.n);
+	ework = (L.flags & SHT__NFLAG_ETAB) ? (size_t)o->trk.nends * sizeof *ends : 0;
+	swork = sorted ? 0 : sort_bytes(o->trk.n);
+	mem = dwork + ework + swork ? scratch(s, dwork + ework + swork) : NULL;
+	if (dwork + ework + swork && !mem)
+		return sht__error(SHT_ERR_NOMEM, "Cannot encode node: block=%llu (%u records)",
+				  (unsigned long long)self, o->trk.n);
+	if (ework)
+		ends = (uint64_t *)(mem + dwork);
 	dir = p + L.dict_bytes + L.etab_bytes;
 	exc = dir + L.dir_bytes;
 	rec = exc + L.exc_bytes;
 	memset(blk, 0, g->block_size);
-	if ((L.flags & SHT__NFLAG_ETAB) && !put_etab(o, &L, p + L.dict_bytes))
+	if (ends && !put_etab(o, &L, p + L.dict_bytes, ends))
 		err = mismatch(self, "ends");
 	if (err == SHT_OK && (L.flags & SHT__NFLAG_DICT))
 		err = put_dict(o, self, p, mem, &remap);
@@ -435,11 +441,9 @@ static sht_err encode(struct sht__open *o, uint64_t self, sht_time end,
 	w.dir.p = dir;
 	w.exc.p = exc;
 	w.rec.p = rec;
-	if (sort_records(o, s, dwork) != SHT_OK)
-		return nomem(self, o->trk.n);
-	if (remap)      /* the sort may have moved the working memory */
-		remap = (uint32_t *)((uint8_t *)s->p + ((uint8_t *)remap - mem));
-	err = put_records(o, &L, remap, self, &w);
+	if (!sorted)
+		sort_records(o, mem + dwork + ework);
+	err = put_records(o, &L, ends, remap, self, &w);
 	if (err != SHT_OK)
 		return err;
 	put_header(o, &L, self, end, blk);

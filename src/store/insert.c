@@ -233,7 +233,7 @@ static sht_time new_branch_start(const struct sht_builder *b,
 sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv)
 {
 	struct sht__oiv r = { iv->start, iv->end, payload_of(&iv->value),
-			      iv->quark, 0, 0, tag_of(iv->value.type) };
+			      iv->quark, tag_of(iv->value.type) };
 	struct pstr ps;
 	sht_err err;
 

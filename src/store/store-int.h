@@ -414,14 +414,12 @@ sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
 
 /* ---- open nodes (builder) ---------------------------------------------- */
 
-/* An interval in an open node.  payload: int value, double bits, or the
- * string's heap offset (struct sht__rec's meaning). */
+/* An interval in an open node (32 bytes).  payload: int value, double
+ * bits, or the string's heap offset (struct sht__rec's meaning). */
 struct sht__oiv {
 	sht_time start, end;
 	uint64_t payload;
 	uint32_t quark;
-	uint32_t vslot;              /* DICT: insertion rank of its value */
-	uint32_t eslot;              /* ETAB: rank of its end among the node's */
 	uint8_t tag;
 };
 
@@ -554,6 +552,9 @@ static inline uint64_t sht__value_key(uint8_t tag, uint64_t payload)
 
 /* Empty o's counts and tables (a node reset). */
 void sht__open_track_reset(struct sht__open *o);
+/* The insertion rank of a distinct value of o (tracked: not DICT-off). */
+uint32_t sht__open_value_rank(const struct sht__open *o, uint8_t tag,
+			      uint64_t payload);
 /* Free the tables (not o). */
 void sht__open_track_free(struct sht__open *o);
 /*

@@ -298,6 +298,21 @@ void sht__open_track_reset(struct sht__open *o)
 	}
 }
 
+uint32_t sht__open_value_rank(const struct sht__open *o, uint8_t tag,
+			      uint64_t payload)
+{
+	int64_t k = small_index(tag, payload);
+	int found;
+
+	if (k >= 0)
+		return o->vsmall && o->vsmall[k].gen == o->gen ? o->vsmall[k].rank
+							       : UINT32_MAX;
+	if (!o->vtab)
+		return UINT32_MAX;
+	k = vfind(o, tag, payload, &found);
+	return found ? o->vtab[k].rank_tag >> 3 : UINT32_MAX;
+}
+
 void sht__open_track_free(struct sht__open *o)
 {
 	free(o->qtab);
@@ -347,10 +362,8 @@ static sht_err probe_value(struct sht__open *o, const struct sht__oiv *r,
 	int64_t k = small_index(r->tag, r->payload);
 	int found;
 
-	if (k < 0 && prev && prev->tag == r->tag && prev->payload == r->payload) {
-		p->vrank = prev->vslot;
+	if (k < 0 && prev && prev->tag == r->tag && prev->payload == r->payload)
 		return SHT_OK;
-	}
 	if (vgrow(o, k < 0) != SHT_OK)
 		return SHT_ERR_NOMEM;
 	if (k >= 0) {
@@ -563,7 +576,6 @@ static void commit(struct sht__open *o, struct sht__oiv *r,
 {
 	if (!((o->trk.off | p->off) & SHT__NFLAG_RUNS))
 		qset(o, &p->qref, r->quark, p->erel);
-	r->vslot = p->vrank;
 	if (p->new_value && !(o->trk.off & SHT__NFLAG_DICT) && p->vsmall) {
 		o->vsmall[p->vpos].gen = o->gen;
 		o->vsmall[p->vpos].rank = p->vrank;
@@ -579,7 +591,6 @@ static void commit(struct sht__open *o, struct sht__oiv *r,
 		o->vals[p->vrank].tag = r->tag;
 	}
 	apply(&o->trk, r, p);
-	r->eslot = o->trk.nends - 1;
 	if (p->fast) {
 		o->left -= o->inc + heap_add;
 	} else {
@@ -616,7 +627,6 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	unsigned f = o->lflags;
 	uint64_t s = sht__bias(r->start), e = sht__bias(r->end);
 	uint64_t d = (uint64_t)r->end - (uint64_t)r->start;
-	uint32_t vrank;
 	int64_t k;
 	int new_end = e != t->elast, found = 1;
 
@@ -629,24 +639,19 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 	     (t->nends >= o->ends_lim ||
 	      (t->nends % SHT__ETAB_BLOCK && e - t->eblock >= o->lim_o))))
 		return 0;
+	/* a value already counted (a new one goes the slow way) */
 	prev = &o->iv[t->n - 1];
 	k = t->off & SHT__NFLAG_DICT ? -1 : small_index(r->tag, r->payload);
 	if (k >= 0) {
 		if (!o->vsmall || o->vsmall[k].gen != o->gen)
 			return 0;
-		vrank = o->vsmall[k].rank;
-	} else if (prev->tag == r->tag && prev->payload == r->payload) {
-		vrank = prev->vslot;
-	} else if (!(t->off & SHT__NFLAG_DICT)) {
-		uint32_t vpos;
+	} else if (!(t->off & SHT__NFLAG_DICT) &&
+		   (prev->tag != r->tag || prev->payload != r->payload)) {
 		if (!o->vtab)
 			return 0;
-		vpos = vfind(o, r->tag, r->payload, &found);
+		(void)vfind(o, r->tag, r->payload, &found);
 		if (!found)
 			return 0;
-		vrank = o->vtab[vpos].rank_tag >> 3;
-	} else {
-		vrank = 0;
 	}
 	if (!(f & SHT__NFLAG_DICT) &&
 	    (!(t->types & TYPE_BIT(r->tag)) ||
@@ -685,8 +690,6 @@ static int add_fast(struct sht__open *o, const struct sht__oiv *r,
 		add_end(t, e);
 	x = &o->iv[t->n++];
 	*x = *r;
-	x->vslot = vrank;
-	x->eslot = t->nends - 1;
 	o->left -= o->inc + heap_add;
 	if (t->n == PRUNE_AT)
 		prune(t, f);
