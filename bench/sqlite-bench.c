@@ -1,0 +1,453 @@
+/*
+ * sqlite-bench.c: the generic alternative of the thesis's §4.6, updated:
+ * the intervals of a synthetic workload (the same generator sht-bench
+ * uses, so both see identical intervals) loaded into SQLite, indexed by a
+ * (quark, start) B-tree or by the R*Tree module, and queried the way
+ * sht-bench queries a history file.
+ *
+ *   sht-sqlite-bench --index btree|rtree --workload staircase|churn
+ *                    --attrs A [--queries N] [--full-queries F] [--db PATH]
+ *                    [--seed S] [--check] [--keep] [--cache-mib M]
+ *
+ * Output: one JSON line on stdout.  Exit status 1 if an answer was wrong,
+ * 2 on errors.  docs/BENCH-SQLITE.md gives the schema, the settings and
+ * the queries.
+ *
+ * Design notes:
+ *  (1) Build = open + load (every interval inserted in one transaction,
+ *      prepared statement) + index (CREATE INDEX, or filling the R*Tree
+ *      from the loaded table, same transaction) + commit + fsync of the
+ *      file (sht's builder syncs its file too).  journal_mode=OFF and
+ *      synchronous=OFF while loading: nothing to roll back to in a fresh
+ *      file, and the fsync is done once, at the end.
+ *  (2) The queries run on a new connection after the build (the file's
+ *      pages are in the OS cache, as for sht-bench's warm queries).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+#include "sqlite-bench.h"
+
+void sb_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sht-sqlite-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void sb_sql_ok(sqlite3 *db, int rc, const char *what)
+{
+	if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		sb_die("%s: %s", what, db ? sqlite3_errmsg(db)
+					  : sqlite3_errstr(rc));
+}
+
+void sb_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		sb_die("%s: %s", sql, msg ? msg : "error");
+}
+
+sqlite3_stmt *sb_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	sb_sql_ok(db, sqlite3_prepare_v2(db, sql, -1, &st, NULL), sql);
+	return st;
+}
+
+void sb_pragmas(sqlite3 *db, const struct sb_opts *o, int load)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%" PRId64,
+		 o->cache_kib);
+	sb_exec(db, sql);
+	if (load) {
+		sb_exec(db, "PRAGMA page_size = 4096");
+		sb_exec(db, "PRAGMA journal_mode = OFF");
+		sb_exec(db, "PRAGMA synchronous = OFF");
+	}
+}
+
+/* ---- the load ---------------------------------------------------------- */
+
+struct load_ctx {
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	uint64_t n;
+};
+
+static sht_err insert_one(void *ctx, const sht_interval *iv)
+{
+	struct load_ctx *c = ctx;
+	sqlite3_stmt *st = c->ins;
+	int k = 1;
+	int rc;
+
+	if (sqlite3_bind_parameter_count(st) == 5)
+		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->n + 1);
+	sqlite3_bind_int64(st, k++, iv->quark);
+	sqlite3_bind_int64(st, k++, iv->start);
+	sqlite3_bind_int64(st, k++, iv->end);
+	switch (iv->value.type) {
+	case SHT_TYPE_NULL: sqlite3_bind_null(st, k); break;
+	case SHT_TYPE_INT32: sqlite3_bind_int(st, k, iv->value.u.i32); break;
+	case SHT_TYPE_INT64: sqlite3_bind_int64(st, k, iv->value.u.i64); break;
+	case SHT_TYPE_DOUBLE: sqlite3_bind_double(st, k, iv->value.u.d); break;
+	case SHT_TYPE_STRING:
+		sqlite3_bind_text(st, k, iv->value.u.str, (int)iv->value.len,
+				  SQLITE_TRANSIENT);
+		break;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		sb_die("insert #%" PRIu64 ": %s", c->n,
+		       sqlite3_errmsg(c->db));
+	c->n++;
+	return SHT_OK;
+}
+
+/* The schemas (docs/BENCH-SQLITE.md).  "end" is a column name SQLite
+ * accepts unquoted, like the other keywords it can fall back on. */
+static const char *const BTREE_SCHEMA =
+	"CREATE TABLE iv(quark INTEGER NOT NULL, start INTEGER NOT NULL, "
+	"end INTEGER NOT NULL, value)";
+static const char *const BTREE_INSERT =
+	"INSERT INTO iv(quark, start, end, value) VALUES (?1, ?2, ?3, ?4)";
+static const char *const BTREE_INDEX =
+	"CREATE INDEX iv_quark_start ON iv(quark, start)";
+static const char *const RTREE_SCHEMA =
+	"CREATE TABLE iv(id INTEGER PRIMARY KEY, quark INTEGER NOT NULL, "
+	"start INTEGER NOT NULL, end INTEGER NOT NULL, value); "
+	"CREATE VIRTUAL TABLE rt USING rtree(id, qmin, qmax, tmin, tmax)";
+static const char *const RTREE_INSERT =
+	"INSERT INTO iv(id, quark, start, end, value) "
+	"VALUES (?1, ?2, ?3, ?4, ?5)";
+static const char *const RTREE_INDEX =
+	"INSERT INTO rt(id, qmin, qmax, tmin, tmax) "
+	"SELECT id, quark, quark, start, end FROM iv";
+
+static void remove_db(const char *path)
+{
+	char side[4200];
+
+	unlink(path);
+	snprintf(side, sizeof side, "%s-journal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", path);
+	unlink(side);
+}
+
+static void sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fsync(fd) < 0)
+		sb_die("fsync %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void build(const struct sb_opts *o, struct sb_result *res)
+{
+	struct load_ctx c = { NULL, NULL, 0 };
+	struct stat sb;
+	double t0, t1, t2, t3, t4, t5;
+	sht_err err;
+
+	remove_db(o->db);
+	t0 = now_s();
+	sb_sql_ok(NULL, sqlite3_open(o->db, &c.db), o->db);
+	sb_pragmas(c.db, o, 1);
+	sb_exec(c.db, o->rtree ? RTREE_SCHEMA : BTREE_SCHEMA);
+	c.ins = sb_prepare(c.db, o->rtree ? RTREE_INSERT : BTREE_INSERT);
+	sb_exec(c.db, "BEGIN");
+	t1 = now_s();
+	err = sht__wl_run(&o->wl, insert_one, &c);
+	if (err < 0)
+		sb_die("generator: %s (%s)", sht_strerror(err), sht_errmsg());
+	sqlite3_finalize(c.ins);
+	t2 = now_s();
+	sb_exec(c.db, o->rtree ? RTREE_INDEX : BTREE_INDEX);
+	t3 = now_s();
+	sb_exec(c.db, "COMMIT");
+	sb_sql_ok(c.db, sqlite3_close(c.db), "close");
+	t4 = now_s();
+	sync_file(o->db);
+	t5 = now_s();
+
+	res->intervals = c.n;
+	res->load_s = t2 - t1;
+	res->index_s = t3 - t2;
+	res->commit_s = t4 - t3;
+	res->sync_s = t5 - t4;
+	res->build_s = t5 - t0;
+	if (stat(o->db, &sb) < 0)
+		sb_die("stat %s: %s", o->db, strerror(errno));
+	res->bytes = (uint64_t)sb.st_size;
+}
+
+/* --tamper (for the tests: the checks must catch it), after the build:
+ * 1 changes the value of one interval in 50, 2 the start of one in 50
+ * (which only the comparison with sht's history sees). */
+static void tamper(const struct sb_opts *o)
+{
+	sqlite3 *db;
+
+	sb_sql_ok(NULL, sqlite3_open(o->db, &db), o->db);
+	sb_exec(db, o->tamper == 1
+		? "UPDATE iv SET value = 123456789 WHERE rowid % 50 = 7"
+		: "UPDATE iv SET start = start + 1 WHERE rowid % 50 = 7 AND "
+		  "start < end");
+	sb_sql_ok(db, sqlite3_close(db), "close");
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void num(const char *key, double v)
+{
+	if (isfinite(v))
+		printf(",\"%s\":%.6g", key, v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void print_json(const struct sb_opts *o, const struct sb_result *r)
+{
+	printf("{\"system\":\"%s\",\"workload\":\"%s\"",
+	       o->rtree ? "sqlite-rtree" : "sqlite-btree",
+	       sht__wl_name(&o->wl));
+	printf(",\"attrs\":%" PRIu64 ",\"quarks\":%" PRIu64
+	       ",\"intervals\":%" PRIu64, o->wl.kind == SHT__WL_STAIRCASE
+	       ? o->wl.st.attributes : o->wl.ch.threads, o->quarks,
+	       r->intervals);
+	num("build_s", r->build_s);
+	num("load_s", r->load_s);
+	num("index_s", r->index_s);
+	num("commit_s", r->commit_s);
+	num("sync_s", r->sync_s);
+	printf(",\"bytes\":%" PRIu64, r->bytes);
+	num("bytes_per_interval", (double)r->bytes / (double)r->intervals);
+	num("single_mean_us", r->single_mean_us);
+	num("single_p50_us", r->single_p50_us);
+	num("single_p99_us", r->single_p99_us);
+	num("single_max_us", r->single_max_us);
+	num("full_ms", r->full_ms);
+	num("full_p99_ms", r->full_p99_ms);
+	if (!o->rtree)
+		num("full_sql_ms", r->full_sql_ms);
+	num("full_items", r->full_items);
+	printf(",\"queries\":%" PRIu64 ",\"full_queries\":%" PRIu64
+	       ",\"seed\":%" PRIu64 ",\"cache_mib\":%" PRId64
+	       ",\"page_size\":4096,\"sqlite_version\":\"%s\""
+	       ",\"mismatches\":%" PRIu64 ",\"checked_answers\":%" PRIu64
+	       ",\"checked\":%s}\n", o->queries, o->full_queries, o->seed,
+	       o->cache_kib / 1024, sqlite3_libversion(), r->mismatches,
+	       r->checked_answers, o->check ? "true" : "false");
+	fflush(stdout);
+}
+
+/* ---- command line ------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fputs(
+"usage: sht-sqlite-bench --index btree|rtree --workload staircase|churn\n"
+"                        --attrs A [options]\n"
+"  --attrs A            staircase attributes, or churn threads (k, m: x1000)\n"
+"  --intervals I        staircase intervals per attribute (20)\n"
+"  --queries N          warm single queries, timed (10000)\n"
+"  --full-queries F     warm full queries, timed (200, fewer for large A:\n"
+"                       2000000 / quarks, at least 5)\n"
+"  --db PATH            the database file ($TMPDIR/sht-sqlite-<pid>.db);\n"
+"                       overwritten, removed at the end unless --keep\n"
+"  --keep               keep the database file\n"
+"  --cache-mib M        SQLite page cache, MiB (256, sht's reader default)\n"
+"  --seed S             query seed, as sht-bench's (1)\n"
+"  --check              compare every answer with sht's own history of\n"
+"                       the workload (built in a temporary file)\n"
+"  --tamper value|bounds  (tests) change some values or some interval\n"
+"                       starts after the build: answers must be found wrong\n"
+"Output: one JSON line.  Exit status 1 if an answer was wrong, 2 on\n"
+"errors.\n", f);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || *s == '+')
+		sb_die("%s: not a number: '%s'", opt, s);
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1000000, end++;
+	if (*end)
+		sb_die("%s: bad number '%s'", opt, s);
+	if (v > UINT64_MAX / mul)
+		sb_die("%s: too large: '%s'", opt, s);
+	return (uint64_t)v * mul;
+}
+
+static const char *need_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		sb_die("%s needs an argument (try --help)", argv[*i]);
+	return argv[++*i];
+}
+
+static void set_workload(struct sb_opts *o, const char *wl, uint64_t attrs,
+			 uint64_t intervals)
+{
+	if (!wl || !attrs)
+		sb_die("--workload and --attrs A >= 1 are required (try --help)");
+	if (!strcmp(wl, "staircase")) {
+		o->wl.kind = SHT__WL_STAIRCASE;
+		o->wl.st.attributes = attrs;
+		o->wl.st.intervals = (uint32_t)intervals;
+		o->wl.st.step = 1000;
+		if (intervals < 1 || intervals > UINT32_MAX)
+			sb_die("--intervals: 1 .. %u", UINT32_MAX);
+	} else if (!strcmp(wl, "churn")) {
+		o->wl.kind = SHT__WL_CHURN;
+		o->wl.ch.threads = attrs;
+	} else {
+		sb_die("--workload: staircase or churn, not '%s'", wl);
+	}
+	o->end = sht__wl_end(&o->wl);
+	o->quarks = sht__wl_quarks(&o->wl);
+	if (o->end <= 0 || o->quarks == 0 || sht__wl_intervals(&o->wl) == 0)
+		sb_die("invalid workload size %" PRIu64, attrs);
+}
+
+static void parse_args(int argc, char **argv, struct sb_opts *o)
+{
+	const char *wl = NULL, *index = NULL, *db = NULL, *tmp;
+	uint64_t attrs = 0, intervals = 20, cache_mib = 256;
+	int have_full = 0;
+
+	memset(o, 0, sizeof *o);
+	o->queries = 10000;
+	o->seed = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--index"))
+			index = need_arg(argc, argv, &i);
+		else if (!strcmp(a, "--workload"))
+			wl = need_arg(argc, argv, &i);
+		else if (!strcmp(a, "--attrs"))
+			attrs = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--intervals"))
+			intervals = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--queries"))
+			o->queries = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--full-queries")) {
+			o->full_queries = parse_u64(a, need_arg(argc, argv, &i));
+			have_full = 1;
+		} else if (!strcmp(a, "--db"))
+			db = need_arg(argc, argv, &i);
+		else if (!strcmp(a, "--keep"))
+			o->keep = 1;
+		else if (!strcmp(a, "--cache-mib"))
+			cache_mib = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--seed"))
+			o->seed = parse_u64(a, need_arg(argc, argv, &i));
+		else if (!strcmp(a, "--check"))
+			o->check = 1;
+		else if (!strcmp(a, "--tamper")) {
+			const char *v = need_arg(argc, argv, &i);
+
+			o->tamper = !strcmp(v, "value") ? 1 :
+				    !strcmp(v, "bounds") ? 2 : 0;
+			if (!o->tamper)
+				sb_die("--tamper: value or bounds, not '%s'", v);
+		}
+		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else
+			sb_die("unknown option '%s' (try --help)", a);
+	}
+	if (!index)
+		sb_die("--index btree|rtree is required (try --help)");
+	if (!strcmp(index, "rtree"))
+		o->rtree = 1;
+	else if (strcmp(index, "btree") != 0)
+		sb_die("--index: btree or rtree, not '%s'", index);
+	set_workload(o, wl, attrs, intervals);
+	if (o->queries < 1 || (have_full && o->full_queries < 1))
+		sb_die("--queries and --full-queries must be >= 1");
+	if (!have_full) {
+		o->full_queries = 2000000 / o->quarks;
+		o->full_queries = o->full_queries > 200 ? 200 :
+				  o->full_queries < 5 ? 5 : o->full_queries;
+	}
+	if (cache_mib < 1 || cache_mib > (1u << 20))
+		sb_die("--cache-mib: 1 .. 1048576");
+	o->cache_kib = (int64_t)cache_mib * 1024;
+	tmp = getenv("TMPDIR");
+	if (db) {
+		if (strlen(db) >= sizeof o->db - 16)
+			sb_die("--db: path too long");
+		snprintf(o->db, sizeof o->db, "%s", db);
+	} else {
+		snprintf(o->db, sizeof o->db, "%s/sht-sqlite-%ld.db",
+			 tmp && *tmp ? tmp : "/tmp", (long)getpid());
+	}
+	snprintf(o->sht_path, sizeof o->sht_path, "%s.sht", o->db);
+}
+
+int main(int argc, char **argv)
+{
+	struct sb_opts o;
+	struct sb_result r;
+	int rc;
+
+	parse_args(argc, argv, &o);
+	memset(&r, 0, sizeof r);
+	build(&o, &r);
+	if (o.tamper)
+		tamper(&o);
+	rc = sb_queries(&o, &r);
+	if (!o.keep)
+		remove_db(o.db);
+	if (rc < 0)
+		return 2;
+	print_json(&o, &r);
+	if (r.intervals != sht__wl_intervals(&o.wl)) {
+		fprintf(stderr, "sht-sqlite-bench: %" PRIu64 " intervals "
+			"loaded, the workload has %" PRIu64 "\n", r.intervals,
+			sht__wl_intervals(&o.wl));
+		return 1;
+	}
+	if (r.mismatches) {
+		fprintf(stderr, "sht-sqlite-bench: %" PRIu64 " wrong answers\n",
+			r.mismatches);
+		return 1;
+	}
+	return 0;
+}
