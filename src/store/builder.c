@@ -312,10 +312,9 @@ sht_err sht_builder_add_section(sht_builder *b, uint32_t kind, uint32_t version,
 
 /* ---- create, finish, destroy ------------------------------------------- */
 
-static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
+static void encode_header(struct sht_builder *b, int complete, sht_time end)
 {
 	struct sht__header hd;
-	int rc;
 
 	memset(&hd, 0, sizeof hd);
 	hd.flags = complete ? SHT__FLAG_COMPLETE : 0;
@@ -333,6 +332,13 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 	hd.nsections = b->nsections;
 	memcpy(hd.sections, b->sections, sizeof hd.sections);
 	sht__header_encode(&hd, b->blk);
+}
+
+static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
+{
+	int rc;
+
+	encode_header(b, complete, end);
 	rc = b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
 	if (rc)
 		return fail(b, sht__error(SHT_ERR_IO, "Cannot write header: path=%s errno=%d",
@@ -375,11 +381,12 @@ static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
 							    : SHT__HEADER_REGION);
 	b->branch = calloc(8, sizeof *b->branch);
 	b->branch_cap = 8;
-	if (b->branch)
+	if (b->branch) {
 		b->branch[0] = sht__open_new(o->max_children);
+		b->depth = 1;   /* destroy frees branch[0] if blk failed */
+	}
 	if (!b->blk || !b->branch || !b->branch[0])
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate builder");
-	b->depth = 1;
 	b->tree_end = b->start_time;
 	sht__open_reset(b->branch[0], SHT__KIND_LEAF, 0, b->next_seq++,
 			b->start_time);
@@ -439,6 +446,16 @@ static sht_err sync_file(struct sht_builder *b)
 	return SHT_OK;
 }
 
+/* The complete header's write or sync failed: the caller is told the
+ * build failed, so the file must not open as complete (a short write may
+ * have written the whole header; after a failed fsync the page cache still
+ * holds it).  Best effort; the error and its message stand. */
+static void unmark_complete(struct sht_builder *b, sht_time end_time)
+{
+	encode_header(b, 0, end_time);
+	(void)b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
+}
+
 static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 {
 	sht_err err;
@@ -461,10 +478,13 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 		err = sht__pipe_drain(b);
 	if (err == SHT_OK)
 		err = sync_file(b);
-	if (err == SHT_OK)
+	if (err == SHT_OK) {
 		err = write_header(b, 1, end_time);
-	if (err == SHT_OK)
-		err = sync_file(b);
+		if (err == SHT_OK)
+			err = sync_file(b);
+		if (err != SHT_OK)
+			unmark_complete(b, end_time);
+	}
 	if (err == SHT_OK) {
 		b->finished = 1;
 		b->tree_end = end_time;

@@ -1,0 +1,320 @@
+/*
+ * test-faults-build.c: builds that fail at every I/O point and allocation.
+ *
+ * Four builds: the staircase workload through the builder (one thread and
+ * the threaded pipeline), a random mixed history (every value type, long
+ * strings in blobs, a section) and a synthetic kernel trace through the
+ * state system and the kernel analysis.  Each runs once counting its
+ * pwrite, fsync and allocation calls (tests/unit/faults.h), then again
+ * with the nth call failing, for n = 1, 2, ... (every point, or --points
+ * of them spread evenly: first and last included), in each fault mode.
+ * Every run must: return an error with a message (or, for an allocation
+ * that the code can do without, succeed with a file that passes the
+ * integrity check); free everything (allocation count back where it was:
+ * no leak); leave no file, or one that sht_reader_open refuses: never one
+ * that opens as complete after a failed build.
+ *
+ *   test-faults-build [--points N]   (0: every point; default 40)
+ */
+#include "faults.h"
+
+#include <sys/stat.h>
+
+#include "oracle.h"
+#include "sht/sht.h"
+#include "tap.h"
+#include "workload/kgen.h"
+#include "workload/workload.h"
+
+struct wl {
+	const char *name;
+	sht_err (*run)(const struct wl *w, const char *path);
+	uint32_t block_size;
+	int threads;
+	const orc *o;           /* mixed: the intervals */
+};
+
+/* ---- the builds ----------------------------------------------------------- */
+
+static sht_err emit_insert(void *ctx, const sht_interval *iv)
+{
+	return sht_builder_insert(ctx, iv);
+}
+
+static sht_err finish_builder(sht_builder *b, sht_err err, sht_time end)
+{
+	if (err == SHT_OK)
+		err = sht_builder_finish(b, end);
+	sht_builder_destroy(b);
+	return err;
+}
+
+static const sht__staircase STAIR = { 40, 200, 1000 };
+
+static sht_err run_staircase(const struct wl *w, const char *path)
+{
+	sht_build_opts o;
+	sht_builder *b;
+	sht_err err;
+
+	sht_build_opts_init(&o);
+	o.block_size = w->block_size;
+	o.threads = w->threads;
+	err = sht_builder_create(path, 0, &o, &b);
+	if (err != SHT_OK)
+		return err;
+	err = sht__staircase_run(&STAIR, emit_insert, b);
+	return finish_builder(b, err, sht__staircase_end(&STAIR));
+}
+
+static sht_err run_mixed(const struct wl *w, const char *path)
+{
+	static const char sect[] = "a section of the mixed history";
+	sht_build_opts o;
+	sht_builder *b;
+	sht_err err;
+
+	sht_build_opts_init(&o);
+	o.block_size = w->block_size;
+	err = sht_builder_create(path, w->o->start, &o, &b);
+	if (err != SHT_OK)
+		return err;
+	for (size_t i = 0; err == SHT_OK && i < w->o->n; i++)
+		err = sht_builder_insert(b, &w->o->ivs[i]);
+	if (err == SHT_OK)
+		err = sht_builder_add_section(b, 7, 1, sect, sizeof sect);
+	return finish_builder(b, err, w->o->end);
+}
+
+static sht_err run_kernel(const struct wl *w, const char *path)
+{
+	sht__kgen_params kp;
+	sht_state_opts so;
+	sht_state *ss = NULL;
+	sht_kernel *k = NULL;
+	sht_source src;
+	sht_provider p;
+	sht_err err;
+
+	sht__kgen_params_init(&kp);
+	kp.events = 20000;
+	kp.threads = 40;
+	err = sht__kgen_source(&kp, &src);
+	if (err != SHT_OK)
+		return err;
+	sht_state_opts_init(&so);
+	so.tree.block_size = w->block_size;
+	err = sht_kernel_create(SHT_KERNEL_LAYOUT_AUTO, &k);
+	if (err == SHT_OK) {
+		sht_kernel_provider(k, &p);
+		so.provider = p.id;
+		so.provider_version = p.version;
+		err = sht_state_create(path, kp.start, &so, &ss);
+	}
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &p, NULL, NULL);
+	if (err >= 0)
+		err = sht_state_finish(ss, sht_state_end(ss));
+	sht_state_close(ss);
+	sht_kernel_destroy(k);
+	sht__kgen_source_free(&src);
+	return err < 0 ? err : SHT_OK;
+}
+
+/* ---- one faulty run and its verdict --------------------------------------- */
+
+struct tally {
+	uint64_t runs, errors, absorbed, no_file, refused, not_reached;
+	uint64_t bad;           /* a broken promise (reported) */
+};
+
+static uint64_t total_runs, total_errors, total_absorbed;
+static uint64_t w_intervals;    /* intervals of the build without faults */
+
+static int file_exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+/* A file of a successful build: it opens, passes the integrity walk and
+ * holds the intervals of the build without faults (*intervals; 0: any,
+ * set to the count). */
+static int file_sound(const char *path, uint64_t *intervals)
+{
+	sht_reader *r;
+	sht_info info;
+	sht_err err;
+
+	if (sht_reader_open(path, NULL, &r) != SHT_OK)
+		return 0;
+	err = sht_reader_check(r, NULL, NULL, 0);
+	sht_reader_info(r, &info);
+	sht_reader_close(r);
+	if (*intervals == 0)
+		*intervals = info.intervals;
+	return err == SHT_OK && info.intervals == *intervals;
+}
+
+static void fault_run(const struct wl *w, const struct flt_plan *pl,
+		      const char *path, struct tally *t)
+{
+	long live = flt_live_now();
+	char msg[256];
+	sht_reader *r;
+	sht_err err, oerr;
+
+	remove(path);
+	flt_arm(pl);
+	err = w->run(w, path);
+	flt_disarm();
+	snprintf(msg, sizeof msg, "%s", sht_errmsg());
+	t->runs++;
+	if (flt_live_now() != live) {
+		t->bad++;
+		diag("%s %s #%" PRIu64 ": %ld allocations not freed", w->name,
+		     flt_op_name[pl->op], pl->nth, flt_live_now() - live);
+	}
+	if (atomic_load(&flt_fired) == 0) {
+		t->not_reached++;
+		return;
+	}
+	if (err == SHT_OK) {
+		t->absorbed++;
+		if (pl->op != FLT_ALLOC || !file_sound(path, &w_intervals)) {
+			t->bad++;
+			diag("%s %s #%" PRIu64 ": the fault was not reported",
+			     w->name, flt_op_name[pl->op], pl->nth);
+		}
+		return;
+	}
+	t->errors++;
+	if (!msg[0]) {
+		t->bad++;
+		diag("%s %s #%" PRIu64 ": %s without a message", w->name,
+		     flt_op_name[pl->op], pl->nth, sht_strerror(err));
+	}
+	if (!file_exists(path)) {
+		t->no_file++;
+		return;
+	}
+	oerr = sht_reader_open(path, NULL, &r);
+	if (oerr == SHT_OK) {
+		sht_reader_close(r);
+		t->bad++;
+		diag("%s %s #%" PRIu64 ": failed (%s) but the file opens as complete",
+		     w->name, flt_op_name[pl->op], pl->nth, msg);
+		return;
+	}
+	t->refused++;
+}
+
+/* The nth of count points (of k spread evenly, first and last included). */
+static uint64_t point(uint64_t i, uint64_t k, uint64_t count)
+{
+	if (k >= count)
+		return i + 1;
+	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
+}
+
+struct mode {
+	int op, err, fmode, sticky;
+	const char *what;
+};
+
+static const struct mode MODES[] = {
+	{ FLT_PWRITE, ENOSPC, FLT_ERRNO, 0, "pwrite ENOSPC" },
+	{ FLT_PWRITE, EIO, FLT_ERRNO, 1, "pwrite EIO, sticky" },
+	{ FLT_PWRITE, 0, FLT_SHORT, 0, "pwrite short, then ENOSPC" },
+	{ FLT_SYNC, EIO, FLT_ERRNO, 0, "fsync EIO" },
+	{ FLT_SYNC, EIO, FLT_ERRNO, 1, "fsync EIO, sticky" },
+	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 0, "alloc NULL" },
+	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 1, "alloc NULL, sticky" },
+};
+
+
+static void run_workload(const struct wl *w, uint64_t max_points)
+{
+	struct flt_plan pl = { -1, 0, 0, 0, 0 };
+	uint64_t calls[FLT_NOPS];
+	long live = flt_live_now();
+	char path[PATH_MAX];
+	double t0 = orc_now();
+	sht_err err;
+
+	orc_scratch_path(path, sizeof path, w->name);
+	flt_arm(&pl);
+	err = w->run(w, path);
+	flt_disarm();
+	for (int i = 0; i < FLT_NOPS; i++)
+		calls[i] = flt_calls(i);
+	if (!is_int(err, SHT_OK, "%s: builds without faults", w->name)) {
+		diag("%s", sht_errmsg());
+		return;
+	}
+	w_intervals = 0;
+	ok(file_sound(path, &w_intervals), "%s: file sound", w->name);
+	is_int((int)(flt_live_now() - live), 0, "%s: no allocation left", w->name);
+	diag("%s: %" PRIu64 " pwrite, %" PRIu64 " fsync, %" PRIu64
+	     " allocations", w->name, calls[FLT_PWRITE], calls[FLT_SYNC],
+	     calls[FLT_ALLOC]);
+	for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
+		const struct mode *md = &MODES[m];
+		uint64_t n = calls[md->op];
+		uint64_t k = max_points && max_points < n ? max_points : n;
+		struct tally t = { 0 };
+
+		for (uint64_t i = 0; i < k; i++) {
+			struct flt_plan fp = { md->op, point(i, k, n), md->err,
+					       md->fmode, md->sticky };
+
+			fault_run(w, &fp, path, &t);
+		}
+		ok(t.bad == 0 && t.errors + t.absorbed > 0,
+		   "%s, %s: %" PRIu64 " of %" PRIu64 " points: %" PRIu64
+		   " errors (%" PRIu64 " no file, %" PRIu64 " refused), %" PRIu64
+		   " absorbed, %" PRIu64 " not reached, %" PRIu64 " broken",
+		   w->name, md->what, k, n, t.errors, t.no_file, t.refused,
+		   t.absorbed, t.not_reached, t.bad);
+		total_runs += t.runs;
+		total_errors += t.errors;
+		total_absorbed += t.absorbed;
+	}
+	remove(path);
+	diag("%s: %.1f s", w->name, orc_now() - t0);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t max_points = 40;
+	orc_rng rng;
+	orc mixed;
+
+	if (argc == 3 && strcmp(argv[1], "--points") == 0)
+		max_points = strtoull(argv[2], NULL, 10);
+	else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--points N]\n", argv[0]);
+		return 2;
+	}
+	if (orc_scratch_init("faults-build") != 0)
+		bail_out("no scratch directory");
+	orc_rng_seed(&rng, orc_test_seed(6));
+	orc_wl_mixed(&mixed, &rng, 4096, 1000, 2000000, 30, 4, 60, 1);
+	{
+		const struct wl W[] = {
+			{ "staircase", run_staircase, 1024, 0, NULL },
+			{ "staircase-threads", run_staircase, 1024, 1, NULL },
+			{ "mixed", run_mixed, 4096, 0, &mixed },
+			{ "kernel", run_kernel, 4096, 0, NULL },
+		};
+
+		for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
+			run_workload(&W[i], max_points);
+	}
+	diag("total: %" PRIu64 " faulty builds, %" PRIu64 " errors, %" PRIu64
+	     " absorbed", total_runs, total_errors, total_absorbed);
+	orc_free(&mixed);
+	orc_scratch_done();
+	return done_testing();
+}
