@@ -94,8 +94,8 @@ sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
 				 SHT__HEADER_REGION + blk * b->st.geom.block_size);
 
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d",
-					  (unsigned long long)blk, b->st.path, -rc));
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d (%s)",
+					  (unsigned long long)blk, b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 
@@ -341,8 +341,8 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 	encode_header(b, complete, end);
 	rc = b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot write header: path=%s errno=%d",
-					  b->st.path, -rc));
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot write header: path=%s errno=%d (%s)",
+					  b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 
@@ -441,8 +441,8 @@ static sht_err sync_file(struct sht_builder *b)
 	int rc = b->no_sync ? 0 : b->st.io.sync(&b->st.io);
 
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot sync history file: path=%s errno=%d",
-					  b->st.path, -rc));
+		return fail(b, sht__error(SHT_ERR_IO, "Cannot sync history file: path=%s errno=%d (%s)",
+					  b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 

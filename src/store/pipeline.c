@@ -293,8 +293,8 @@ static sht_err write_job(struct sht_builder *b, const struct job *j)
 		return err;
 	rc = b->st.io.pwrite(&b->st.io, p->wblk, bs, SHT__HEADER_REGION + j->block * bs);
 	if (rc)
-		return sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d",
-				  (unsigned long long)j->block, b->st.path, -rc);
+		return sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d (%s)",
+				  (unsigned long long)j->block, b->st.path, -rc, strerror(-rc));
 	return SHT_OK;
 }
 
