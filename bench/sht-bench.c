@@ -5,7 +5,7 @@
  *
  *   sht-bench store --workload staircase|churn --size N [options]
  *   sht-bench state --workload staircase|churn --size N [options]
- *   sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K]
+ *   sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick]
  *
  * Output: JSON lines on stdout, one object per run, flushed as soon as the
  * run ends; with --repeat K a last line ("type":"median") holds the median
@@ -1196,6 +1196,7 @@ struct limits_opts {
 	const char *dir;
 	uint64_t bytes;
 	int keep;
+	int quick;      /* --quick: memory tests over <= 16 MiB, fewer steps */
 };
 
 struct chase_line {
@@ -1360,11 +1361,21 @@ static void phase_limits(void *ctx, struct metrics *ms)
 	/* Memory: dependent random loads (pointer chasing), and a
 	 * sequential read. */
 	note("limits: memory latency");
-	put(ms, "mem_latency_ns_32KiB", chase_ns(32u << 10, 20000000, &seed));
-	put(ms, "mem_latency_ns_1MiB", chase_ns(1u << 20, 20000000, &seed));
-	put(ms, "mem_latency_ns_16MiB", chase_ns(16u << 20, 10000000, &seed));
-	put(ms, "mem_latency_ns_256MiB", chase_ns(256u << 20, 10000000, &seed));
-	put(ms, "mem_read_GBps", mem_read_gbps(256u << 20));
+	{
+		uint64_t div = o->quick ? 20 : 1;
+
+		put(ms, "mem_latency_ns_32KiB",
+		    chase_ns(32u << 10, 20000000 / div, &seed));
+		put(ms, "mem_latency_ns_1MiB",
+		    chase_ns(1u << 20, 20000000 / div, &seed));
+		put(ms, "mem_latency_ns_16MiB",
+		    chase_ns(16u << 20, 10000000 / div, &seed));
+		if (!o->quick)
+			put(ms, "mem_latency_ns_256MiB",
+			    chase_ns(256u << 20, 10000000, &seed));
+		put(ms, "mem_read_GBps",
+		    mem_read_gbps(o->quick ? 16u << 20 : 256u << 20));
+	}
 	{
 		double c0 = now_s(), c1 = c0;
 		int k;
@@ -2136,7 +2147,7 @@ static void usage(FILE *f)
 	fputs(
 "usage: sht-bench store --workload staircase|churn --size N [options]\n"
 "       sht-bench state --workload staircase|churn --size N [options]\n"
-"       sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K]\n"
+"       sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick]\n"
 "\n"
 "store options:\n"
 "  --variant esht|sht      tree variant (esht)\n"
@@ -2362,6 +2373,8 @@ static int cmd_limits(int argc, char **argv)
 			o.bytes = parse_u64(a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--keep"))
 			o.keep = 1;
+		else if (!strcmp(a, "--quick"))
+			o.quick = 1;
 		else if (!strcmp(a, "--repeat"))
 			repeat = (int)parse_u64(a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
