@@ -164,9 +164,9 @@ static sht_err build_kernel(const char *path, uint64_t seed)
 	return err < 0 ? err : SHT_OK;
 }
 
-/* Build and check until SIGTERM; exit status: builds (capped), 0 if any
- * failed or none was made. */
-static int child_main(const char *path)
+/* Build and check until SIGTERM (at least once); exit status: builds
+ * (capped), 0 if one failed. */
+static int child_main(const char *path, const sigset_t *old)
 {
 	struct sigaction sa;
 	unsigned builds = 0;
@@ -174,7 +174,8 @@ static int child_main(const char *path)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
-	while (!child_stop) {
+	sigprocmask(SIG_SETMASK, old, NULL);   /* SIGTERM was blocked */
+	do {
 		sht_reader *r;
 		sht_err err = builds % 2 ? build_staircase(path)
 					 : build_kernel(path, builds + 1);
@@ -190,7 +191,7 @@ static int child_main(const char *path)
 			return 0;
 		}
 		builds++;
-	}
+	} while (!child_stop);
 	return builds > 250 ? 250 : (int)builds;
 }
 
@@ -227,6 +228,7 @@ int main(int argc, char **argv)
 	sht_reader *shared;
 	orc_rng rng;
 	double t0;
+	sigset_t term, oldmask;
 	pid_t pid;
 	int status;
 	orc o;
@@ -251,11 +253,16 @@ int main(int argc, char **argv)
 	if (!ok(build_file(&o, path), "history of %zu intervals built", o.n))
 		bail_out("%s", sht_errmsg());
 	fflush(NULL);
+	/* SIGTERM blocked until the child has its handler (and in the parent,
+	 * which does not need it). */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &oldmask);
 	pid = fork();
 	if (pid < 0)
 		bail_out("fork: %s", strerror(errno));
 	if (pid == 0)
-		_exit(child_main(bpath));
+		_exit(child_main(bpath, &oldmask));
 	if (sht_reader_open(path, &small, &shared) != SHT_OK)
 		bail_out("%s", sht_errmsg());
 	args = calloc(nthreads, sizeof *args);
