@@ -22,6 +22,8 @@
  * flt_live counts allocations minus frees of wrapped code: equal before
  * and after a window in which everything allocated is freed, else a leak
  * (the ASan build's leak checker sees it too; this also works in release).
+ * flt_flip_bit >= 0 flips that bit of the file in every pread covering it
+ * (a damaged disk sector, seen the same way by every read).
  * flt_self (per thread) exempts the test's own calls, e.g. the oracle's.
  * Counters are atomic: the builder's pipeline threads do I/O.
  */
@@ -57,6 +59,8 @@ static _Atomic uint64_t flt_fired;
 static _Atomic int flt_short_pending;   /* the next pwrite/pread fails */
 static _Atomic long flt_live;
 static _Thread_local int flt_self;      /* the test's own calls: exempt */
+static _Atomic int64_t flt_flip_bit = -1; /* >= 0: bit of the file flipped
+					     in every pread that covers it */
 
 ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
@@ -119,8 +123,15 @@ ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
 
 	if (atomic_exchange(&flt_short_pending, 0))
 		return 0;               /* end of file after a short read */
-	if (!flt_hit(FLT_PREAD))
-		return __real_pread(fd, buf, n, off);
+	if (!flt_hit(FLT_PREAD)) {
+		int64_t fb = atomic_load(&flt_flip_bit);
+
+		r = __real_pread(fd, buf, n, off);
+		if (fb >= 0 && r > 0 && fb / 8 >= off && fb / 8 < off + r)
+			((unsigned char *)buf)[fb / 8 - off] ^=
+				(unsigned char)(1u << (fb % 8));
+		return r;
+	}
 	if (flt_cur.mode == FLT_ERRNO) {
 		errno = flt_cur.err;
 		return -1;
