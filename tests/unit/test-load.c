@@ -192,6 +192,8 @@ static int child_main(const char *path, const sigset_t *old)
 		}
 		builds++;
 	} while (!child_stop);
+	printf("# builder process: %u histories built and checked\n", builds);
+	fflush(stdout);
 	return builds > 250 ? 250 : (int)builds;
 }
 
