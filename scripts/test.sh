@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# test.sh [asan|release|tsan|nobt]...: install what is needed, build each
-# tree (default: asan, release, tsan and nobt) and run its whole CTest suite.  Exits
+# test.sh [asan|release|tsan|nobt|fuzz]...: install what is needed, build each
+# tree (default: asan, release, tsan, nobt and fuzz) and run its whole CTest
+# suite; fuzz runs each fuzz target for a short while (scripts/fuzz.sh).  Exits
 # non-zero if a build or a test fails.  Environment as for build.sh
 # (CC, SHT_BUILD_ROOT); CTEST_PARALLEL_LEVEL overrides -j2.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(asan release tsan nobt)
+[ ${#modes[@]} -gt 0 ] || modes=(asan release tsan nobt fuzz)
 
 bash scripts/install-deps.sh || { echo "test.sh: install-deps failed" >&2; exit 1; }
 
@@ -20,6 +21,19 @@ total_fail=0
 total_skip=0
 status=0
 for mode in "${modes[@]}"; do
+	# fuzz: each fuzz target for SHT_FUZZ_SECONDS (45) under libFuzzer
+	# (scripts/fuzz.sh: clang, its own tree and corpora in ROOT/fuzz).
+	if [ "$mode" = fuzz ]; then
+		if SHT_FUZZ_BUILD=${SHT_BUILD_ROOT:-build}/fuzz \
+			bash scripts/fuzz.sh all "${SHT_FUZZ_SECONDS:-45}"; then
+			summary+=("fuzz: ok (4 targets, ${SHT_FUZZ_SECONDS:-45} s each)")
+		else
+			summary+=("fuzz: FAILED (a crash, or the build: see above)")
+			total_fail=$((total_fail + 1))
+			status=1
+		fi
+		continue
+	fi
 	dir=${SHT_BUILD_ROOT:-build}/$mode
 	if ! bash scripts/build.sh "$mode"; then
 		summary+=("$mode: BUILD FAILED")

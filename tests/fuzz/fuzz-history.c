@@ -1,0 +1,192 @@
+/*
+ * fuzz-history.c: opening and querying a history file as a fuzz target.
+ *
+ * Input: one mode byte, then the bytes of a history file.  Mode bit 0
+ * set: before the file is opened, every checksum is recomputed over the
+ * mutated bytes (header, node blocks, blobs and sections, and the
+ * sections' own CRCs in the header), so mutations reach the decoders
+ * behind the checksums instead of stopping at them; clear: the bytes as
+ * they are (the checksums themselves are under test).
+ *
+ * Each input is written to an in-memory file (memfd) and opened with
+ * sht_reader_open: info, stats, the integrity check of `sht check`
+ * (sht_reader_check), single, full and 2D queries at a few times; then
+ * with sht_state_open: provider, attribute names and a full query.
+ * Besides the sanitizers, one property is asserted: a file that the
+ * check calls sound answers every query without SHT_ERR_CORRUPT.
+ *
+ *   build/fuzz/fuzz-history -max_len=262144 CORPUS_DIR
+ *
+ * Without libFuzzer: the smoke driver of fuzz-main.h (CTest runs it over
+ * tests/data/fuzz/history).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sht/sht.h"
+#include "util/util.h"
+
+#define FUZZ_NAME "fuzz-history"
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Recompute every checksum of the file f[0..n) in place (FORMAT.md). */
+static void fix_crcs(uint8_t *f, size_t n)
+{
+	uint32_t bs;
+	uint64_t nb;
+
+	if (n < 4096)
+		return;
+	bs = (uint32_t)get64(f + 24) & 0xffffffffu;
+	if (bs < 1024 || bs > (16u << 20) || (bs & (bs - 1)))
+		goto header;
+	nb = (n - 4096) / bs;
+	for (uint64_t b = 0; b < nb;) {
+		uint8_t *blk = f + 4096 + b * bs;
+		uint64_t span = 1;
+
+		if (blk[0] == 3 || blk[0] == 4) {
+			span = (uint32_t)get64(blk + 4) & 0xffffffffu;
+			if (span == 0 || span > nb - b)
+				span = 1;
+		}
+		put32(blk + span * bs - 4, sht__crc32c(0, blk, span * bs - 4));
+		b += span;
+	}
+	for (int s = 0; s < 8; s++) {
+		uint8_t *e = f + 96 + 32 * s;
+		uint64_t first = get64(e + 8), len = get64(e + 16);
+
+		if (first < nb && len <= (nb - first) * (uint64_t)bs - 28) {
+			uint8_t *sec = f + 4096 + first * bs;
+
+			put32(e + 24, sht__crc32c(0, sec + 24, len));
+		}
+	}
+header:;
+	uint32_t hl = (uint32_t)get64(f + 12) & 0xffffffffu;
+	if (hl < 8 || hl > 4096)
+		hl = 384;
+	put32(f + hl - 4, sht__crc32c(0, f, hl - 4));
+}
+
+static void must_not_be_corrupt(sht_err err, const char *what)
+{
+	if (err == SHT_ERR_CORRUPT) {
+		fprintf(stderr, FUZZ_NAME ": %s: SHT_ERR_CORRUPT on a file the check "
+			"called sound: %s\n", what, sht_errmsg());
+		abort();
+	}
+}
+
+static void query_reader(sht_reader *r)
+{
+	sht_info info;
+	sht_stats *stats = malloc(sizeof *stats);
+	sht_result *res = sht_result_create();
+	sht_err sound;
+
+	sht_reader_info(r, &info);
+	if (stats)
+		sht_reader_stats(r, stats);
+	free(stats);
+	sound = sht_reader_check(r, NULL, NULL, 8);
+	if (!res)
+		return;
+	sht_time t[5] = { info.start, info.start + (info.end - info.start) / 2,
+			  info.end, info.start - 1, info.end + 1 };
+	uint64_t nq = info.quark_count < 8 ? info.quark_count : 8;
+	for (int k = 0; k < 5; k++) {
+		sht_err err = sht_reader_query_full(r, t[k], res);
+
+		if (sound == SHT_OK && k < 3)
+			must_not_be_corrupt(err, "query_full");
+		for (uint64_t q = 0; q < nq; q++) {
+			err = sht_reader_query(r, (sht_quark)q, t[k], res);
+			if (sound == SHT_OK && k < 3)
+				must_not_be_corrupt(err, "query");
+		}
+	}
+	sht_query2d q2 = { NULL, 0, 0, (sht_quark)(info.quark_count ? info.quark_count - 1 : 0),
+			   info.start, info.end, (info.end - info.start) / 16 };
+	sht_err err = sht_reader_query_2d(r, &q2, res);
+	if (sound == SHT_OK)
+		must_not_be_corrupt(err, "query_2d");
+	sht_result_destroy(res);
+}
+
+static void query_state(const char *path)
+{
+	sht_state *ss = NULL;
+	sht_result *res;
+	const char *id;
+	uint32_t version;
+	char name[256];
+
+	if (sht_state_open(path, NULL, &ss) != SHT_OK)
+		return;
+	sht_state_provider(ss, &id, &version);
+	uint64_t n = sht_state_attr_count(ss);
+	for (uint64_t q = 0; q < n && q < 16; q++)
+		sht_state_attr_path(ss, (sht_quark)q, name, sizeof name, NULL);
+	res = sht_result_create();
+	if (res) {
+		sht_time s = sht_state_start(ss), e = sht_state_end(ss);
+		sht_state_query_full(ss, s + (e - s) / 2, res);
+		sht_result_destroy(res);
+	}
+	sht_state_close(ss);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	uint8_t *f;
+	sht_reader *r = NULL;
+	sht_open_opts oo = { 1u << 20 };
+	int fd;
+
+	if (size < 1 || size > (64u << 20))
+		return 0;
+	f = malloc(size);
+	if (!f)
+		return 0;
+	memcpy(f, data + 1, size - 1);
+	if (data[0] & 1)
+		fix_crcs(f, size - 1);
+	fd = memfd_create("fuzz-history", 0);
+	if (fd < 0 || write(fd, f, size - 1) != (ssize_t)(size - 1)) {
+		perror(FUZZ_NAME ": memfd");
+		abort();
+	}
+	free(f);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	if (sht_reader_open(path, &oo, &r) == SHT_OK) {
+		query_reader(r);
+		sht_reader_close(r);
+		query_state(path);
+	}
+	close(fd);
+	return 0;
+}
+
+#include "fuzz-main.h"
