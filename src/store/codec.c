@@ -244,12 +244,15 @@ sht_err sht__node_parse(const uint8_t *blk, uint64_t no, uint64_t block_count,
 sht_err sht__heap_get(const struct sht__node *n, uint64_t off,
 		      struct sht__str *out)
 {
-	const uint8_t *p = n->heap + off, *end = n->heap + n->heap_bytes;
+	const uint8_t *p, *end = n->heap + n->heap_bytes;
 	uint64_t x = 0;
 	unsigned shift = 0;
 
+	/* Checked before p is formed: heap + a bad offset is undefined even
+	 * unread (found by fuzz-history). */
 	if (off >= n->heap_bytes)
 		goto bad;
+	p = n->heap + off;
 	for (;;) {
 		if (p >= end || shift > 63)
 			goto bad;
