@@ -10,7 +10,7 @@
  * of them spread evenly: first and last included), in each fault mode.
  * Every run must: return an error with a message (or, for an allocation
  * that the code can do without, succeed with a file that passes the
- * integrity check); free everything (allocation count back where it was:
+ * integrity check and has the same bytes as without faults); free everything (allocation count back where it was:
  * no leak); leave no file, or one that sht_reader_open refuses: never one
  * that opens as complete after a failed build.
  *
@@ -130,6 +130,27 @@ struct tally {
 
 static uint64_t total_runs, total_errors, total_absorbed;
 static uint64_t w_intervals;    /* intervals of the build without faults */
+static char w_ref[PATH_MAX];    /* the file of the build without faults */
+
+/* Same bytes as the file of the build without faults? */
+static int same_as_ref(const char *path)
+{
+	FILE *a = fopen(path, "rb"), *b = fopen(w_ref, "rb");
+	int same = a && b, ca, cb;
+
+	while (same) {
+		ca = getc(a);
+		cb = getc(b);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (a)
+		fclose(a);
+	if (b)
+		fclose(b);
+	return same;
+}
 
 static int file_exists(const char *path)
 {
@@ -182,7 +203,8 @@ static void fault_run(const struct wl *w, const struct flt_plan *pl,
 	}
 	if (err == SHT_OK) {
 		t->absorbed++;
-		if (pl->op != FLT_ALLOC || !file_sound(path, &w_intervals)) {
+		if (pl->op != FLT_ALLOC || !file_sound(path, &w_intervals) ||
+		    !same_as_ref(path)) {
 			t->bad++;
 			diag("%s %s #%" PRIu64 ": the fault was not reported",
 			     w->name, flt_op_name[pl->op], pl->nth);
@@ -256,6 +278,9 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 	w_intervals = 0;
 	ok(file_sound(path, &w_intervals), "%s: file sound", w->name);
 	is_int((int)(flt_live_now() - live), 0, "%s: no allocation left", w->name);
+	if (snprintf(w_ref, sizeof w_ref, "%.4000s.ref", path) >= (int)sizeof w_ref ||
+	    rename(path, w_ref) != 0)
+		bail_out("rename %s: %s", path, strerror(errno));
 	diag("%s: %" PRIu64 " pwrite, %" PRIu64 " fsync, %" PRIu64
 	     " allocations", w->name, calls[FLT_PWRITE], calls[FLT_SYNC],
 	     calls[FLT_ALLOC]);
@@ -282,6 +307,7 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 		total_absorbed += t.absorbed;
 	}
 	remove(path);
+	remove(w_ref);
 	diag("%s: %.1f s", w->name, orc_now() - t0);
 }
 
