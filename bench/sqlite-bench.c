@@ -171,10 +171,11 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 {
 	struct load_ctx c = { NULL, NULL, 0 };
 	struct stat sb;
-	double t0, t1, t2, t3, t4, t5;
+	double t0, t1, t2, t3, t4, t5, c0;
 	sht_err err;
 
 	remove_db(o->db);
+	c0 = sb_cpu_s();
 	t0 = now_s();
 	sb_sql_ok(NULL, sqlite3_open(o->db, &c.db), o->db);
 	sb_pragmas(c.db, o, 1);
@@ -201,6 +202,7 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	res->commit_s = t4 - t3;
 	res->sync_s = t5 - t4;
 	res->build_s = t5 - t0;
+	res->build_cpu_s = sb_cpu_s() - c0;
 	if (stat(o->db, &sb) < 0)
 		sb_die("stat %s: %s", o->db, strerror(errno));
 	res->bytes = (uint64_t)sb.st_size;
@@ -219,6 +221,20 @@ static void tamper(const struct sb_opts *o)
 		: "UPDATE iv SET start = start + 1 WHERE rowid % 50 = 7 AND "
 		  "start < end");
 	sb_sql_ok(db, sqlite3_close(db), "close");
+}
+
+/* The 1-minute load average (-1 if unknown): the machine may be shared. */
+static double load1(void)
+{
+	double v = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -245,17 +261,23 @@ static void print_json(const struct sb_opts *o, const struct sb_result *r)
 	num("index_s", r->index_s);
 	num("commit_s", r->commit_s);
 	num("sync_s", r->sync_s);
+	num("build_cpu_s", r->build_cpu_s);
 	printf(",\"bytes\":%" PRIu64, r->bytes);
 	num("bytes_per_interval", (double)r->bytes / (double)r->intervals);
 	num("single_mean_us", r->single_mean_us);
 	num("single_p50_us", r->single_p50_us);
 	num("single_p99_us", r->single_p99_us);
 	num("single_max_us", r->single_max_us);
+	num("single_cpu_us", r->single_cpu_us);
 	num("full_ms", r->full_ms);
 	num("full_p99_ms", r->full_p99_ms);
-	if (!o->rtree)
+	num("full_cpu_ms", r->full_cpu_ms);
+	if (!o->rtree) {
 		num("full_sql_ms", r->full_sql_ms);
+		num("full_sql_cpu_ms", r->full_sql_cpu_ms);
+	}
 	num("full_items", r->full_items);
+	num("load1", r->load1);
 	printf(",\"queries\":%" PRIu64 ",\"full_queries\":%" PRIu64
 	       ",\"seed\":%" PRIu64 ",\"cache_mib\":%" PRId64
 	       ",\"page_size\":4096,\"sqlite_version\":\"%s\""
@@ -429,6 +451,7 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	memset(&r, 0, sizeof r);
+	r.load1 = load1();
 	build(&o, &r);
 	if (o.tamper)
 		tamper(&o);

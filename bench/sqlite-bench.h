@@ -7,6 +7,7 @@
 #define SHT_SQLITE_BENCH_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -34,14 +35,19 @@ struct sb_opts {
 struct sb_result {
 	uint64_t intervals;
 	double build_s, load_s, index_s, commit_s, sync_s;
+	double build_cpu_s;               /* CPU time of the build */
 	uint64_t bytes;
 	double single_mean_us, single_p50_us, single_p99_us, single_max_us;
 	double full_ms, full_p99_ms;      /* B-tree: loop per quark */
 	double full_sql_ms;               /* B-tree: one SQL statement */
+	/* CPU time per query (the machine may be shared: the wall clock
+	 * then includes waits for a CPU); singles include their check. */
+	double single_cpu_us, full_cpu_ms, full_sql_cpu_ms;
 	double full_items;                /* mean rows per full query */
 	uint64_t single_not_found;
 	uint64_t mismatches;
 	uint64_t checked_answers;         /* compared with sht's history */
+	double load1;                     /* load average at the start */
 };
 
 /* One answer: the interval of a quark at t, as SQLite returned it. */
@@ -55,6 +61,15 @@ struct sb_answer {
 	uint32_t len;           /* text: bytes (may exceed sizeof str) */
 	char str[28];
 };
+
+/* CPU time of the process, seconds. */
+static inline double sb_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Errors: print "sht-sqlite-bench: ..." and exit 2. */
 void sb_die(const char *fmt, ...) __attribute__((format(printf, 1, 2),

@@ -214,17 +214,19 @@ static void singles(struct qs *s)
 {
 	uint64_t n = s->o->queries;
 	double *lat = malloc(n * sizeof *lat);
-	double sum = 0;
+	double sum = 0, c0;
 
 	if (!lat)
 		sb_die("out of memory");
 	for (int i = 0; i < 1000; i++)
 		single_one(s);
 	s->res->single_not_found = 0;
+	c0 = sb_cpu_s();
 	for (uint64_t i = 0; i < n; i++) {
 		lat[i] = single_one(s);
 		sum += lat[i];
 	}
+	s->res->single_cpu_us = (sb_cpu_s() - c0) / (double)n * 1e6;
 	qsort(lat, n, sizeof *lat, cmp_double);
 	s->res->single_mean_us = sum / (double)n * 1e6;
 	s->res->single_p50_us = pct_sorted(lat, n, 0.50) * 1e6;
@@ -262,11 +264,13 @@ static uint64_t full_rows(struct qs *s, sqlite3_stmt *st, sht_time t,
 
 /* One full query at t by the given method (0: single query per quark,
  * 1: the full statement); returns its time in seconds. */
-static double full_one(struct qs *s, sht_time t, int method, uint64_t *rows)
+static double full_one(struct qs *s, sht_time t, int method, uint64_t *rows,
+		       double *cpu)
 {
-	double t0, t1;
+	double t0, t1, c0;
 
 	memset(s->ans, 0, s->o->quarks * sizeof *s->ans);
+	c0 = sb_cpu_s();
 	t0 = now_s();
 	if (method == 0) {
 		*rows = 0;
@@ -278,6 +282,7 @@ static double full_one(struct qs *s, sht_time t, int method, uint64_t *rows)
 		*rows = full_rows(s, s->full, t, !s->o->rtree);
 	}
 	t1 = now_s();
+	*cpu = sb_cpu_s() - c0;
 	return t1 - t0;
 }
 
@@ -314,7 +319,7 @@ static void fulls(struct qs *s)
 	const int warmup = 20, run_warmup = 2;
 	uint64_t n = s->o->full_queries;
 	double *lat = calloc(n, sizeof *lat), *lat2 = calloc(n, sizeof *lat2);
-	double items = 0, sum = 0, sum2 = 0;
+	double items = 0, sum = 0, sum2 = 0, cpu = 0, cpu2 = 0;
 	sht_quark drawn[64];
 
 	if (!lat || !lat2)
@@ -324,27 +329,29 @@ static void fulls(struct qs *s)
 		int run = i >= (uint64_t)(warmup - run_warmup);
 		int timed = i >= (uint64_t)warmup;
 		uint64_t rows = 0;
-		double x;
+		double x, c;
 
 		for (int k = 0; k < 64; k++)
 			drawn[k] = (sht_quark)rng_below(&s->rng, s->o->quarks);
 		if (!run)
 			continue;
 		if (!s->o->rtree) {     /* B-tree: the SQL variant first */
-			x = full_one(s, t, 1, &rows);
+			x = full_one(s, t, 1, &rows, &c);
 			full_check(s, t, drawn);
 			if (timed)
-				lat2[i - warmup] = x, sum2 += x;
+				lat2[i - warmup] = x, sum2 += x, cpu2 += c;
 		}
-		x = full_one(s, t, s->o->rtree, &rows);
+		x = full_one(s, t, s->o->rtree, &rows, &c);
 		full_check(s, t, drawn);
 		if (timed) {
-			lat[i - warmup] = x, sum += x;
+			lat[i - warmup] = x, sum += x, cpu += c;
 			items += (double)rows;
 		}
 	}
 	s->res->full_ms = sum / (double)n * 1e3;
 	s->res->full_sql_ms = sum2 / (double)n * 1e3;
+	s->res->full_cpu_ms = cpu / (double)n * 1e3;
+	s->res->full_sql_cpu_ms = cpu2 / (double)n * 1e3;
 	qsort(lat, n, sizeof *lat, cmp_double);
 	s->res->full_p99_ms = pct_sorted(lat, n, 0.99) * 1e3;
 	s->res->full_items = items / (double)n;
