@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stall.h"
+#include "trace/where.h"
 
 static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE]\n"
@@ -66,7 +68,15 @@ static const char build_usage[] =
 "                     elapsed and left; without a CTF packet index the\n"
 "                     percent is unknown and the trace time reached is\n"
 "                     shown)\n"
-"  -h, --help         show this help\n";
+"  -h, --help         show this help\n"
+"\n"
+"A trace problem stops the build with an error naming where it is (an\n"
+"event out of time order: its number, time and stream file; a\n"
+"truncated or corrupt stream: the file or the events read before it),\n"
+"exit status 1 and no FILE; events the tracer lost are counted in the\n"
+"summary and a warning.  A trace reader that makes no progress for 60 s\n"
+"(SHT_STALL_SECONDS; 0: no limit), or aborts (babeltrace2 asserts on some\n"
+"corrupt streams), stops the build the same way (docs/RELIABILITY.md).\n";
 
 enum {
 	OPT_OUTPUT = 1,
@@ -223,12 +233,51 @@ struct build_result {
 	double seconds;
 };
 
+/* Report a run stopped by err after n events (docs/RELIABILITY.md §5):
+ * an event out of time order is named by its ordinal and, for CTF, its
+ * stream file; a trace that cannot be read further, by the
+ * events read before it and the last one's time. */
+static void run_failed(const struct build_opts *o, struct cli_progress *pg,
+		       sht_state *ss, sht_err err, uint64_t n)
+{
+	char where[512];
+
+	if (err == SHT_ERR_ORDER && n > 0) {
+		sht__trace_where(&pg->trace->src, where, sizeof where);
+		cli_fail(err, "build the history of %s: event %" PRIu64
+			 " is out of time order%s%s", o->trace, n - 1,
+			 where[0] ? " in " : "", where);
+	} else if (n > 0) {
+		cli_fail(err, "build the history of %s: after %" PRIu64
+			 " events (the last at t=%" PRId64 ")", o->trace, n,
+			 (int64_t)sht_state_end(ss));
+	} else {
+		cli_fail(err, "build the history of %s", o->trace);
+	}
+}
+
+/* Tell of the tracer's own losses: the history is built from the events
+ * that remain, and the states the lost events would have changed stay
+ * as they were until later events set them. */
+static void warn_discarded(const struct build_opts *o, const sht_source_stats *st)
+{
+	if (!st->discarded_events && !st->discarded_packets)
+		return;
+	fprintf(stderr, "sht: warning: %s: the tracer lost %" PRIu64
+		" events and %" PRIu64 " packets (discarded-events / "
+		"discarded-packets records): the history is built from the "
+		"events that remain; states the lost events changed are "
+		"wrong until later events set them again\n", o->trace,
+		st->discarded_events, st->discarded_packets);
+}
+
 /* Build into tmp (removed on failure). */
 static int build_history(const struct build_opts *o, const char *tmp,
 			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
-	sht_source src;
+	sht_source src, wsrc;
+	struct cli_stall_src stall;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	sht_reader *r;
@@ -245,12 +294,18 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		return cli_fail(err, "create %s", tmp);
 	}
 	cli_progress_source(pg, &src);
-	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
+	cli_stall_source(&stall, &src, &wsrc);
+	err = sht_state_run(ss, &wsrc, &an->prov, &res->events, &res->skipped);
+	cli_stall_disarm();
 	cli_progress_clear(pg);
-	if (err >= 0) {
-		res->end = sht_state_end(ss);
-		err = sht_state_finish(ss, res->end);
+	if (err < 0) {
+		run_failed(o, pg, ss, err, res->events);
+		sht_state_close(ss);
+		remove(tmp);
+		return CLI_FAIL;
 	}
+	res->end = sht_state_end(ss);
+	err = sht_state_finish(ss, res->end);
 	if (err < 0) {
 		cli_fail(err, "build the history of %s", o->trace);
 		sht_state_close(ss);
@@ -260,6 +315,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	res->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
 	cli_progress_stats(pg, &res->sst);
+	warn_discarded(o, &res->sst);
 	if (cli_open_reader(tmp, &r) != CLI_OK) {
 		remove(tmp);
 		return CLI_FAIL;
@@ -386,6 +442,7 @@ static int build_run(const struct build_opts *o, const char *file,
 	}
 	snprintf(tmp, len, "%s.tmp-%ld", file, (long)getpid());
 	cli_progress_start(pg);
+	cli_stall_output(tmp);
 	status = build_history(o, tmp, pg, &an, &res);
 	if (status == CLI_OK && rename(tmp, file) != 0) {
 		status = cli_error("cannot rename %s to %s: %s", tmp, file,
@@ -474,6 +531,7 @@ int cmd_build(int argc, char **argv)
 					 o.trace);
 		file = def;
 	}
+	cli_stall_arm(o.trace, NULL);
 	status = cli_trace_open(o.trace, o.merge, &trace);
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
@@ -481,6 +539,7 @@ int cmd_build(int argc, char **argv)
 		status = build_run(&o, file, &pg);
 		cli_trace_close(&trace);
 	}
+	cli_stall_disarm();
 	free(def);
 	return status;
 }

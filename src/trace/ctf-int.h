@@ -165,6 +165,11 @@ sht_err sht__ctf_failed(const struct sht_ctf *c);
  * streams' first packets).  Positions at ordinal 0. */
 sht_err sht__ctf_graph_build(struct sht_ctf *c);
 
+/* ctf-trunc.c: SHT_ERR_CORRUPT (with a message naming the file and the
+ * packet) if a stream file of trace directory dir is shorter than its
+ * LTTng index says; else SHT_OK. */
+sht_err sht__ctf_check_truncation(const char *dir);
+
 /* Put every reference the graph holds (batch, event, packets), then the
  * graph.  A zeroed or destroyed graph is a no-op. */
 void sht__ctf_graph_destroy(struct sht_ctf *c);

@@ -4,9 +4,11 @@
  * counts discarded events and packets, and makes each event message the
  * current event (timestamp, ordinal, cpu, fields).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ctf-int.h"
+#include "trace/where.h"
 #include "util/util.h"
 
 /* ---- events ------------------------------------------------------------- */
@@ -307,4 +309,28 @@ const void *sht_ctf_event_bt(const sht_event *ev)
 		return NULL;
 	const struct sht_ctf *c = ev->data;
 	return ev->pos + 1 == c->ordinal ? c->cur_ev : NULL;
+}
+
+size_t sht__trace_where(const sht_source *src, char *buf, size_t size)
+{
+	const struct sht_ctf *c = sht__ctf_of(src);
+	const bt_stream *st;
+	const char *name;
+	int n;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	if (!c || !c->cur_ev || !(st = bt_event_borrow_stream_const(c->cur_ev)))
+		return 0;
+	/* src.ctf.fs names a stream after its file. */
+	name = bt_stream_get_name(st);
+	if (name)
+		n = snprintf(buf, size, "stream file %s", name);
+	else
+		n = snprintf(buf, size, "stream %llu",
+			     (unsigned long long)bt_stream_get_id(st));
+	if (n < 0)
+		n = 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
 }

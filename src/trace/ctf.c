@@ -221,6 +221,8 @@ sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts,
 				 "path=%s: holds %zu traces (e.g. %s); open one "
 				 "of them, or ask to merge them", path, c->n_dirs,
 				 c->dirs[0]);
+	for (size_t i = 0; err == SHT_OK && i < c->n_dirs; i++)
+		err = sht__ctf_check_truncation(c->dirs[i]);
 	if (err != SHT_OK) {
 		ctf_free(c);
 		return err;
