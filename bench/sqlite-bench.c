@@ -5,7 +5,7 @@
  * (quark, start) B-tree or by the R*Tree module, and queried the way
  * sht-bench queries a history file.
  *
- *   sht-sqlite-bench --index btree|rtree --workload staircase|churn
+ *   sht-sqlite-bench --index btree|btree-wr|rtree --workload staircase|churn
  *                    --attrs A [--queries N] [--full-queries F] [--db PATH]
  *                    [--seed S] [--check] [--keep] [--cache-mib M]
  *
@@ -134,6 +134,10 @@ static const char *const BTREE_INSERT =
 	"INSERT INTO iv(quark, start, end, value) VALUES (?1, ?2, ?3, ?4)";
 static const char *const BTREE_INDEX =
 	"CREATE INDEX iv_quark_start ON iv(quark, start)";
+static const char *const WR_SCHEMA =
+	"CREATE TABLE iv(quark INTEGER NOT NULL, start INTEGER NOT NULL, "
+	"end INTEGER NOT NULL, value, PRIMARY KEY (quark, start)) "
+	"WITHOUT ROWID";
 static const char *const RTREE_SCHEMA =
 	"CREATE TABLE iv(id INTEGER PRIMARY KEY, quark INTEGER NOT NULL, "
 	"start INTEGER NOT NULL, end INTEGER NOT NULL, value); "
@@ -179,7 +183,8 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	t0 = now_s();
 	sb_sql_ok(NULL, sqlite3_open(o->db, &c.db), o->db);
 	sb_pragmas(c.db, o, 1);
-	sb_exec(c.db, o->rtree ? RTREE_SCHEMA : BTREE_SCHEMA);
+	sb_exec(c.db, o->rtree ? RTREE_SCHEMA : o->wr ? WR_SCHEMA
+						    : BTREE_SCHEMA);
 	c.ins = sb_prepare(c.db, o->rtree ? RTREE_INSERT : BTREE_INSERT);
 	sb_exec(c.db, "BEGIN");
 	t1 = now_s();
@@ -188,7 +193,8 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 		sb_die("generator: %s (%s)", sht_strerror(err), sht_errmsg());
 	sqlite3_finalize(c.ins);
 	t2 = now_s();
-	sb_exec(c.db, o->rtree ? RTREE_INDEX : BTREE_INDEX);
+	if (!o->wr)             /* WITHOUT ROWID: the table is the index */
+		sb_exec(c.db, o->rtree ? RTREE_INDEX : BTREE_INDEX);
 	t3 = now_s();
 	sb_exec(c.db, "COMMIT");
 	sb_sql_ok(c.db, sqlite3_close(c.db), "close");
@@ -217,9 +223,10 @@ static void tamper(const struct sb_opts *o)
 
 	sb_sql_ok(NULL, sqlite3_open(o->db, &db), o->db);
 	sb_exec(db, o->tamper == 1
-		? "UPDATE iv SET value = 123456789 WHERE rowid % 50 = 7"
-		: "UPDATE iv SET start = start + 1 WHERE rowid % 50 = 7 AND "
-		  "start < end");
+		? "UPDATE iv SET value = 123456789 WHERE "
+		  "(quark + start / 1000) % 50 = 7"
+		: "UPDATE iv SET start = start + 1 WHERE "
+		  "(quark + start / 1000) % 50 = 7 AND start < end");
 	sb_sql_ok(db, sqlite3_close(db), "close");
 }
 
@@ -250,7 +257,8 @@ static void num(const char *key, double v)
 static void print_json(const struct sb_opts *o, const struct sb_result *r)
 {
 	printf("{\"system\":\"%s\",\"workload\":\"%s\"",
-	       o->rtree ? "sqlite-rtree" : "sqlite-btree",
+	       o->rtree ? "sqlite-rtree" : o->wr ? "sqlite-btree-wr"
+					  : "sqlite-btree",
 	       sht__wl_name(&o->wl));
 	printf(",\"attrs\":%" PRIu64 ",\"quarks\":%" PRIu64
 	       ",\"intervals\":%" PRIu64, o->wl.kind == SHT__WL_STAIRCASE
@@ -293,8 +301,11 @@ static void print_json(const struct sb_opts *o, const struct sb_result *r)
 static void usage(FILE *f)
 {
 	fputs(
-"usage: sht-sqlite-bench --index btree|rtree --workload staircase|churn\n"
-"                        --attrs A [options]\n"
+"usage: sht-sqlite-bench --index btree|btree-wr|rtree\n"
+"                        --workload staircase|churn --attrs A [options]\n"
+"  --index I            btree: table + (quark, start) index; btree-wr: the\n"
+"                       table clustered on (quark, start), WITHOUT ROWID;\n"
+"                       rtree: table + R*Tree of (quark, quark, start, end)\n"
 "  --attrs A            staircase attributes, or churn threads (k, m: x1000)\n"
 "  --intervals I        staircase intervals per attribute (20)\n"
 "  --queries N          warm single queries, timed (10000)\n"
@@ -418,8 +429,10 @@ static void parse_args(int argc, char **argv, struct sb_opts *o)
 		sb_die("--index btree|rtree is required (try --help)");
 	if (!strcmp(index, "rtree"))
 		o->rtree = 1;
+	else if (!strcmp(index, "btree-wr"))
+		o->wr = 1;
 	else if (strcmp(index, "btree") != 0)
-		sb_die("--index: btree or rtree, not '%s'", index);
+		sb_die("--index: btree, btree-wr or rtree, not '%s'", index);
 	set_workload(o, wl, attrs, intervals);
 	if (o->queries < 1 || (have_full && o->full_queries < 1))
 		sb_die("--queries and --full-queries must be >= 1");

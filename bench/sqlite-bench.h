@@ -17,6 +17,8 @@
 /* Options and the workload they describe. */
 struct sb_opts {
 	int rtree;              /* 0: (quark, start) B-tree, 1: R*Tree */
+	int wr;                 /* B-tree: the table itself clustered on
+				   (quark, start), WITHOUT ROWID */
 	sht__workload wl;
 	sht_time end;           /* history [0, end] */
 	uint64_t quarks;        /* quarks 0 .. quarks-1 */

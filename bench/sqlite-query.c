@@ -37,6 +37,12 @@ static const char *const BTREE_FULL_SQL =
 	"SELECT iv.quark, iv.start, iv.end, iv.value FROM q JOIN iv ON "
 	"iv.rowid = (SELECT rowid FROM iv WHERE quark = q.x AND start <= ?1 "
 	"ORDER BY start DESC LIMIT 1) WHERE iv.end >= ?1";
+static const char *const WR_FULL_SQL =
+	"WITH RECURSIVE q(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM q "
+	"WHERE x + 1 < ?2) "
+	"SELECT iv.quark, iv.start, iv.end, iv.value FROM q JOIN iv ON "
+	"iv.quark = q.x AND iv.start = (SELECT max(start) FROM iv WHERE "
+	"quark = q.x AND start <= ?1) WHERE iv.end >= ?1";
 static const char *const RTREE_SINGLE =
 	"SELECT v.quark, v.start, v.end, v.value FROM rt JOIN iv v ON "
 	"v.id = rt.id WHERE rt.qmin <= ?1 AND rt.qmax >= ?1 AND "
@@ -409,7 +415,8 @@ int sb_queries(const struct sb_opts *o, struct sb_result *res)
 					NULL), o->db);
 	sb_pragmas(s.db, o, 0);
 	s.single = sb_prepare(s.db, o->rtree ? RTREE_SINGLE : BTREE_SINGLE);
-	s.full = sb_prepare(s.db, o->rtree ? RTREE_FULL : BTREE_FULL_SQL);
+	s.full = sb_prepare(s.db, o->rtree ? RTREE_FULL : o->wr ? WR_FULL_SQL
+							: BTREE_FULL_SQL);
 
 	singles(&s);
 	fulls(&s);

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # sqlite-run.sh: the SQLite comparison of docs/BENCH-SQLITE.md, sht and
 # SQLite side by side in one session, in interleaved rounds (sht-bench
-# store, SQLite B-tree, SQLite R*Tree for each A), then the medians.
+# store, then each SQLite index, for each A), then the medians.
 #
 #   bench/sqlite-run.sh [-b BUILD] [-o OUT.jsonl] [-r ROUNDS] [-R RTREE_MAX]
-#                       [-d DIR] [A]...
+#                       [-i "INDEXES"] [-d DIR] [A]...
 #
 #   -b BUILD     release tree with sht-bench and sht-sqlite-bench (build/release)
 #   -o OUT       JSON lines appended here (bench/results/sqlite-<date>.jsonl)
 #   -r ROUNDS    rounds per A (3)
 #   -R MAX       R*Tree only for A <= MAX (100000: ~1 min at 100 000,
 #                ~10 min or more at 1 000 000)
+#   -i INDEXES   the SQLite indexes ("btree btree-wr rtree")
 #   -d DIR       where the files go ($TMPDIR or /tmp)
 #   A...         staircase sizes (1000 10000 100000)
 #   --table      only print the table of medians of OUT
@@ -25,6 +26,7 @@ rounds=3
 rtree_max=100000
 dir=${TMPDIR:-/tmp}
 table_only=0
+indexes="btree btree-wr rtree"
 sizes=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -33,8 +35,9 @@ while [ $# -gt 0 ]; do
 	-r) rounds=$2; shift 2 ;;
 	-R) rtree_max=$2; shift 2 ;;
 	-d) dir=$2; shift 2 ;;
+	-i) indexes=$2; shift 2 ;;
 	--table) table_only=1; shift ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "sqlite-run.sh: unknown option $1" >&2; exit 2 ;;
 	*) sizes+=("$1"); shift ;;
 	esac
@@ -96,13 +99,14 @@ if [ "$table_only" -eq 0 ]; then
 			echo "sqlite-run.sh: A=$a round $r, load $(cut -d' ' -f1 /proc/loadavg)" >&2
 			"$build/sht-bench" store --workload staircase --size "$a" \
 				--dir "$dir" --seed 1 >>"$out"
-			"$build/sht-sqlite-bench" --index btree --workload staircase \
-				--attrs "$a" --db "$dir/sqlite-run-$$.db" --seed 1 >>"$out"
-			if [ "$a" -le "$rtree_max" ]; then
-				"$build/sht-sqlite-bench" --index rtree \
+			for index in $indexes; do
+				if [ "$index" = rtree ] && [ "$a" -gt "$rtree_max" ]; then
+					continue
+				fi
+				"$build/sht-sqlite-bench" --index "$index" \
 					--workload staircase --attrs "$a" \
 					--db "$dir/sqlite-run-$$.db" --seed 1 >>"$out"
-			fi
+			done
 		done
 	done
 fi
