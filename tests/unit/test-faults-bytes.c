@@ -1,9 +1,8 @@
 /*
  * test-faults-bytes.c: every byte of a history file is accounted for.
  *
- * A small history holding every kind of block (leaves and core nodes with
- * values of every type, string blobs, two sections) is built with 1 KiB
- * blocks.  Then, for every byte of the file, one bit of it is flipped in
+ * A small history holding every kind of block (nodes with values of
+ * every type, string blobs, two sections) is built with 1 KiB blocks.  Then, for every byte of the file, one bit of it is flipped in
  * every read that covers it (tests/unit/faults.h: a damaged sector) and
  * the file is opened and checked (sht_reader_check, what `sht check`
  * runs): each flip must be refused by the open or reported by the check.
