@@ -15,7 +15,9 @@
 # input in $SHT_FUZZ_BUILD/crashes/ and makes the script exit 1: turn it
 # into a regression test (the input under tests/data/fuzz/TARGET's input
 # directory, which the CTest smoke run replays).
-# Environment: SHT_FUZZ_BUILD, SHT_SHARED_DIR, CC (default clang),
+# Exit status: 0, 1 (a crash, a build failure), 77 (no libFuzzer).
+# Environment: SHT_FUZZ_BUILD, SHT_SHARED_DIR, SHT_FUZZ_CC (the compiler, default
+# clang; CC is not used: the other trees may be gcc),
 # SHT_FUZZ_JOBS (build jobs).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,8 +36,18 @@ else
 	targets=("$target")
 fi
 
+# libFuzzer comes with clang's runtimes (Debian libclang-rt-*-dev, an
+# optional package of install-deps.sh): without it, say so and exit 77.
+cc=${SHT_FUZZ_CC:-clang}
+probe=$root/probe
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$probe.c"
+if ! "$cc" -fsanitize=fuzzer,address "$probe.c" -o "$probe" >"$probe.log" 2>&1; then
+	echo "fuzz.sh: $cc cannot build a libFuzzer target (see $probe.log): skipped" >&2
+	exit 77
+fi
+
 echo "== fuzz.sh: build in $root/build"
-CC=${CC:-clang} cmake -S . -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$cc cmake -S . -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DSHT_FUZZ=ON -DSHT_SANITIZE=address,undefined -DSHT_WERROR=OFF \
 	>"$root/cmake.log" 2>&1 || { cat "$root/cmake.log"; exit 1; }
 cmake --build "$root/build" -j "${SHT_FUZZ_JOBS:-$(nproc)}" --target sht "${targets[@]}" \
