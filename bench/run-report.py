@@ -268,7 +268,9 @@ def header(metas, recs):
          f"- machine: {mach.get('cpu')}, {mach.get('cores')} cores, "
          f"{mach.get('ram_gib')} GiB, Linux {mach.get('kernel')}, "
          f"scratch on {mach.get('scratch_fs')}; {mach.get('compiler')}\n"
-         f"- commit {m.get('commit')}{' (tree modified)' if m.get('dirty') else ''}, "
+         "- commit " + ", ".join(dict.fromkeys(
+             f"{x.get('commit')}{' (tree modified)' if x.get('dirty') else ''}"
+             for x in metas)) + ", "
          f"{m.get('date', '')[:16]} UTC, "
          f"{'quick mode, ' if m.get('quick') else ''}runs: {m.get('runs')} "
          f"(big points {m.get('runs_big')}), "
