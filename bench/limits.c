@@ -76,7 +76,7 @@ static uint64_t rng_below(uint64_t *s, uint64_t n)
 	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
 }
 
-/* ---- the disk ------------------------------------------------------------- */
+/* ---- the disk ------------------------------------------------------------ */
 
 struct disk {
 	double write_MBps, read_cold_MBps, read_warm_MBps, rand_4k_us;
@@ -196,7 +196,7 @@ static void disk(const char *dir, uint64_t mb, struct disk *d)
 	free(buf);
 }
 
-/* ---- memory ---------------------------------------------------------------- */
+/* ---- memory -------------------------------------------------------------- */
 
 struct slot {
 	struct slot *next;
@@ -276,7 +276,7 @@ static double mem_bandwidth(uint64_t mb)
 	return (double)n / 1e9 / best;
 }
 
-/* ---- the machine ----------------------------------------------------------- */
+/* ---- the machine --------------------------------------------------------- */
 
 static void cpu_model(char *out, size_t size)
 {

@@ -356,7 +356,8 @@ static void set_workload(struct sb_opts *o, const char *wl, uint64_t attrs,
 			 uint64_t intervals)
 {
 	if (!wl || !attrs)
-		sb_die("--workload and --attrs A >= 1 are required (try --help)");
+		sb_die("--workload and --attrs A >= 1 are required "
+		       "(try --help)");
 	if (!strcmp(wl, "staircase")) {
 		o->wl.kind = SHT__WL_STAIRCASE;
 		o->wl.st.attributes = attrs;
@@ -399,7 +400,8 @@ static void parse_args(int argc, char **argv, struct sb_opts *o)
 		else if (!strcmp(a, "--queries"))
 			o->queries = parse_u64(a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--full-queries")) {
-			o->full_queries = parse_u64(a, need_arg(argc, argv, &i));
+			o->full_queries =
+				parse_u64(a, need_arg(argc, argv, &i));
 			have_full = 1;
 		} else if (!strcmp(a, "--db"))
 			db = need_arg(argc, argv, &i);
@@ -417,7 +419,8 @@ static void parse_args(int argc, char **argv, struct sb_opts *o)
 			o->tamper = !strcmp(v, "value") ? 1 :
 				    !strcmp(v, "bounds") ? 2 : 0;
 			if (!o->tamper)
-				sb_die("--tamper: value or bounds, not '%s'", v);
+				sb_die("--tamper: value or bounds, not "
+				       "'%s'", v);
 		}
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
