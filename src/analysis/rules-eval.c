@@ -137,21 +137,14 @@ static sht_err pop(sht_state *ss, sht_time t, sht_quark q, int all)
 	return err == SHT_NOT_FOUND ? SHT_OK : err;
 }
 
-static sht_err assign(sht_rules *r, sht_state *ss, const sht_event *ev,
-		      struct rl_change *c)
+/* The state change of c to q with the value val. */
+static sht_err change(sht_rules *r, sht_state *ss, const sht_event *ev,
+		      const struct rl_value *v, sht_quark q)
 {
-	const struct rl_value *v = &c->value;
 	char buf[RL_NAME_MAX];
 	sht_value val;
-	sht_quark q;
-	sht_err err = sht__rl_quark(r, ss, ev, &c->path, 1, &q);
+	sht_err err;
 
-	if (err == SHT_NOT_FOUND) {
-		r->stats.skipped++;
-		return SHT_OK;
-	}
-	if (err < 0)
-		return err;
 	if (v->kind == RL_V_DELETE)
 		return sht_state_clear(ss, ev->ts, q);
 	if (v->stack == RL_S_POP || v->stack == RL_S_POPALL)
@@ -166,6 +159,25 @@ static sht_err assign(sht_rules *r, sht_state *ss, const sht_event *ev,
 	if (v->update)
 		return sht_state_update_ongoing(ss, q, &val);
 	return sht_state_modify(ss, ev->ts, q, &val);
+}
+
+static sht_err assign(sht_rules *r, sht_state *ss, const sht_event *ev,
+		      struct rl_change *c)
+{
+	const struct rl_value *v = &c->value;
+	sht_quark q;
+	sht_err err = sht__rl_quark(r, ss, ev, &c->path, 1, &q);
+
+	if (err == SHT_NOT_FOUND) {
+		r->stats.skipped++;
+		return SHT_OK;
+	}
+	if (err < 0)
+		return err;
+	err = change(r, ss, ev, v, q);
+	/* After the change: what its value read was resolved before it. */
+	sht__rl_wrote(r, q, v->kind == RL_V_DELETE || v->stack != RL_S_NONE);
+	return err;
 }
 
 static sht_err apply(sht_rules *r, sht_state *ss, const sht_event *ev,

@@ -10,7 +10,11 @@
  * Paths: a list of elements; the leading run of constant elements is
  * resolved once into a quark (cached while the state system's attribute
  * count says quarks are stable, sht_state_cacheable_count) and the rest
- * is looked up per event.
+ * is looked up per event, through two memos: the program-wide one from
+ * (parent quark, element) to quark, and the per-event one from a path
+ * prefix (a number shared by all equal prefixes of the program) to its
+ * quark, valid for the event, and for a prefix with queries only while
+ * no attribute it read has been written (docs/RULES.md).
  */
 #ifndef SHT_RULES_INT_H
 #define SHT_RULES_INT_H
@@ -42,22 +46,36 @@ enum rl_elem_kind {
 #define RL_MEMO 8192
 #define RL_MEMO_NAME 24
 
-/* One remembered look-up: the child of parent named name (or, if is_int,
- * by the decimal text of key) is q, in generation gen. */
+/* What a memo entry's key is. */
+enum rl_memo_kind { RL_M_NAME = 0, RL_M_INT = 1, RL_M_CONST = 2, RL_M_DEP = 3 };
+/* Queried attributes a RL_M_DEP entry can hold. */
+#define RL_MEMO_DEPS 3
+
+/* One remembered look-up: the child of parent named name (RL_M_NAME),
+ * or named by the decimal text of key (RL_M_INT), or the constant
+ * element numbered key (RL_M_CONST), is q, in generation gen.  RL_M_DEP
+ * | dkey << 2: the element of that dkey when the attributes it reads are
+ * those of name (quark, version pairs), in version epoch key. */
 struct rl_memo {
 	uint32_t gen;
 	sht_quark parent, q;
-	uint32_t is_int;
+	uint32_t kind;
 	int64_t key;
 	char name[RL_MEMO_NAME];
 };
+_Static_assert(RL_MEMO_NAME == 2 * RL_MEMO_DEPS * sizeof(uint32_t),
+	       "a memo name holds the pairs of a RL_M_DEP entry");
 
 struct rl_elem {
 	enum rl_elem_kind kind;
 	char *text;               /* CONST: the name; FIELD: the field name */
 	struct rl_path *sub;      /* QUERY: the queried path; CONCAT: parts */
-	uint64_t hash;            /* CONST: FNV-1a of text */
-	size_t len;               /* CONST: strlen(text) */
+	uint32_t cid;             /* CONST: equal texts, equal numbers */
+	uint32_t is_cpu;          /* FIELD: the field is "cpu" */
+	/* QUERY, or CONCAT of constants and 1..RL_MEMO_DEPS queries: its
+	 * number + 1 (the name it gives is a function of the attributes it
+	 * reads and their versions); else 0. */
+	uint32_t dkey;
 };
 
 struct rl_path {
@@ -68,15 +86,17 @@ struct rl_path {
 	 * gen equals the program's generation. */
 	sht_quark prefix_q;
 	uint32_t prefix_gen;
-	/* A path without queries names the same attribute for the whole
-	 * event: its quark is kept for the event once resolved, in
-	 * program.ev_memo[sig], shared by every equal path of the program. */
-	int event_static;
-	uint32_t sig;
+	/* The prefix of i + 1 elements (i >= nconst) has the per-event memo
+	 * program.ev_memo[psig[i - nconst]], shared by equal prefixes.  The
+	 * prefixes of more than ndyn elements hold a query: they name
+	 * another attribute once an attribute they read is written. */
+	uint32_t *psig;
+	size_t ndyn;
 };
 
 struct rl_ev_memo {
 	uint64_t serial;          /* the event it holds the quark for */
+	uint64_t wser;            /* program.wser when it was resolved */
 	sht_quark q;
 };
 
@@ -168,11 +188,24 @@ struct sht_rules {
 	uint32_t gen;
 	int cache_on;
 	uint64_t serial;          /* events handled, + 1 */
-	/* Distinct event-static paths (their text), and the quark of each
-	 * in the current event. */
+	/* Distinct path prefixes and constant names (their text, in a hash
+	 * table of indices + 1), and the quark of each prefix in the current
+	 * event. */
 	char **sigs;
 	size_t nsigs;
+	uint32_t *sig_tab;
+	size_t sig_cap;
 	struct rl_ev_memo *ev_memo;
+	/* Quarks whose value a path's query read: dep[q] != 0, the version
+	 * of q's value (1 + its writes since).  wser counts the writes to
+	 * them and the pushes, pops and deletes, which change other
+	 * attributes too: a per-event memo of a prefix with queries is valid
+	 * while wser is.  vepoch counts the latter (and version wraps): a
+	 * RL_M_DEP memo entry is valid while it is. */
+	uint32_t *dep;
+	size_t ndep;
+	uint64_t wser;
+	uint32_t vepoch;
 	/* Look-ups below the constant prefixes, direct-mapped by (parent,
 	 * name); allocated at the first event (NULL: no memo). */
 	struct rl_memo *memo;
@@ -192,8 +225,8 @@ void sht__rl_value_free(struct rl_value *v);
 void sht__rl_cond_free(struct rl_cond *c);
 /* FNV-1a hash of s, its length into *len. */
 uint64_t sht__rl_hash(const char *s, size_t *len);
-/* Count the leading constants of p and hash its constant elements (after
- * its elements are final). */
+/* Count the leading constants of p and number its prefixes and constant
+ * elements (after its elements, and those of its sub-paths, are final). */
 sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p);
 /* Set the provider's version from its declared version and the file's
  * bytes (docs/RULES.md, "Identity and rebuilds"). */
@@ -204,6 +237,23 @@ sht_err sht__rules_read_file(const char *path, char **buf, size_t *len);
 int sht__rl_glob(const char *pattern, const char *name);
 
 /* ---- evaluation (rules-eval.c, rules-value.c) ------------------------- */
+
+/* Note a write to q (always: a push, pop or delete, which also change
+ * other attributes): the per-event memos of prefixes that read q are no
+ * longer valid. */
+static inline void sht__rl_wrote(sht_rules *r, sht_quark q, int always)
+{
+	if (always) {
+		r->wser++;
+		r->vepoch++;
+	} else if (q < r->ndep && r->dep[q]) {
+		r->wser++;
+		if (++r->dep[q] == 0) {
+			r->dep[q] = 1;
+			r->vepoch++;
+		}
+	}
+}
 
 /* Run the changes of one handler on ev. */
 sht_err sht__rl_run(sht_rules *r, sht_state *ss, const sht_event *ev,

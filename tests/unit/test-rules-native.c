@@ -121,6 +121,57 @@ static void test_ops(void)
 	done(&r);
 }
 
+/* Paths whose names come from attributes the program writes: the quark
+ * memos must follow each write, within an event and between events, and
+ * pushes and pops, which change the stack's elements. */
+static const char MEMOS[] =
+	"provider memos 1\n"
+	"on a\n"
+	"  Cur = $x as string\n"
+	"  Out/[Cur] = 1\n"
+	"  Cur = $y as string\n"
+	"  Out/[Cur] += 10\n"
+	"  Pair/[Cur]_[Other] = $x\n"
+	"end\n"
+	"on b\n"
+	"  Other = $x as string\n"
+	"end\n"
+	"on p\n"
+	"  St popall\n"
+	"  St push $x as string\n"
+	"  Sel/[St/1] = $x\n"
+	"end\n";
+
+static const struct tev EV_MEMOS[] = {
+	{ "a", 10, 0, { I("x", 1), I("y", 2) } },
+	{ "b", 15, 0, { I("x", 5) } },
+	{ "a", 20, 0, { I("x", 3), I("y", 3) } },
+	{ "b", 30, 0, { I("x", 7) } },
+	{ "a", 40, 0, { I("x", 1), I("y", 2) } },
+	{ "p", 50, 0, { I("x", 8) } },
+	{ "p", 60, 0, { I("x", 9) } },
+};
+
+static void test_memos(void)
+{
+	struct run r;
+
+	RUN_NATIVE(&r, MEMOS, EV_MEMOS);
+	is_int(r.err, SHT_OK, "memos: run");
+	VAL(&r, "Out/1", 10, "i:1", "query path, first value");
+	VAL(&r, "Out/2", 10, "i:10", "query path after a write in the event");
+	VAL(&r, "Out/3", 20, "i:11", "same name twice in an event");
+	VAL(&r, "Pair/3_5", 20, "l:3", "concat of two queries");
+	VAL(&r, "Out/2", 40, "i:20", "back to an earlier name");
+	VAL(&r, "Pair/2_7", 40, "l:1", "concat after a write in another event");
+	VAL(&r, "Pair/3_5", 40, "l:3", "the earlier attribute unchanged");
+	VAL(&r, "Sel/8", 50, "l:8", "query of a pushed element");
+	VAL(&r, "Sel/9", 60, "l:9", "after popall and push");
+	VAL(&r, "Sel/8", 60, "l:8", "not written again");
+	is_int((long long)r.skipped, 0, "memos: no event skipped");
+	done(&r);
+}
+
 static const char COND[] =
 	"provider c 1\n"
 	"on e\n"
@@ -265,6 +316,7 @@ int main(void)
 {
 	test_paths();
 	test_ops();
+	test_memos();
 	test_conditions();
 	test_bad();
 	test_deep();
