@@ -236,7 +236,7 @@ sht_err sht__rules_read_file(const char *path, char **buf, size_t *len);
 /* 1 if the event name matches the pattern (a "*" matches any run). */
 int sht__rl_glob(const char *pattern, const char *name);
 
-/* ---- evaluation (rules-eval.c, rules-value.c) ------------------------- */
+/* ---- evaluation (rules-eval.c, rules-value.c, rules-quark.c) ------------------------- */
 
 /* Note a write to q (always: a push, pop or delete, which also change
  * other attributes): the per-event memos of prefixes that read q are no
@@ -269,6 +269,11 @@ sht_err sht__rl_quark(sht_rules *r, sht_state *ss, const sht_event *ev,
 /* Evaluate a condition: 1 true, 0 false, or a negative error. */
 int sht__rl_cond(sht_rules *r, sht_state *ss, const sht_event *ev,
 		 const struct rl_cond *c);
+/* Decimal text of x into buf (at least 21 bytes). */
+void sht__rl_fmt_i64(char *buf, int64_t x);
+/* A value as an attribute name, into buf (RL_NAME_MAX bytes); *name may
+ * point to the value's own text.  SHT_NOT_FOUND for null. */
+sht_err sht__rl_value_name(const sht_value *v, char *buf, const char **name);
 /* The value of field name of ev, typed as Trace Compass reads it (integers
  * as long, "cpu" as the event's CPU when known).  SHT_NOT_FOUND if none. */
 sht_err sht__rl_field(const sht_event *ev, const char *name, sht_value *out);
