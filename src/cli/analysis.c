@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/util.h"
 
 /* Section kind of a partial history's checkpoints (state/state-int.h):
  * u64 count, u64 events between checkpoints, u64 events, entries. */
@@ -21,14 +22,8 @@ static void env_text(const cli_trace *t, const char *name, char *buf,
 	sht_field f;
 
 	buf[0] = '\0';
-	if (cli_trace_env(t, name, &f) != SHT_OK)
-		return;
-	if (f.type == SHT_FIELD_STRING)
-		snprintf(buf, size, "%s", f.v.s);
-	else if (f.type == SHT_FIELD_INT)
-		snprintf(buf, size, "%" PRId64, f.v.i);
-	else if (f.type == SHT_FIELD_UINT)
-		snprintf(buf, size, "%" PRIu64, f.v.u);
+	if (cli_trace_env(t, name, &f) == SHT_OK)
+		sht__field_text(&f, buf, size);
 }
 
 const char *cli_layout_name(sht_kernel_layout l)

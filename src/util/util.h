@@ -32,6 +32,11 @@ int sht__rm_tree(const char *path);
 /* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start). */
 uint32_t sht__crc32c(uint32_t crc, const void *buf, size_t n);
 
+/* A scalar field or environment entry (string, signed or unsigned
+ * integer) as text into buf of size bytes: 1; 0 and "" for another type
+ * (field-text.c). */
+int sht__field_text(const sht_field *f, char *buf, size_t size);
+
 static inline uint16_t sht__get_u16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

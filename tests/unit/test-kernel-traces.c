@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "util/util.h"
 #include "tap.h"
 #include "workload/kgen.h"
 
@@ -225,17 +226,7 @@ static int env_string(const sht_source *src, const char *name, char *buf,
 	sht_field f;
 
 	buf[0] = '\0';
-	if (sht_ctf_env(src, name, &f) != SHT_OK)
-		return 0;
-	if (f.type == SHT_FIELD_STRING)
-		snprintf(buf, size, "%s", f.v.s);
-	else if (f.type == SHT_FIELD_INT)
-		snprintf(buf, size, "%" PRId64, f.v.i);
-	else if (f.type == SHT_FIELD_UINT)
-		snprintf(buf, size, "%" PRIu64, f.v.u);
-	else
-		return 0;
-	return 1;
+	return sht_ctf_env(src, name, &f) == SHT_OK && sht__field_text(&f, buf, size);
 }
 
 struct run {

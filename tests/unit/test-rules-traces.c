@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "sht/sht.h"
+#include "util/util.h"
 #include "tap.h"
 
 static char traces[4096], srcdir[4096];
@@ -35,14 +36,8 @@ static void env_text(const sht_source *src, const char *name, char *buf, size_t 
 	sht_field f;
 
 	buf[0] = '\0';
-	if (sht_ctf_env(src, name, &f) != SHT_OK)
-		return;
-	if (f.type == SHT_FIELD_STRING)
-		snprintf(buf, size, "%s", f.v.s);
-	else if (f.type == SHT_FIELD_INT)
-		snprintf(buf, size, "%" PRId64, f.v.i);
-	else if (f.type == SHT_FIELD_UINT)
-		snprintf(buf, size, "%" PRIu64, f.v.u);
+	if (sht_ctf_env(src, name, &f) == SHT_OK)
+		sht__field_text(&f, buf, size);
 }
 
 /* An in-memory history of the trace at path: the kernel analysis if xml

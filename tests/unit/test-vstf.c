@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "util/util.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -505,14 +506,8 @@ static void env_text(const sht_source *src, env_fn fn, const char *name,
 	sht_field f;
 
 	buf[0] = '\0';
-	if (fn(src, name, &f) != SHT_OK)
-		return;
-	if (f.type == SHT_FIELD_STRING)
-		snprintf(buf, size, "%s", f.v.s);
-	else if (f.type == SHT_FIELD_INT)
-		snprintf(buf, size, "%" PRId64, f.v.i);
-	else if (f.type == SHT_FIELD_UINT)
-		snprintf(buf, size, "%" PRIu64, f.v.u);
+	if (fn(src, name, &f) == SHT_OK)
+		sht__field_text(&f, buf, size);
 }
 
 /* Kernel analysis over src into file (tree backend). */
