@@ -2,18 +2,21 @@
  * kernel-bench.c: cost of the Linux kernel analysis (src/analysis/) and of
  * the history on top of decoding the trace.
  *
- *   kernel-bench TRACE [--repeat K] [--backend tree|null] [--dir D]
+ *   kernel-bench TRACE [--repeat K] [--backend null|tree|threaded] [--dir D]
  *
- * Three measurements, each K times (default 5), medians printed; the
- * runs are interleaved (decode, null, tree, decode, ...) so that a change
- * of load on a shared machine falls on all three alike:
+ * Four measurements, each K times (default 5), medians printed; the
+ * runs are interleaved (decode, null, tree, threaded, decode, ...) so that
+ * a change of load on a shared machine falls on all of them alike:
  *   decode  sht_ctf_open, next over every event, one payload field read
  *           per event ("tid", as bench/ctf-bench.c does);
  *   null    CTF + kernel provider (layout AUTO) through sht_state_run
  *           into a state system with the null backend;
  *   tree    the same with the tree backend into D/kernel-bench.sht
- *           (finished at sht_state_end, removed afterwards).
- * --backend restricts the provider runs to one backend (default: both).
+ *           (finished at sht_state_end, removed afterwards);
+ *   threaded the tree backend with the threaded builder (tree.threads =
+ *           1: placement and encoding on threads of their own, as
+ *           `sht build` does), same file.
+ * --backend restricts the provider runs to one of them (default: all).
  * One JSON line per measurement: wall seconds, events/s, and for the
  * provider runs the overhead ratio over decoding (x / decode - 1, of the
  * medians) and overhead_paired, the median over the K rounds of each
@@ -77,8 +80,8 @@ static double run_decode(const char *trace, uint64_t *n, uint64_t *sum, double *
 /* CTF + kernel provider into a state system: seconds, -1 on error.  path:
  * the history file (tree backend) or NULL (null backend); CPU seconds
  * into *cpu. */
-static double run_provider(const char *trace, sht_backend backend, const char *path,
-			   uint64_t *n, uint64_t *attrs, double *cpu)
+static double run_provider(const char *trace, sht_backend backend, int threads,
+			   const char *path, uint64_t *n, uint64_t *attrs, double *cpu)
 {
 	sht_source src;
 	sht_event ev;
@@ -106,6 +109,7 @@ static double run_provider(const char *trace, sht_backend backend, const char *p
 		o.provider = p.id;
 		o.provider_version = p.version;
 		o.tree.no_sync = 1;
+		o.tree.threads = threads;
 		err = sht_state_create(path, ev.ts, &o, &ss);
 	}
 	if (err == SHT_OK)
@@ -127,19 +131,54 @@ static double run_provider(const char *trace, sht_backend backend, const char *p
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kernel-bench TRACE [--repeat K (1..%d)] [--backend tree|null]"
-			" [--dir D]\n", MAX_REPS);
+	fprintf(stderr, "usage: kernel-bench TRACE [--repeat K (1..%d)]"
+			" [--backend null|tree|threaded] [--dir D]\n", MAX_REPS);
 	exit(2);
+}
+
+#define NRUNS 3
+
+static const struct run {
+	const char *name;
+	sht_backend backend;
+	int threads;
+} runs[NRUNS] = {
+	{ "null", SHT_BACKEND_NULL, 0 },
+	{ "tree", SHT_BACKEND_TREE, 0 },
+	{ "threaded", SHT_BACKEND_TREE, 1 },
+};
+
+struct times {
+	double t[MAX_REPS], c[MAX_REPS], ratio[MAX_REPS];
+	uint64_t n, attrs;
+};
+
+static void print_run(const char *trace, const struct run *run, struct times *x,
+		      int reps, double dec, double cdec)
+{
+	double t, c, paired;
+
+	for (int r = 0; r < reps; r++)   /* before median() sorts x->t */
+		x->ratio[r] = x->t[r] / x->ratio[r] - 1;
+	paired = median(x->ratio, reps);
+	t = median(x->t, reps);
+	c = median(x->c, reps);
+	printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
+	       ",\"attributes\":%" PRIu64 ",\"seconds\":%.6f,\"events_per_s\":%.0f"
+	       ",\"overhead\":%.3f,\"overhead_paired\":%.3f"
+	       ",\"cpu_seconds\":%.6f,\"overhead_cpu\":%.3f}\n",
+	       trace, run->name, reps, x->n, x->attrs, t, (double)x->n / t, t / dec - 1,
+	       paired, c, c / cdec - 1);
 }
 
 int main(int argc, char **argv)
 {
 	const char *trace = NULL, *dir = NULL, *only = NULL;
 	char path[8192];
-	double td[MAX_REPS], tp[2][MAX_REPS], ratio[2][MAX_REPS], dec;
-	double cd[MAX_REPS], cp[2][MAX_REPS], cdec;
-	uint64_t n = 0, n2[2] = { 0, 0 }, sum = 0, attrs[2] = { 0, 0 };
-	int reps = 5;
+	static struct times x[NRUNS];
+	double td[MAX_REPS], cd[MAX_REPS], dec, cdec;
+	uint64_t n = 0, sum = 0;
+	int reps = 5, known = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -153,8 +192,9 @@ int main(int argc, char **argv)
 		else
 			trace = argv[i];
 	}
-	if (!trace || reps < 1 || reps > MAX_REPS ||
-	    (only && strcmp(only, "tree") && strcmp(only, "null")))
+	for (int b = 0; only && b < NRUNS; b++)
+		known |= !strcmp(only, runs[b].name);
+	if (!trace || reps < 1 || reps > MAX_REPS || (only && !known))
 		usage();
 	if (!dir)
 		dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -163,41 +203,29 @@ int main(int argc, char **argv)
 	for (int r = 0; r < reps; r++) {
 		if ((td[r] = run_decode(trace, &n, &sum, &cd[r])) < 0)
 			return 1;
-		for (int b = 0; b < 2; b++) {
-			if (only && strcmp(only, b ? "tree" : "null"))
+		for (int b = 0; b < NRUNS; b++) {
+			const struct run *run = &runs[b];
+			int tree = run->backend == SHT_BACKEND_TREE;
+
+			if (only && strcmp(only, run->name))
 				continue;
-			tp[b][r] = run_provider(trace, b ? SHT_BACKEND_TREE : SHT_BACKEND_NULL,
-						b ? path : NULL, &n2[b], &attrs[b], &cp[b][r]);
-			if (b)
+			x[b].t[r] = run_provider(trace, run->backend, run->threads,
+						 tree ? path : NULL, &x[b].n,
+						 &x[b].attrs, &x[b].c[r]);
+			x[b].ratio[r] = td[r];   /* this round's decoding time */
+			if (tree)
 				unlink(path);
-			if (tp[b][r] < 0)
+			if (x[b].t[r] < 0)
 				return 1;
 		}
 	}
-	for (int b = 0; b < 2; b++)     /* before median() sorts td and tp */
-		for (int r = 0; r < reps; r++)
-			ratio[b][r] = only && strcmp(only, b ? "tree" : "null")
-				      ? 0 : tp[b][r] / td[r] - 1;
 	dec = median(td, reps);
 	cdec = median(cd, reps);
 	printf("{\"trace\":\"%s\",\"run\":\"decode\",\"repeat\":%d,\"events\":%" PRIu64
 	       ",\"seconds\":%.6f,\"events_per_s\":%.0f,\"cpu_seconds\":%.6f}\n",
 	       trace, reps, n, dec, (double)n / dec, cdec);
-
-	for (int b = 0; b < 2; b++) {
-		const char *name = b ? "tree" : "null";
-		double t, c;
-
-		if (only && strcmp(only, name))
-			continue;
-		t = median(tp[b], reps);
-		c = median(cp[b], reps);
-		printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
-		       ",\"attributes\":%" PRIu64 ",\"seconds\":%.6f,\"events_per_s\":%.0f"
-		       ",\"overhead\":%.3f,\"overhead_paired\":%.3f"
-		       ",\"cpu_seconds\":%.6f,\"overhead_cpu\":%.3f}\n",
-		       trace, name, reps, n2[b], attrs[b], t, (double)n2[b] / t, t / dec - 1,
-		       median(ratio[b], reps), c, c / cdec - 1);
-	}
+	for (int b = 0; b < NRUNS; b++)
+		if (!only || !strcmp(only, runs[b].name))
+			print_run(trace, &runs[b], &x[b], reps, dec, cdec);
 	return 0;
 }

@@ -73,6 +73,15 @@ SHT_API sht_err sht_builder_create(const char *path, sht_time start_time,
 SHT_API sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv);
 
 /*
+ * Promise that every call on b (inserts, live queries, finish) comes from
+ * one thread at a time, serialised by the caller (as a state system does
+ * with its own lock): single-threaded builders then insert without taking
+ * their lock.  Call it before the first insert; a no-op for threaded
+ * builders, whose inserting thread takes no lock anyway.
+ */
+SHT_API void sht_builder_set_serialised(sht_builder *b);
+
+/*
  * Close every open node at end_time (>= every inserted end), write them,
  * sync, and mark the file complete.  After this only queries and
  * sht_builder_destroy are valid.

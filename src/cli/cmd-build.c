@@ -26,6 +26,7 @@ static const char build_usage[] =
 "                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
 "                 [--partial N]\n"
 "                 [--json] [--force] [--no-progress] [--merge]\n"
+"                 [--single-thread]\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -63,6 +64,11 @@ static const char build_usage[] =
 "                     a session's kernel and user-space traces): read them\n"
 "                     all, merged in time (without it such a directory is\n"
 "                     an error)\n"
+"  --single-thread    write the history on the analysis's thread (by\n"
+"                     default, when more than one CPU is online, the\n"
+"                     history tree places intervals and encodes and\n"
+"                     writes its nodes on two threads of its own; the\n"
+"                     file is the same byte for byte)\n"
 "  --no-progress      no progress line (it is shown only when stderr is a\n"
 "                     terminal: percent done, events, events/s, time\n"
 "                     elapsed and left; without a CTF packet index the\n"
@@ -86,6 +92,7 @@ enum {
 	OPT_FORCE,
 	OPT_NO_PROGRESS,
 	OPT_MERGE,
+	OPT_SINGLE_THREAD,
 };
 
 static const cli_opt build_opts[] = {
@@ -96,6 +103,7 @@ static const cli_opt build_opts[] = {
 	{ "force", 0, 0, OPT_FORCE },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ "merge", 0, 0, OPT_MERGE },
+	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -109,6 +117,7 @@ struct build_opts {
 	int force;
 	int no_progress;
 	int merge;                /* --merge: several traces, merged */
+	int single_thread;        /* --single-thread: no builder threads */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
@@ -288,6 +297,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
+	so.tree.threads = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	err = sht_state_create(tmp, res->start, &so, &ss);
 	if (err < 0) {
 		remove(tmp);
@@ -497,6 +507,9 @@ static int build_opt(void *ctx, int id, const char *val)
 		return 0;
 	case OPT_MERGE:
 		o->merge = 1;
+		return 0;
+	case OPT_SINGLE_THREAD:
+		o->single_thread = 1;
 		return 0;
 	default:                  /* OPT_NO_PROGRESS */
 		o->no_progress = 1;

@@ -61,8 +61,10 @@ sht_err sht__backend_tree_create(const char *path, sht_time start,
 	if (!path)
 		return sht__error(SHT_ERR_INVALID, "Cannot create a tree-backed history without a path");
 	err = sht_builder_create(path, start, opts, &b);
-	if (err == SHT_OK)
+	if (err == SHT_OK) {
+		sht_builder_set_serialised(b);   /* every call under ss->lock */
 		*out = b;
+	}
 	return err;
 }
 

@@ -14,6 +14,7 @@ struct sht_builder {
 	int no_sync;
 	int failed;                  /* sticky: an I/O or memory error */
 	int finished;
+	int serialised;              /* sht_builder_set_serialised: no lock */
 	sht_time start_time;
 	sht_time tree_end;           /* largest end inserted so far */
 	_Atomic sht_time pub_end;    /* tree_end, readable without the lock */

@@ -295,6 +295,13 @@ sht_err sht_builder_add_section(sht_builder *b, uint32_t kind, uint32_t version,
 	for (uint32_t i = 0; err == SHT_OK && i < b->nsections; i++)
 		if (b->sections[i].kind == kind)
 			err = sht__error(SHT_ERR_INVALID, "Cannot add a section: kind=%u exists", kind);
+	/* Threaded: place what was accepted first, so that the section's
+	 * blocks come after the nodes closed so far whatever the threads'
+	 * timing (the file is the same as a single-threaded build's). */
+	if (err == SHT_OK && b->pipe) {
+		sht__pipe_flush(b);
+		err = sht__pipe_drain(b);
+	}
 	if (err == SHT_OK) {
 		sec = &b->sections[b->nsections];
 		err = sht__b_write_blob(b, SHT__KIND_SECTION, data, len, &sec->first);

@@ -307,10 +307,19 @@ sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv)
 		err = validate_value(b, iv);
 		return err == SHT_OK ? sht__pipe_insert(b, iv) : err;
 	}
+	if (b->serialised) {
+		err = validate(b, iv);
+		return err == SHT_OK ? sht__b_place(b, iv) : err;
+	}
 	pthread_mutex_lock(&b->lock);
 	err = validate(b, iv);
 	if (err == SHT_OK)
 		err = sht__b_place(b, iv);
 	pthread_mutex_unlock(&b->lock);
 	return err;
+}
+
+void sht_builder_set_serialised(sht_builder *b)
+{
+	b->serialised = 1;
 }

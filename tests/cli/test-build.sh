@@ -141,6 +141,10 @@ is "$(json '(d["events"], d["layout"], d["reused"])')" \
 	"(30000, 'lttng-2.7', False)" "VSTF: every event, layout from its env"
 cmp -s "$SHT_TMP/k-ctf.sht" "$SHT_TMP/k-vstf.sht"
 ok $? "VSTF and CTF give byte-identical histories"
+expect_rc 0 "build --single-thread" "$SHT" build "$k.vstf" --single-thread \
+	-o "$SHT_TMP/k-one.sht" --no-progress
+cmp -s "$SHT_TMP/k-one.sht" "$SHT_TMP/k-vstf.sht"
+ok $? "--single-thread and the threaded builder write the same bytes"
 expect_rc 0 "build from VSTF again" "$SHT" build "$k.vstf" \
 	-o "$SHT_TMP/k-vstf.sht" --json --no-progress
 is "$(json 'd["reused"]')" 1 "VSTF: an up-to-date history is reused"
