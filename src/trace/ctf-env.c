@@ -52,32 +52,23 @@ void sht__ctf_note_trace_batch(struct sht_ctf *c)
  * reals DOUBLE, booleans UINT, anything else OTHER. */
 static void ctf_env_value(const bt_value *v, sht_field *out)
 {
+	bt_value_type t = bt_value_get_type(v);
+
 	out->v.u = 0;
-	switch (bt_value_get_type(v)) {
-	case BT_VALUE_TYPE_SIGNED_INTEGER:
-		out->type = SHT_FIELD_INT;
+	out->type = t == BT_VALUE_TYPE_SIGNED_INTEGER ? SHT_FIELD_INT :
+		    t == BT_VALUE_TYPE_UNSIGNED_INTEGER || t == BT_VALUE_TYPE_BOOL ? SHT_FIELD_UINT :
+		    t == BT_VALUE_TYPE_STRING ? SHT_FIELD_STRING :
+		    t == BT_VALUE_TYPE_REAL ? SHT_FIELD_DOUBLE : SHT_FIELD_OTHER;
+	if (t == BT_VALUE_TYPE_SIGNED_INTEGER)
 		out->v.i = bt_value_integer_signed_get(v);
-		break;
-	case BT_VALUE_TYPE_UNSIGNED_INTEGER:
-		out->type = SHT_FIELD_UINT;
+	else if (t == BT_VALUE_TYPE_UNSIGNED_INTEGER)
 		out->v.u = bt_value_integer_unsigned_get(v);
-		break;
-	case BT_VALUE_TYPE_STRING:
-		out->type = SHT_FIELD_STRING;
-		out->v.s = bt_value_string_get(v);
-		break;
-	case BT_VALUE_TYPE_REAL:
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_value_real_get(v);
-		break;
-	case BT_VALUE_TYPE_BOOL:
-		out->type = SHT_FIELD_UINT;
+	else if (t == BT_VALUE_TYPE_BOOL)
 		out->v.u = bt_value_bool_get(v) ? 1u : 0u;
-		break;
-	default:
-		out->type = SHT_FIELD_OTHER;
-		break;
-	}
+	else if (t == BT_VALUE_TYPE_STRING)
+		out->v.s = bt_value_string_get(v);
+	else if (t == BT_VALUE_TYPE_REAL)
+		out->v.d = bt_value_real_get(v);
 }
 
 /* The source's trace object (invariant 5): from open's first batch, else
@@ -90,19 +81,30 @@ static const bt_trace *ctf_trace(const sht_source *src)
 	return c ? c->trace : NULL;
 }
 
-sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
+/* Clear *out (if any) and check the arguments: 1 and *trace the source's
+ * trace object (NULL if none yet), or 0 (not a CTF source, NULL name or
+ * out). */
+static int env_args(const sht_source *src, const void *name, sht_field *out,
+		    const bt_trace **trace)
 {
-	const bt_trace *trace;
-	const bt_value *v;
-
 	if (out) {
 		out->type = SHT_FIELD_NONE;
 		out->v.u = 0;
 	}
 	if (!sht__ctf_of(src) || !name || !out)
+		return 0;
+	*trace = ctf_trace(src);
+	return 1;
+}
+
+sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
+{
+	const bt_trace *trace;
+	const bt_value *v;
+
+	if (!env_args(src, name, out, &trace))
 		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
 				  "not a CTF source, or NULL name / out");
-	trace = ctf_trace(src);
 	if (!trace)
 		return SHT_NOT_FOUND;
 	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
@@ -121,14 +123,9 @@ sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 
 	if (name)
 		*name = NULL;
-	if (out) {
-		out->type = SHT_FIELD_NONE;
-		out->v.u = 0;
-	}
-	if (!sht__ctf_of(src) || !name || !out)
+	if (!env_args(src, name, out, &trace))
 		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
 				  "not a CTF source, or NULL name / out");
-	trace = ctf_trace(src);
 	if (!trace || index >= bt_trace_get_environment_entry_count(trace))
 		return SHT_NOT_FOUND;
 	bt_trace_borrow_environment_entry_by_index_const(trace, index, &n, &v);
