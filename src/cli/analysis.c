@@ -134,7 +134,7 @@ static const char *analysis_of(const char *id)
 
 /* h->ss is the history opened plainly: reopen it as a partial history
  * replaying the trace through the analysis that built it. */
-static int open_partial(const char *path, const char *trace,
+static int open_partial(const char *path, const char *trace, const char *rules,
 			struct cli_history *h)
 {
 	const char *id = "", *name;
@@ -142,13 +142,15 @@ static int open_partial(const char *path, const char *trace,
 	sht_err err;
 
 	sht_state_provider(h->ss, &id, &version);
-	name = analysis_of(id);
+	name = rules ? rules : analysis_of(id);
 	if (!name)
 		return cli_error("cannot replay the partial history %s: its "
 				 "provider '%s' is not an analysis of sht%s",
-				 path, id, id[0] ? " (a history built from a rules "
-				 "file cannot be replayed yet: build it without "
-				 "--partial)" : "");
+				 path, id, id[0] ? "; if it was built from a rules "
+				 "file, give that file with --analysis FILE" : "");
+	if (rules && !cli_analysis_is_rules(rules))
+		return cli_error("--analysis %s: not a rules file (*.xml or "
+				 "*.rules)", rules);
 	/* A history of several merged traces was built with --merge; for a
 	 * single trace merging changes nothing. */
 	if (cli_trace_open(trace, 1, &h->trace) != CLI_OK)
@@ -157,6 +159,17 @@ static int open_partial(const char *path, const char *trace,
 	if (cli_analysis_create(&h->an, name, &h->trace) != CLI_OK)
 		return CLI_FAIL;
 	h->have_an = 1;
+	if (rules && strcmp(h->an.prov.id, id) != 0)
+		return cli_error("cannot replay the partial history %s: it was "
+				 "built by provider '%s', %s defines '%s'", path,
+				 id, rules, h->an.prov.id);
+	if (rules && h->an.prov.version != version)
+		return cli_error("cannot replay the partial history %s: it was "
+				 "built by version %u of '%s' (declared %u), %s is "
+				 "version %u (declared %u): the file changed since "
+				 "(give the file it was built with, or rebuild)",
+				 path, version, id, version >> 24, rules,
+				 h->an.prov.version, h->an.prov.version >> 24);
 	if (h->an.prov.version != version)
 		return cli_error("cannot replay the partial history %s: built "
 				 "by %s version %u, this is version %u "
@@ -171,7 +184,7 @@ static int open_partial(const char *path, const char *trace,
 	return CLI_OK;
 }
 
-int cli_history_open(const char *path, const char *trace,
+int cli_history_open(const char *path, const char *trace, const char *rules,
 		     struct cli_history *h)
 {
 	int64_t every;
@@ -190,7 +203,7 @@ int cli_history_open(const char *path, const char *trace,
 				 "trace it was built from; give it with --trace "
 				 "TRACE", path, every);
 	}
-	if (open_partial(path, trace, h) != CLI_OK) {
+	if (open_partial(path, trace, rules, h) != CLI_OK) {
 		cli_history_close(h);
 		return CLI_FAIL;
 	}

@@ -150,9 +150,11 @@ struct cli_history {
 };
 
 /* Open path; a partial history needs trace (else an error says so) and
- * is opened with sht_state_open_partial over it.  On failure report and
- * return CLI_FAIL (h is then closed). */
-int cli_history_open(const char *path, const char *trace,
+ * is opened with sht_state_open_partial over it, replaying the analysis
+ * that built it: a built-in one, or the rules file rules (which must be
+ * the one the history names: same provider id and version).  On failure
+ * report and return CLI_FAIL (h is then closed). */
+int cli_history_open(const char *path, const char *trace, const char *rules,
 		     struct cli_history *h);
 void cli_history_close(struct cli_history *h);
 

@@ -10,6 +10,7 @@
 static const char history_usage[] =
 "Usage: sht history FILE (--quark Q | --attribute PATH) [--from T1]\n"
 "                   [--to T2] [--resolution R] [--json] [--trace TRACE]\n"
+"                   [--analysis RULES]\n"
 "\n"
 "Print the intervals of one attribute of the history file FILE from the\n"
 "one at T1 to the one at min(T2, end of the history), in time order, one\n"
@@ -28,10 +29,13 @@ static const char history_usage[] =
 "                    value}\n"
 "  --trace TRACE     the trace a partial history was built from (required\n"
 "                    for one: its queries replay it)\n"
+"  --analysis RULES  with --trace: the rules file (*.xml, *.rules) a partial\n"
+"                    history was built from; it must be the same file\n"
+"                    (provider id and version)\n"
 "  -h, --help        show this help\n";
 
 enum { OPT_QUARK = 1, OPT_ATTRIBUTE, OPT_FROM, OPT_TO, OPT_RESOLUTION,
-       OPT_JSON, OPT_TRACE };
+       OPT_JSON, OPT_TRACE, OPT_ANALYSIS };
 
 static const cli_opt history_opts[] = {
 	{ "quark", 0, 1, OPT_QUARK },
@@ -41,6 +45,7 @@ static const cli_opt history_opts[] = {
 	{ "resolution", 0, 1, OPT_RESOLUTION },
 	{ "json", 0, 0, OPT_JSON },
 	{ "trace", 0, 1, OPT_TRACE },
+	{ "analysis", 0, 1, OPT_ANALYSIS },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -48,6 +53,7 @@ static const cli_opt history_opts[] = {
 struct history_opts {
 	const char *file;
 	const char *trace;        /* --trace: a partial history's trace */
+	const char *rules;        /* --analysis: its rules file */
 	uint64_t quark;
 	const char *path;         /* --attribute PATH */
 	int n_attr;               /* --quark and --attribute given */
@@ -83,6 +89,9 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 		return 0;
 	case OPT_TRACE:
 		o->trace = val;
+		return 0;
+	case OPT_ANALYSIS:
+		o->rules = val;
 		return 0;
 	default:                  /* positional */
 		return cli_take_file("history", &o->file, val);
@@ -174,7 +183,7 @@ int cmd_history(int argc, char **argv)
 		return cli_finish_output(CLI_OK);
 	if (status != CLI_OK)
 		return status;
-	if (cli_history_open(o.file, o.trace, &h) != CLI_OK)
+	if (cli_history_open(o.file, o.trace, o.rules, &h) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (res)

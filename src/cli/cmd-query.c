@@ -10,7 +10,7 @@
 
 static const char query_usage[] =
 "Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [--json]\n"
-"                 [--trace TRACE]\n"
+"                 [--trace TRACE [--analysis RULES]]\n"
 "\n"
 "Print the intervals of the history file FILE that contain time T (ns):\n"
 "of every attribute (full query), or of each attribute given with --quark\n"
@@ -30,13 +30,16 @@ static const char query_usage[] =
 "  --trace TRACE     the trace a partial history was built from (sht build\n"
 "                    --partial N): its queries replay it from the nearest\n"
 "                    checkpoint; required for a partial history\n"
+"  --analysis RULES  with --trace: the rules file (*.xml, *.rules) a partial\n"
+"                    history was built from (sht build --analysis); it\n"
+"                    must be the same file (provider id and version)\n"
 "  --json            print a JSON array of {quark, path, start, end, type,\n"
 "                    value}; type is null, int (int32), long (int64),\n"
 "                    double or string; path is \"\" in a file without\n"
 "                    attribute names\n"
 "  -h, --help        show this help\n";
 
-enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON, OPT_TRACE };
+enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON, OPT_TRACE, OPT_ANALYSIS };
 
 static const cli_opt query_opts[] = {
 	{ "at", 0, 1, OPT_AT },
@@ -44,6 +47,7 @@ static const cli_opt query_opts[] = {
 	{ "attribute", 0, 1, OPT_ATTRIBUTE },
 	{ "json", 0, 0, OPT_JSON },
 	{ "trace", 0, 1, OPT_TRACE },
+	{ "analysis", 0, 1, OPT_ANALYSIS },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -57,6 +61,7 @@ struct query_sel {
 struct query_opts {
 	const char *file;
 	const char *trace;        /* --trace: a partial history's trace */
+	const char *rules;        /* --analysis: its rules file */
 	sht_time at;
 	int have_at;
 	struct query_sel *sel;    /* in the order given */
@@ -89,6 +94,9 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 		return 0;
 	case OPT_TRACE:
 		o->trace = val;
+		return 0;
+	case OPT_ANALYSIS:
+		o->rules = val;
 		return 0;
 	default:                  /* positional */
 		return cli_take_file("query", &o->file, val);
@@ -180,7 +188,7 @@ static int query_open_run(struct query_opts *o)
 	sht_result *res;
 	int status;
 
-	if (cli_history_open(o->file, o->trace, &h) != CLI_OK)
+	if (cli_history_open(o->file, o->trace, o->rules, &h) != CLI_OK)
 		return CLI_FAIL;
 	res = sht_result_create();
 	if (!res) {

@@ -3,7 +3,9 @@
 # provider id and a content-hashed version in the file, stack depths),
 # reuse while the rules file is unchanged and a rebuild once it changes,
 # the same provider in the native syntax,
-# errors naming the file and line, a partial history's clear refusal, and
+# errors naming the file and line, a partial history's queries replaying
+# the rules file given with --analysis (and refusing another or a changed
+# one), and
 # without XML support the message that says so.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
@@ -69,7 +71,30 @@ ok "$(grep -q "FILE.xml" <<<"$err"; echo $?)" "that mentions rules files"
 
 run "$SHT" build "$trace" --analysis "$xml" -o "$SHT_TMP/p.sht" --partial 500 --no-progress
 is "$rc" 0 "a partial history from a rules file builds"
-run "$SHT" query "$SHT_TMP/p.sht" --at 1450193697034689597 --trace "$trace"
-is "$rc" 1 "its queries are refused for now"
-ok "$(grep -q "rules file cannot be replayed yet" <<<"$err"; echo $?)" "with a clear message"
+at=1450193697034689597
+run "$SHT" query "$SHT_TMP/p.sht" --at $at --trace "$trace"
+is "$rc" 1 "without its rules file its queries are refused"
+ok "$(grep -q "give that file with --analysis FILE" <<<"$err"; echo $?)" "with a message that says what to give"
+run "$SHT" query "$SHT_TMP/p.sht" --at $at --trace "$trace" --analysis "$xml"
+is "$rc" 0 "with --analysis it replays the rules file"
+pq=$out
+run "$SHT" query "$f" --at $at
+is "$pq" "$out" "the partial history's full query equals the full history's"
+run "$SHT" history "$SHT_TMP/p.sht" --attribute Threads/595/CallStack --trace "$trace" --analysis "$xml"
+is "$rc" 0 "history of a partial rules history"
+ph=$out
+run "$SHT" history "$f" --attribute Threads/595/CallStack
+is "$ph" "$out" "its intervals equal the full history's"
+ok "$([ -n "$ph" ]; echo $?)" "and there are some"
+cp -- "$xml" "$SHT_TMP/edited.xml"
+printf '<!-- edited -->\n' >>"$SHT_TMP/edited.xml"
+run "$SHT" query "$SHT_TMP/p.sht" --at $at --trace "$trace" --analysis "$SHT_TMP/edited.xml"
+is "$rc" 1 "a changed rules file is refused"
+ok "$(grep -q "the file changed since" <<<"$err"; echo $?)" "with a message that says it changed"
+run "$SHT" history "$SHT_TMP/p.sht" --attribute Threads/595/CallStack --trace "$trace" \
+	--analysis "$SHT_SRCDIR/examples/rules/ust-callstack.rules"
+is "$rc" 1 "another provider's rules file is refused"
+ok "$(grep -q "org.sht.examples.ust.callstack.native" <<<"$err"; echo $?)" "with a message naming both providers"
+run "$SHT" query "$SHT_TMP/p.sht" --at $at --trace "$trace" --analysis kernel
+is "$rc" 1 "--analysis takes only a rules file"
 done_testing
