@@ -100,4 +100,50 @@ static const char *val(struct run *r, const char *path, sht_time t)
 
 #define VAL(r, path, t, want, ...) is_str(val(r, path, t), want, __VA_ARGS__)
 
+/* ---- scenarios both syntaxes run: the same events, the same checks ---- */
+
+/* Paths and values (test_paths*). */
+static const struct tev EV_PATHS[] = {
+	{ "run", 10, 3, { I("tid", 42) } },
+	{ "sys_open", 20, 3, { { NULL, 0, 0, NULL } } },
+	{ "sys_exit", 30, 3, { { NULL, 0, 0, NULL } } },
+};
+
+/* Operations: "in" pushes field f on Stack, increments Count by 1 and
+ * LCount by 10L, peeks Stack into Top, updates Upd to f, sets Node/child
+ * to 7; "out" pops Stack; "all" pops all of Stack and deletes Node. */
+static const struct tev EV_OPS[] = {
+	{ "in", 10, 0, { I("f", 100) } },
+	{ "in", 20, 0, { I("f", 200) } },
+	{ "out", 30, 0, { { NULL, 0, 0, NULL } } },
+	{ "in", 40, 0, { I("f", 300) } },
+	{ "all", 50, 0, { { NULL, 0, 0, NULL } } },
+	{ "out", 60, 0, { { NULL, 0, 0, NULL } } },
+};
+
+/* Conditions. */
+static const struct tev EV_COND[] = {
+	{ "e", 10, 0, { I("x", 5), S("s", "abc") } },
+};
+
+/* The history of the operations program over EV_OPS. */
+static void check_ops(struct run *r)
+{
+	VAL(r, "Stack", 20, "i:2", "push: depth");
+	VAL(r, "Stack/2", 20, "l:200", "push: element");
+	VAL(r, "Stack", 30, "i:1", "pop");
+	VAL(r, "Stack/2", 30, "null", "pop nulls the element");
+	VAL(r, "Top", 20, "l:200", "peek");
+	VAL(r, "Top", 40, "l:300", "peek after pop and push");
+	VAL(r, "Stack", 50, "null", "popAll empties");
+	VAL(r, "Stack/1", 50, "null", "popAll nulls every element");
+	VAL(r, "Count", 10, "i:1", "increment of null takes the value");
+	VAL(r, "Count", 40, "i:3", "increment");
+	VAL(r, "LCount", 40, "l:30", "increment keeps long");
+	VAL(r, "Upd", 10, "l:300", "update: the last value covers the whole interval");
+	VAL(r, "Node/child", 40, "i:7", "before delete");
+	VAL(r, "Node/child", 50, "null", "delete nulls the children");
+	VAL(r, "Node", 50, "null", "delete nulls the attribute");
+}
+
 #endif /* SHT_RULES_TEST_H */

@@ -39,12 +39,6 @@ static const char PATHS[] =
 	"  Sys = null\n"
 	"end\n";
 
-static const struct tev EV_PATHS[] = {
-	{ "run", 10, 3, { I("tid", 42) } },
-	{ "sys_open", 20, 3, { { NULL, 0, 0, NULL } } },
-	{ "sys_exit", 30, 3, { { NULL, 0, 0, NULL } } },
-};
-
 static void test_paths(void)
 {
 	struct run r;
@@ -94,30 +88,13 @@ static const char OPS[] =
 	"  Node delete\n"
 	"end\n";
 
-static const struct tev EV_OPS[] = {
-	{ "in", 10, 0, { I("f", 100) } },
-	{ "in", 20, 0, { I("f", 200) } },
-	{ "out", 30, 0, { { NULL, 0, 0, NULL } } },
-	{ "in", 40, 0, { I("f", 300) } },
-	{ "all", 50, 0, { { NULL, 0, 0, NULL } } },
-	{ "out", 60, 0, { { NULL, 0, 0, NULL } } },
-};
-
 static void test_ops(void)
 {
 	struct run r;
 
 	RUN_NATIVE(&r, OPS, EV_OPS);
 	is_int(r.err, SHT_OK, "ops: run");
-	VAL(&r, "Stack", 20, "i:2", "push");
-	VAL(&r, "Stack/2", 20, "l:200", "pushed element");
-	VAL(&r, "Stack", 30, "i:1", "pop");
-	VAL(&r, "Top", 20, "l:200", ".top peeks");
-	VAL(&r, "Stack", 50, "null", "popall");
-	VAL(&r, "Count", 40, "i:3", "+=");
-	VAL(&r, "LCount", 40, "l:30", "+= long");
-	VAL(&r, "Upd", 10, "l:300", "update");
-	VAL(&r, "Node/child", 50, "null", "delete");
+	check_ops(&r);
 	done(&r);
 }
 
@@ -213,10 +190,6 @@ static const char COND[] =
 	"    mask = 1\n"
 	"  end\n"
 	"end\n";
-
-static const struct tev EV_COND[] = {
-	{ "e", 10, 0, { I("x", 5), S("s", "abc") } },
-};
 
 static void test_conditions(void)
 {

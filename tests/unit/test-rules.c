@@ -54,12 +54,6 @@ static const char XML_PATHS[] = PROV(
 	SET(C("Both"), "<stateValue type=\"eventName\"/>")
 	"</eventHandler>\n");
 
-static const struct tev EV_PATHS[] = {
-	{ "run", 10, 3, { I("tid", 42) } },
-	{ "sys_open", 20, 3, { { NULL, 0, 0, NULL } } },
-	{ "sys_exit", 30, 3, { { NULL, 0, 0, NULL } } },
-};
-
 static void test_paths_values(void)
 {
 	struct run r;
@@ -110,36 +104,13 @@ static const char XML_OPS[] = PROV(
 	SET(C("Node"), "<stateValue type=\"delete\"/>")
 	"</eventHandler>\n");
 
-static const struct tev EV_OPS[] = {
-	{ "in", 10, 0, { I("f", 100) } },
-	{ "in", 20, 0, { I("f", 200) } },
-	{ "out", 30, 0, { { NULL, 0, 0, NULL } } },
-	{ "in", 40, 0, { I("f", 300) } },
-	{ "all", 50, 0, { { NULL, 0, 0, NULL } } },
-	{ "out", 60, 0, { { NULL, 0, 0, NULL } } },
-};
-
 static void test_operations(void)
 {
 	struct run r;
 
 	RUN(&r, XML_OPS, EV_OPS);
 	is_int(r.err, SHT_OK, "ops: run (a pop from an empty stack is no error)");
-	VAL(&r, "Stack", 20, "i:2", "push: depth");
-	VAL(&r, "Stack/2", 20, "l:200", "push: element");
-	VAL(&r, "Stack", 30, "i:1", "pop");
-	VAL(&r, "Stack/2", 30, "null", "pop nulls the element");
-	VAL(&r, "Top", 20, "l:200", "peek");
-	VAL(&r, "Top", 40, "l:300", "peek after pop and push");
-	VAL(&r, "Stack", 50, "null", "popAll empties");
-	VAL(&r, "Stack/1", 50, "null", "popAll nulls every element");
-	VAL(&r, "Count", 10, "i:1", "increment of null takes the value");
-	VAL(&r, "Count", 40, "i:3", "increment");
-	VAL(&r, "LCount", 40, "l:30", "increment keeps long");
-	VAL(&r, "Upd", 10, "l:300", "update: the last value covers the whole interval");
-	VAL(&r, "Node/child", 40, "i:7", "before delete");
-	VAL(&r, "Node/child", 50, "null", "delete nulls the children");
-	VAL(&r, "Node", 50, "null", "delete nulls the attribute");
+	check_ops(&r);
 	done(&r);
 }
 
@@ -175,10 +146,6 @@ static const char XML_COND[] = PROV(
 	IFF(CMP("eq", FLD("x"), V("long", "5")),
 	    "<if>" CMP("eq", FLD("nosuch"), V("null", "")) "</if><then>" YES("nested") "</then>", "")
 	"</eventHandler>\n");
-
-static const struct tev EV_COND[] = {
-	{ "e", 10, 0, { I("x", 5), S("s", "abc") } },
-};
 
 static void test_conditions(void)
 {
