@@ -269,6 +269,12 @@ sht_err sht__rl_quark(sht_rules *r, sht_state *ss, const sht_event *ev,
 /* Evaluate a condition: 1 true, 0 false, or a negative error. */
 int sht__rl_cond(sht_rules *r, sht_state *ss, const sht_event *ev,
 		 const struct rl_cond *c);
+/* The ongoing value of the attribute at p (null if p does not exist);
+ * dep: a path's element reads it (sht__rl_mark_dep). */
+sht_err sht__rl_query(sht_rules *r, sht_state *ss, const sht_event *ev,
+		      struct rl_path *p, int dep, sht_value *out);
+/* Remember that a path's element read the value of q (rules-quark.c). */
+void sht__rl_mark_dep(sht_rules *r, sht_quark q);
 /* Decimal text of x into buf (at least 21 bytes). */
 void sht__rl_fmt_i64(char *buf, int64_t x);
 /* A value as an attribute name, into buf (RL_NAME_MAX bytes); *name may

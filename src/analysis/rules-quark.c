@@ -13,7 +13,7 @@
 #include "util/util.h"
 
 /* Remember that a path's element read the value of q. */
-static void mark_dep(sht_rules *r, sht_quark q)
+void sht__rl_mark_dep(sht_rules *r, sht_quark q)
 {
 	if (q >= r->ndep) {
 		size_t n = r->ndep ? r->ndep : 256;
@@ -34,20 +34,6 @@ static void mark_dep(sht_rules *r, sht_quark q)
 		r->dep[q] = 1;
 }
 
-/* query_value for a path element: the attribute read is a dependency. */
-static sht_err elem_query(sht_rules *r, sht_state *ss, const sht_event *ev,
-			  struct rl_path *p, sht_value *out)
-{
-	sht_quark q;
-	sht_err err = sht__rl_quark(r, ss, ev, p, 0, &q);
-
-	*out = sht_value_null();
-	if (err != SHT_OK)
-		return err < 0 ? err : SHT_OK;
-	mark_dep(r, q);
-	return sht_state_ongoing(ss, q, out, NULL);
-}
-
 /* The name of one path element on ev, into buf. */
 static sht_err elem_name(sht_rules *r, sht_state *ss, const sht_event *ev,
 			 const struct rl_elem *e, char *buf, const char **name)
@@ -66,7 +52,7 @@ static sht_err elem_name(sht_rules *r, sht_state *ss, const sht_event *ev,
 		err = sht__rl_field(ev, e->text, &v);
 		break;
 	case RL_E_QUERY:
-		err = elem_query(r, ss, ev, e->sub, &v);
+		err = sht__rl_query(r, ss, ev, e->sub, 1, &v);
 		break;
 	default: {                              /* RL_E_CONCAT */
 		char part[RL_NAME_MAX];
@@ -132,7 +118,7 @@ static sht_err elem_value(sht_rules *r, sht_state *ss, const sht_event *ev,
 		return SHT_OK;
 	}
 	err = e->kind == RL_E_FIELD ? sht__rl_field(ev, e->text, v)
-				    : elem_query(r, ss, ev, e->sub, v);
+				    : sht__rl_query(r, ss, ev, e->sub, 1, v);
 	if (err == SHT_OK && v->type == SHT_TYPE_NULL)
 		return SHT_NOT_FOUND;
 	return err;
@@ -202,7 +188,7 @@ static sht_err elem_deps(sht_rules *r, sht_state *ss, const sht_event *ev,
 		err = sht__rl_quark(r, ss, ev, part->sub, 0, &q);
 		if (err != SHT_OK)
 			return err;
-		mark_dep(r, q);
+		sht__rl_mark_dep(r, q);
 		if (!r->cache_on)
 			return SHT_NOT_FOUND;
 		deps[n++] = q;

@@ -78,9 +78,8 @@ sht_err sht__rl_value_name(const sht_value *v, char *buf, const char **name)
 	return SHT_OK;
 }
 
-/* The ongoing value of the attribute at p (null if p does not exist). */
-static sht_err query_value(sht_rules *r, sht_state *ss, const sht_event *ev,
-			   struct rl_path *p, sht_value *out)
+sht_err sht__rl_query(sht_rules *r, sht_state *ss, const sht_event *ev,
+		      struct rl_path *p, int dep, sht_value *out)
 {
 	sht_quark q;
 	sht_err err = sht__rl_quark(r, ss, ev, p, 0, &q);
@@ -88,6 +87,8 @@ static sht_err query_value(sht_rules *r, sht_state *ss, const sht_event *ev,
 	*out = sht_value_null();
 	if (err != SHT_OK)
 		return err < 0 ? err : SHT_OK;
+	if (dep)
+		sht__rl_mark_dep(r, q);
 	return sht_state_ongoing(ss, q, out, NULL);
 }
 
@@ -180,7 +181,7 @@ sht_err sht__rl_value(sht_rules *r, sht_state *ss, const sht_event *ev,
 		break;
 	case RL_V_QUERY:
 		err = v->stack == RL_S_PEEK ? peek(r, ss, ev, v->query, out, buf)
-					    : query_value(r, ss, ev, v->query, out);
+					    : sht__rl_query(r, ss, ev, v->query, 0, out);
 		break;
 	case RL_V_NULL:
 	case RL_V_DELETE:
