@@ -111,8 +111,11 @@ static void query_reader(sht_reader *r)
 	sound = sht_reader_check(r, NULL, NULL, 8);
 	if (!res)
 		return;
-	sht_time t[5] = { info.start, info.start + (info.end - info.start) / 2,
-			  info.end, info.start - 1, info.end + 1 };
+	/* The header's times are the input's: wrap, never overflow. */
+	uint64_t us = (uint64_t)info.start, ue = (uint64_t)info.end;
+	sht_time span16 = (sht_time)((ue - us) / 16);
+	sht_time t[5] = { info.start, (sht_time)(us + (ue - us) / 2),
+			  info.end, (sht_time)(us - 1), (sht_time)(ue + 1) };
 	uint64_t nq = info.quark_count < 8 ? info.quark_count : 8;
 	for (int k = 0; k < 5; k++) {
 		sht_err err = sht_reader_query_full(r, t[k], res);
@@ -126,7 +129,7 @@ static void query_reader(sht_reader *r)
 		}
 	}
 	sht_query2d q2 = { NULL, 0, 0, (sht_quark)(info.quark_count ? info.quark_count - 1 : 0),
-			   info.start, info.end, (info.end - info.start) / 16 };
+			   info.start, info.end, span16 };
 	sht_err err = sht_reader_query_2d(r, &q2, res);
 	if (sound == SHT_OK)
 		must_not_be_corrupt(err, "query_2d");
