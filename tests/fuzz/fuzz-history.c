@@ -153,7 +153,9 @@ static void query_state(const char *path)
 	res = sht_result_create();
 	if (res) {
 		sht_time s = sht_state_start(ss), e = sht_state_end(ss);
-		sht_state_query_full(ss, s + (e - s) / 2, res);
+		uint64_t us = (uint64_t)s, ue = (uint64_t)e;   /* wrap */
+
+		sht_state_query_full(ss, (sht_time)(us + (ue - us) / 2), res);
 		sht_result_destroy(res);
 	}
 	sht_state_close(ss);
