@@ -18,7 +18,8 @@
 # Exit status: 0, 1 (a crash, a build failure), 77 (no libFuzzer).
 # Environment: SHT_FUZZ_BUILD, SHT_SHARED_DIR, SHT_FUZZ_CC (the compiler, default
 # clang; CC is not used: the other trees may be gcc),
-# SHT_FUZZ_JOBS (build jobs).
+# SHT_FUZZ_JOBS (build jobs), SHT_FUZZ_SEED (libFuzzer -seed; 0, the default:
+# a random one; scripts/test.sh sets 1 for CI)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 src=$PWD
@@ -147,7 +148,7 @@ for t in "${targets[@]}"; do
 	c=$root/corpus/$t
 	mkdir -p "$c" "$root/crashes"
 	opts=(-max_total_time="$secs" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096
-	      -artifact_prefix="$root/crashes/$t-")
+	      -seed="${SHT_FUZZ_SEED:-0}" -artifact_prefix="$root/crashes/$t-")
 	env=()
 	case $t in
 	fuzz-history) seed_history "$c"; opts+=(-max_len=65536) ;;
