@@ -23,6 +23,7 @@
 #include "oracle.h"
 #include "sht/sht.h"
 #include "tap.h"
+#include "kgen-history.h"
 #include "workload/kgen.h"
 #include "workload/workload.h"
 
@@ -133,35 +134,13 @@ static sht_err build_kernel(const char *path, uint64_t seed)
 {
 	sht__kgen_params kp;
 	sht_state_opts so;
-	sht_state *ss = NULL;
-	sht_kernel *k = NULL;
-	sht_source src;
-	sht_provider p;
-	sht_err err;
 
 	sht__kgen_params_init(&kp);
 	kp.events = 100000;
 	kp.seed = seed;
-	err = sht__kgen_source(&kp, &src);
-	if (err != SHT_OK)
-		return err;
 	sht_state_opts_init(&so);
 	so.tree.no_sync = 1;
-	err = sht_kernel_create(SHT_KERNEL_LAYOUT_AUTO, &k);
-	if (err == SHT_OK) {
-		sht_kernel_provider(k, &p);
-		so.provider = p.id;
-		so.provider_version = p.version;
-		err = sht_state_create(path, kp.start, &so, &ss);
-	}
-	if (err == SHT_OK)
-		err = sht_state_run(ss, &src, &p, NULL, NULL);
-	if (err >= 0)
-		err = sht_state_finish(ss, sht_state_end(ss));
-	sht_state_close(ss);
-	sht_kernel_destroy(k);
-	sht__kgen_source_free(&src);
-	return err < 0 ? err : SHT_OK;
+	return kgen_history(&kp, &so, path);
 }
 
 /* Build and check until SIGTERM (at least once); exit status: builds

@@ -1,0 +1,43 @@
+/*
+ * kgen-history.h: a kernel-analysis history of a synthetic kernel trace
+ * (src/workload/kgen.c), built through the state system, for the tests
+ * that need a real history file (faults, load).
+ */
+#ifndef SHT_TEST_KGEN_HISTORY_H
+#define SHT_TEST_KGEN_HISTORY_H
+
+#include "sht/sht.h"
+#include "workload/kgen.h"
+
+/* Generate kp's trace and write its kernel-analysis history at path with
+ * the options so (provider id and version are set here).  SHT_OK, or the
+ * first error; the file is finished only on SHT_OK. */
+static inline sht_err kgen_history(const sht__kgen_params *kp,
+				   sht_state_opts *so, const char *path)
+{
+	sht_state *ss = NULL;
+	sht_kernel *k = NULL;
+	sht_source src;
+	sht_provider p;
+	sht_err err = sht__kgen_source(kp, &src);
+
+	if (err != SHT_OK)
+		return err;
+	err = sht_kernel_create(SHT_KERNEL_LAYOUT_AUTO, &k);
+	if (err == SHT_OK) {
+		sht_kernel_provider(k, &p);
+		so->provider = p.id;
+		so->provider_version = p.version;
+		err = sht_state_create(path, kp->start, so, &ss);
+	}
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &p, NULL, NULL);
+	if (err >= 0)
+		err = sht_state_finish(ss, sht_state_end(ss));
+	sht_state_close(ss);
+	sht_kernel_destroy(k);
+	sht__kgen_source_free(&src);
+	return err < 0 ? err : SHT_OK;
+}
+
+#endif
