@@ -62,20 +62,6 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
 /* ---- the disk ------------------------------------------------------------ */
 
 struct disk {

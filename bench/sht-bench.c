@@ -93,22 +93,6 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* splitmix64: small, fast, good enough for uniform query arguments. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n >= 1 (Lemire's multiply-shift, bias < n / 2^64). */
-static uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
 /* Peak and current resident set of this process from /proc/self/status,
  * in bytes (0 if unreadable). */
 static uint64_t proc_status_bytes(const char *key)

@@ -66,21 +66,6 @@ struct qs {
 	uint64_t stray;                 /* full rows of no workload quark */
 };
 
-/* splitmix64 and Lemire's multiply-shift, exactly as sht-bench draws. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
 static sht_time draw_time(struct qs *s)
 {
 	return (sht_time)rng_below(&s->rng, (uint64_t)s->o->end + 1);
