@@ -31,6 +31,7 @@
 #include "util/util.h"
 
 #define FUZZ_NAME "fuzz-history"
+#include "fuzz-memfd.h"
 
 static uint64_t get64(const uint8_t *p)
 {
@@ -165,26 +166,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	uint8_t *f;
 	sht_reader *r = NULL;
 	sht_open_opts oo = { 1u << 20 };
 	int fd;
 
-	if (size < 1 || size > (64u << 20))
+	fd = fuzz_memfd(data, size, (64u << 20), fix_crcs, path, sizeof path);
+	if (fd < 0)
 		return 0;
-	f = malloc(size);
-	if (!f)
-		return 0;
-	memcpy(f, data + 1, size - 1);
-	if (data[0] & 1)
-		fix_crcs(f, size - 1);
-	fd = memfd_create("fuzz-history", 0);
-	if (fd < 0 || write(fd, f, size - 1) != (ssize_t)(size - 1)) {
-		perror(FUZZ_NAME ": memfd");
-		abort();
-	}
-	free(f);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (sht_reader_open(path, &oo, &r) == SHT_OK) {
 		query_reader(r);
 		sht_reader_close(r);

@@ -29,6 +29,7 @@
 #include "fuzz-source.h"
 
 #define FUZZ_NAME "fuzz-vstf"
+#include "fuzz-memfd.h"
 
 static uint64_t get_le(const uint8_t *p, int n)
 {
@@ -117,28 +118,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	uint8_t *f;
 	sht_source src;
 	sht_vstf_info info;
 	const char *name;
 	sht_field v;
 	int fd;
 
-	if (size < 1 || size > (16u << 20))
+	fd = fuzz_memfd(data, size, (16u << 20), fix_crcs, path, sizeof path);
+	if (fd < 0)
 		return 0;
-	f = malloc(size);
-	if (!f)
-		return 0;
-	memcpy(f, data + 1, size - 1);
-	if (data[0] & 1)
-		fix_crcs(f, size - 1);
-	fd = memfd_create("fuzz-vstf", 0);
-	if (fd < 0 || write(fd, f, size - 1) != (ssize_t)(size - 1)) {
-		perror(FUZZ_NAME ": memfd");
-		abort();
-	}
-	free(f);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (sht_vstf_open(path, &src) == SHT_OK) {
 		sht_vstf_info_get(&src, &info);
 		for (uint64_t i = 0; sht_vstf_env_entry(&src, i, &name, &v) == SHT_OK; i++)
