@@ -237,4 +237,37 @@ static inline long flt_live_now(void)
 	return atomic_load(&flt_live);
 }
 
+/* A kind of fault the tests inject at every point in turn. */
+struct flt_fault {
+	int op, err, fmode, sticky;
+	const char *what;
+};
+
+/* The faults of a reader: failed, short and corrupted reads, and
+ * failed allocations (test-faults-query, test-faults-state); *n is set
+ * to their number. */
+static inline const struct flt_fault *flt_read_modes(size_t *n)
+{
+	static const struct flt_fault modes[] = {
+		{ FLT_PREAD, EIO, FLT_ERRNO, 0, "pread EIO" },
+		{ FLT_PREAD, EIO, FLT_ERRNO, 1, "pread EIO, sticky" },
+		{ FLT_PREAD, 0, FLT_SHORT, 0, "pread short" },
+		{ FLT_PREAD, 0, FLT_FLIP, 0, "pread flipped bit" },
+		{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 0, "alloc NULL" },
+		{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 1, "alloc NULL, sticky" },
+	};
+
+	*n = sizeof modes / sizeof modes[0];
+	return modes;
+}
+
+/* The ith of k points spread evenly over 1..count (first and last
+ * included); every point when k >= count. */
+static inline uint64_t flt_point(uint64_t i, uint64_t k, uint64_t count)
+{
+	if (k >= count)
+		return i + 1;
+	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
+}
+
 #endif /* SHT_TEST_FAULTS_H */

@@ -211,20 +211,7 @@ static void fault_run(const struct wl *w, const struct flt_plan *pl,
 	t->refused++;
 }
 
-/* The nth of count points (of k spread evenly, first and last included). */
-static uint64_t point(uint64_t i, uint64_t k, uint64_t count)
-{
-	if (k >= count)
-		return i + 1;
-	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
-}
-
-struct mode {
-	int op, err, fmode, sticky;
-	const char *what;
-};
-
-static const struct mode MODES[] = {
+static const struct flt_fault MODES[] = {
 	{ FLT_PWRITE, ENOSPC, FLT_ERRNO, 0, "pwrite ENOSPC" },
 	{ FLT_PWRITE, EIO, FLT_ERRNO, 1, "pwrite EIO, sticky" },
 	{ FLT_PWRITE, 0, FLT_SHORT, 0, "pwrite short, then ENOSPC" },
@@ -264,13 +251,13 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 	     " allocations", w->name, calls[FLT_PWRITE], calls[FLT_SYNC],
 	     calls[FLT_ALLOC]);
 	for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
-		const struct mode *md = &MODES[m];
+		const struct flt_fault *md = &MODES[m];
 		uint64_t n = calls[md->op];
 		uint64_t k = max_points && max_points < n ? max_points : n;
 		struct tally t = { 0 };
 
 		for (uint64_t i = 0; i < k; i++) {
-			struct flt_plan fp = { md->op, point(i, k, n), md->err,
+			struct flt_plan fp = { md->op, flt_point(i, k, n), md->err,
 					       md->fmode, md->sticky };
 
 			fault_run(w, &fp, path, &t);

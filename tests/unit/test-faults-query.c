@@ -102,27 +102,6 @@ static void script(const orc *o, const char *path, struct tally *t)
 	sht_result_destroy(res);
 }
 
-struct mode {
-	int op, err, fmode, sticky;
-	const char *what;
-};
-
-static const struct mode MODES[] = {
-	{ FLT_PREAD, EIO, FLT_ERRNO, 0, "pread EIO" },
-	{ FLT_PREAD, EIO, FLT_ERRNO, 1, "pread EIO, sticky" },
-	{ FLT_PREAD, 0, FLT_SHORT, 0, "pread short" },
-	{ FLT_PREAD, 0, FLT_FLIP, 0, "pread flipped bit" },
-	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 0, "alloc NULL" },
-	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 1, "alloc NULL, sticky" },
-};
-
-static uint64_t point(uint64_t i, uint64_t k, uint64_t count)
-{
-	if (k >= count)
-		return i + 1;
-	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
-}
-
 static int build(const orc *o, const char *path)
 {
 	sht_build_opts bo;
@@ -175,15 +154,18 @@ int main(int argc, char **argv)
 	   t0.check_err == 0, "without faults: %" PRIu64 " answers right, "
 	   "check passes (%" PRIu64 " preads, %" PRIu64 " allocations)",
 	   t0.answers, calls[FLT_PREAD], calls[FLT_ALLOC]);
-	for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
-		const struct mode *md = &MODES[m];
+	size_t nm;
+	const struct flt_fault *modes = flt_read_modes(&nm);
+
+	for (size_t m = 0; m < nm; m++) {
+		const struct flt_fault *md = &modes[m];
 		uint64_t n = calls[md->op];
 		uint64_t k = max_points && max_points < n ? max_points : n;
 		struct tally t = { 0 };
 
 		orc_errlog_init(&elog);
 		for (uint64_t i = 0; i < k; i++) {
-			struct flt_plan fp = { md->op, point(i, k, n), md->err,
+			struct flt_plan fp = { md->op, flt_point(i, k, n), md->err,
 					       md->fmode, md->sticky };
 			long live = flt_live_now();
 

@@ -128,27 +128,6 @@ static int build(const char *path)
 	return kgen_history(&kp, &so, path) == SHT_OK;
 }
 
-struct mode {
-	int op, err, fmode, sticky;
-	const char *what;
-};
-
-static const struct mode MODES[] = {
-	{ FLT_PREAD, EIO, FLT_ERRNO, 0, "pread EIO" },
-	{ FLT_PREAD, EIO, FLT_ERRNO, 1, "pread EIO, sticky" },
-	{ FLT_PREAD, 0, FLT_SHORT, 0, "pread short" },
-	{ FLT_PREAD, 0, FLT_FLIP, 0, "pread flipped bit" },
-	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 0, "alloc NULL" },
-	{ FLT_ALLOC, ENOMEM, FLT_ERRNO, 1, "alloc NULL, sticky" },
-};
-
-static uint64_t point(uint64_t i, uint64_t k, uint64_t count)
-{
-	if (k >= count)
-		return i + 1;
-	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
-}
-
 int main(int argc, char **argv)
 {
 	uint64_t max_points = 60, calls[FLT_NOPS], ref[NANS], total = 0;
@@ -175,14 +154,17 @@ int main(int argc, char **argv)
 	ok(t0.open_err == 0 && t0.errors == 0 && t0.answers == NANS,
 	   "without faults: %" PRIu64 " answers (%" PRIu64 " preads, %" PRIu64
 	   " allocations)", t0.answers, calls[FLT_PREAD], calls[FLT_ALLOC]);
-	for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
-		const struct mode *md = &MODES[m];
+	size_t nm;
+	const struct flt_fault *modes = flt_read_modes(&nm);
+
+	for (size_t m = 0; m < nm; m++) {
+		const struct flt_fault *md = &modes[m];
 		uint64_t n = calls[md->op];
 		uint64_t k = max_points && max_points < n ? max_points : n;
 		struct tally t = { 0 };
 
 		for (uint64_t i = 0; i < k; i++) {
-			struct flt_plan fp = { md->op, point(i, k, n), md->err,
+			struct flt_plan fp = { md->op, flt_point(i, k, n), md->err,
 					       md->fmode, md->sticky };
 			long live = flt_live_now();
 
