@@ -156,11 +156,8 @@ struct times {
 static void print_run(const char *trace, const struct run *run, struct times *x,
 		      int reps, double dec, double cdec)
 {
-	double t, c, paired;
+	double paired = median(x->ratio, reps), t, c;
 
-	for (int r = 0; r < reps; r++)   /* before median() sorts x->t */
-		x->ratio[r] = x->t[r] / x->ratio[r] - 1;
-	paired = median(x->ratio, reps);
 	t = median(x->t, reps);
 	c = median(x->c, reps);
 	printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
@@ -212,11 +209,11 @@ int main(int argc, char **argv)
 			x[b].t[r] = run_provider(trace, run->backend, run->threads,
 						 tree ? path : NULL, &x[b].n,
 						 &x[b].attrs, &x[b].c[r]);
-			x[b].ratio[r] = td[r];   /* this round's decoding time */
 			if (tree)
 				unlink(path);
 			if (x[b].t[r] < 0)
 				return 1;
+			x[b].ratio[r] = x[b].t[r] / td[r] - 1;   /* this round's */
 		}
 	}
 	dec = median(td, reps);

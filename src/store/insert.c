@@ -299,6 +299,13 @@ static sht_err validate(const struct sht_builder *b, const sht_interval *iv)
 	return err;
 }
 
+static sht_err insert_locked(sht_builder *b, const sht_interval *iv)
+{
+	sht_err err = validate(b, iv);
+
+	return err == SHT_OK ? sht__b_place(b, iv) : err;
+}
+
 sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv)
 {
 	sht_err err;
@@ -307,14 +314,10 @@ sht_err sht_builder_insert(sht_builder *b, const sht_interval *iv)
 		err = validate_value(b, iv);
 		return err == SHT_OK ? sht__pipe_insert(b, iv) : err;
 	}
-	if (b->serialised) {
-		err = validate(b, iv);
-		return err == SHT_OK ? sht__b_place(b, iv) : err;
-	}
+	if (b->serialised)           /* the caller holds its own lock */
+		return insert_locked(b, iv);
 	pthread_mutex_lock(&b->lock);
-	err = validate(b, iv);
-	if (err == SHT_OK)
-		err = sht__b_place(b, iv);
+	err = insert_locked(b, iv);
 	pthread_mutex_unlock(&b->lock);
 	return err;
 }
