@@ -285,8 +285,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
-	sht_source src, wsrc;
-	struct cli_stall_src stall;
+	sht_source src;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	sht_reader *r;
@@ -303,21 +302,19 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		remove(tmp);
 		return cli_fail(err, "create %s", tmp);
 	}
-	cli_progress_source(pg, &src);
-	cli_stall_source(&stall, &src, &wsrc);
-	err = sht_state_run(ss, &wsrc, &an->prov, &res->events, &res->skipped);
+	cli_progress_source(pg, &src);   /* it feeds the watchdog too */
+	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
 	cli_stall_disarm();
 	cli_progress_clear(pg);
 	if (err < 0) {
 		run_failed(o, pg, ss, err, res->events);
-		sht_state_close(ss);
-		remove(tmp);
-		return CLI_FAIL;
+	} else {
+		res->end = sht_state_end(ss);
+		err = sht_state_finish(ss, res->end);
+		if (err < 0)
+			cli_fail(err, "build the history of %s", o->trace);
 	}
-	res->end = sht_state_end(ss);
-	err = sht_state_finish(ss, res->end);
 	if (err < 0) {
-		cli_fail(err, "build the history of %s", o->trace);
 		sht_state_close(ss);
 		remove(tmp);
 		return CLI_FAIL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stall.h"
 
 void cli_progress_init(struct cli_progress *p, cli_trace *t, const char *verb,
 		       int show)
@@ -79,6 +80,8 @@ static sht_err progress_next(void *s, sht_event *ev)
 	if (err != SHT_OK)
 		return err;
 	p->events++;
+	if ((p->events & 1023u) == 0)
+		cli_stall_progress();    /* the watchdog, when armed */
 	if (p->show && (p->events & 4095u) == 0) {
 		now = cli_now();
 		if (now - p->last >= 0.2)
@@ -91,6 +94,7 @@ static sht_err progress_seek(void *s, uint64_t pos)
 {
 	struct cli_progress *p = s;
 
+	cli_stall_progress();
 	return p->trace->src.ops->seek(p->trace->src.src, pos);
 }
 

@@ -11,25 +11,16 @@
 #ifndef SHT_CLI_STALL_H
 #define SHT_CLI_STALL_H
 
-#include "sht/sht.h"
-
 /* Arm the watchdog for reading trace; tmp (may be NULL) is removed if it
  * fires.  Both strings are copied. */
 void cli_stall_arm(const char *trace, const char *tmp);
 /* Set or clear the file removed if it fires. */
 void cli_stall_output(const char *tmp);
-/* The limit starts again (progress was made). */
+/* The limit starts again (progress was made): the CLI's progress source
+ * (progress.c) calls it every 1024 events and at every seek; a no-op
+ * while disarmed. */
 void cli_stall_progress(void);
 /* Disarm. */
 void cli_stall_disarm(void);
-
-/* A source over inner that restarts the limit every 1024 events and at
- * every seek; *ctx must outlive it. */
-struct cli_stall_src {
-	sht_source inner;
-	uint64_t n;
-};
-void cli_stall_source(struct cli_stall_src *ctx, const sht_source *inner,
-		      sht_source *out);
 
 #endif /* SHT_CLI_STALL_H */
