@@ -50,6 +50,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -164,6 +165,17 @@ sht_err sht__ctf_failed(const struct sht_ctf *c);
 /* Build the graph and read the first batch (which surfaces errors of the
  * streams' first packets).  Positions at ordinal 0. */
 sht_err sht__ctf_graph_build(struct sht_ctf *c);
+
+/* ctf-span.c: the LTTng packet index (<trace>/index/<stream>.idx), shared
+ * with ctf-trunc.c.  A big-endian u64; the index header of f (magic
+ * checked): 1 with its major version and entry size (at most
+ * SHT__CTF_IDX_ENTRY_MAX), or 0; whether name in dir is a data stream
+ * file for src.ctf.fs (a regular file, not "metadata", not hidden), its
+ * size in *size. */
+#define SHT__CTF_IDX_ENTRY_MAX 1024u   /* larger: not an index we know */
+uint64_t sht__ctf_be64(const unsigned char *p);
+int sht__ctf_idx_header(FILE *f, uint32_t *major, uint32_t *len);
+int sht__ctf_is_data(const char *dir, const char *name, uint64_t *size);
 
 /* ctf-trunc.c: SHT_ERR_CORRUPT (with a message naming the file and the
  * packet) if a stream file of trace directory dir is shorter than its

@@ -42,7 +42,6 @@
 #define IDX_MAJOR 1u
 #define IDX_HEADER_LEN 16u
 #define IDX_ENTRY_1_0 56u        /* offset .. stream_id: 7 x u64 */
-#define IDX_ENTRY_MAX 1024u      /* larger entries: not an index we know */
 
 /* The span found so far. */
 struct span {
@@ -57,7 +56,7 @@ static uint32_t be32(const unsigned char *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-static uint64_t be64(const unsigned char *p)
+uint64_t sht__ctf_be64(const unsigned char *p)
 {
 	return (uint64_t)be32(p) << 32 | be32(p + 4);
 }
@@ -88,10 +87,12 @@ static int span_ns(const bt_trace_class *tc, uint64_t stream_id,
 static int span_entry(struct span *sp, const unsigned char *e,
 		      uint64_t size, uint64_t *next)
 {
-	uint64_t offset = be64(e), packet_size = be64(e + 8);
-	uint64_t content_size = be64(e + 16);
-	uint64_t ts_begin = be64(e + 24), ts_end = be64(e + 32);
-	uint64_t stream_id = be64(e + 48);
+	uint64_t offset = sht__ctf_be64(e);
+	uint64_t packet_size = sht__ctf_be64(e + 8);
+	uint64_t content_size = sht__ctf_be64(e + 16);
+	uint64_t ts_begin = sht__ctf_be64(e + 24);
+	uint64_t ts_end = sht__ctf_be64(e + 32);
+	uint64_t stream_id = sht__ctf_be64(e + 48);
 	int64_t begin, end;
 
 	if (offset != *next || packet_size == 0 || packet_size % 8 != 0 ||
@@ -110,23 +111,32 @@ static int span_entry(struct span *sp, const unsigned char *e,
 	return 1;
 }
 
-/* The header of index f: 1 and the entry size in *len, or 0. */
-static int span_header(FILE *f, uint32_t *len)
+int sht__ctf_idx_header(FILE *f, uint32_t *major, uint32_t *len)
 {
 	unsigned char h[IDX_HEADER_LEN];
 
-	if (fread(h, 1, sizeof h, f) != sizeof h || be32(h) != IDX_MAGIC ||
-	    be32(h + 4) != IDX_MAJOR)
+	if (fread(h, 1, sizeof h, f) != sizeof h || be32(h) != IDX_MAGIC)
 		return 0;
+	*major = be32(h + 4);
 	*len = be32(h + 12);
-	return *len >= IDX_ENTRY_1_0 && *len <= IDX_ENTRY_MAX;
+	return *len <= SHT__CTF_IDX_ENTRY_MAX;
+}
+
+/* The header of index f, of version 1.x: 1 and the entry size in *len,
+ * or 0. */
+static int span_header(FILE *f, uint32_t *len)
+{
+	uint32_t major;
+
+	return sht__ctf_idx_header(f, &major, len) && major == IDX_MAJOR &&
+	       *len >= IDX_ENTRY_1_0;
 }
 
 /* Add the packets of index f, of a data file of size bytes, to sp: 1, or
  * 0 if f is not an index of exactly that file. */
 static int span_index(struct span *sp, FILE *f, uint64_t size)
 {
-	unsigned char e[IDX_ENTRY_MAX];
+	unsigned char e[SHT__CTF_IDX_ENTRY_MAX];
 	uint64_t next = 0;
 	uint32_t len;
 	size_t got;
@@ -160,9 +170,7 @@ static int span_file(struct span *sp, const char *dir, const char *name,
 	return ok;
 }
 
-/* A data stream file of dir for src.ctf.fs: a regular file, not
- * "metadata", not hidden.  Its size in *size. */
-static int span_is_data(const char *dir, const char *name, uint64_t *size)
+int sht__ctf_is_data(const char *dir, const char *name, uint64_t *size)
 {
 	char path[PATH_MAX];
 	struct stat sb;
@@ -188,7 +196,7 @@ static sht_err span_dir(struct span *sp, const char *dir)
 	uint64_t size;
 
 	while (ok && (de = readdir(d)) != NULL)
-		if (span_is_data(dir, de->d_name, &size))
+		if (sht__ctf_is_data(dir, de->d_name, &size))
 			ok = span_file(sp, dir, de->d_name, size);
 	if (d)
 		closedir(d);

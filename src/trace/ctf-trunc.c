@@ -14,43 +14,26 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "ctf-int.h"
 #include "util/util.h"
 
-#define TRUNC_MAGIC 0xC1F1DCC1u
-#define TRUNC_HEADER 16u
 #define TRUNC_ENTRY_MIN 16u       /* offset, packet_size */
-#define TRUNC_ENTRY_MAX 1024u
-
-static uint64_t trunc_be(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* The first packet of index f that does not fit in size bytes: 1 with
  * its number, offset and end, 0 if all fit (or f is not an index). */
 static int trunc_missing(FILE *f, uint64_t size, uint64_t *pkt,
 			 uint64_t *off, uint64_t *end, uint64_t *count)
 {
-	unsigned char h[TRUNC_HEADER], e[TRUNC_ENTRY_MAX];
-	uint64_t len, k = 0;
+	unsigned char e[SHT__CTF_IDX_ENTRY_MAX];
+	uint32_t major, len;
+	uint64_t k = 0;
 	int found = 0;
 
-	if (fread(h, 1, sizeof h, f) != sizeof h ||
-	    trunc_be(h, 4) != TRUNC_MAGIC)
-		return 0;
-	len = trunc_be(h + 12, 4);
-	if (len < TRUNC_ENTRY_MIN || len > TRUNC_ENTRY_MAX)
+	if (!sht__ctf_idx_header(f, &major, &len) || len < TRUNC_ENTRY_MIN)
 		return 0;
 	for (; fread(e, 1, len, f) == len; k++) {
-		uint64_t o = trunc_be(e, 8), bits = trunc_be(e + 8, 8);
+		uint64_t o = sht__ctf_be64(e), bits = sht__ctf_be64(e + 8);
 		uint64_t bytes = bits / 8;
 
 		if (!found && (o > size || bytes > size - o)) {
@@ -67,29 +50,25 @@ static int trunc_missing(FILE *f, uint64_t size, uint64_t *pkt,
 /* Check one stream file of dir. */
 static sht_err trunc_file(const char *dir, const char *name)
 {
-	char path[PATH_MAX], idx[PATH_MAX];
-	struct stat sb;
-	uint64_t pkt = 0, off = 0, end = 0, count = 0;
+	char idx[PATH_MAX];
+	uint64_t size, pkt = 0, off = 0, end = 0, count = 0;
 	FILE *f;
 	int bad;
 
-	if (name[0] == '.' || strcmp(name, "metadata") == 0)
-		return SHT_OK;
-	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-	    snprintf(idx, sizeof idx, "%s/index/%s.idx", dir, name) >= (int)sizeof idx ||
-	    stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (!sht__ctf_is_data(dir, name, &size) ||
+	    snprintf(idx, sizeof idx, "%s/index/%s.idx", dir, name) >= (int)sizeof idx)
 		return SHT_OK;
 	f = fopen(idx, "rb");
 	if (!f)
 		return SHT_OK;
-	bad = trunc_missing(f, (uint64_t)sb.st_size, &pkt, &off, &end, &count);
+	bad = trunc_missing(f, size, &pkt, &off, &end, &count);
 	fclose(f);
 	if (!bad)
 		return SHT_OK;
-	return sht__error(SHT_ERR_CORRUPT, "Cannot open CTF trace: stream file %s "
+	return sht__error(SHT_ERR_CORRUPT, "Cannot open CTF trace: stream file %s/%s "
 			  "is truncated: it has %llu bytes, but its index %s "
 			  "describes %llu packets, and packet %llu (bytes %llu to "
-			  "%llu) is missing", path, (unsigned long long)sb.st_size,
+			  "%llu) is missing", dir, name, (unsigned long long)size,
 			  idx, (unsigned long long)count, (unsigned long long)pkt,
 			  (unsigned long long)off, (unsigned long long)end);
 }
