@@ -37,6 +37,7 @@ int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
 /* The end of a demo (cmd-demo.c): the file's info, queries(ctx, ss)
@@ -137,9 +138,6 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 void cli_analysis_destroy(struct cli_analysis *an);
 /* "lttng-2.0", "lttng-2.6", "lttng-2.7" or "auto". */
 const char *cli_layout_name(sht_kernel_layout l);
-/* The events between checkpoints of a history (0: a full history), or
- * -1 if the file cannot be read. */
-int64_t cli_partial_every(const char *file);
 
 /* A history opened for queries: a partial one replays its trace. */
 struct cli_history {

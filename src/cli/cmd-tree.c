@@ -116,7 +116,7 @@ static void walk_print(struct walk *k, sht_quark q, sht_quark parent,
 		json_kv_string(&k->w, "path", k->path);
 		json_key(&k->w, "parent");
 		if (parent == SHT_QUARK_ROOT)
-			json_null(&k->w);
+			json_null_value(&k->w);
 		else
 			json_uint(&k->w, parent);
 		json_object_end(&k->w);

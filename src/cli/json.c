@@ -175,7 +175,7 @@ void json_write_quoted(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
-void json_string(json_writer *w, const char *s, size_t len)
+void json_text(json_writer *w, const char *s, size_t len)
 {
 	json_before_value(w);
 	json_write_quoted(w->f, s, len);
@@ -183,7 +183,7 @@ void json_string(json_writer *w, const char *s, size_t len)
 
 void json_cstring(json_writer *w, const char *s)
 {
-	json_string(w, s, strlen(s));
+	json_text(w, s, strlen(s));
 }
 
 void json_int(json_writer *w, int64_t x)
@@ -222,7 +222,7 @@ void json_bool(json_writer *w, int x)
 	fputs(x ? "true" : "false", w->f);
 }
 
-void json_null(json_writer *w)
+void json_null_value(json_writer *w)
 {
 	json_before_value(w);
 	fputs("null", w->f);

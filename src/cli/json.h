@@ -8,6 +8,9 @@
  * not part of a valid UTF-8 sequence is written as \u00XX.  Non-finite
  * doubles, which JSON cannot represent, are written as the strings "NaN",
  * "Infinity" and "-Infinity".
+ *
+ * (The sht tool also links jansson, for `sht serve`: no function here may
+ * take one of jansson's names, json_string and json_null included.)
  */
 #ifndef SHT_CLI_JSON_H
 #define SHT_CLI_JSON_H
@@ -37,13 +40,13 @@ void json_array_end(json_writer *w);
 
 void json_key(json_writer *w, const char *key);
 
-void json_string(json_writer *w, const char *s, size_t len);
+void json_text(json_writer *w, const char *s, size_t len);
 void json_cstring(json_writer *w, const char *s);
 void json_int(json_writer *w, int64_t x);
 void json_uint(json_writer *w, uint64_t x);
 void json_double(json_writer *w, double x);
 void json_bool(json_writer *w, int x);
-void json_null(json_writer *w);
+void json_null_value(json_writer *w);
 
 /* Members: json_key then the value. */
 void json_kv_string(json_writer *w, const char *key, const char *s);

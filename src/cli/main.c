@@ -24,6 +24,7 @@ static const char main_usage[] =
 "  tree      list the attribute tree (names and quarks)\n"
 "  check     verify a file's checksums and structure\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
+"  serve     serve traces over the Trace Server Protocol (HTTP + JSON)\n"
 "  help      show the help of a command\n"
 "\n"
 "Run 'sht COMMAND --help' for the options of a command.\n"
@@ -45,6 +46,7 @@ static const struct command commands[] = {
 	{ "tree", cmd_tree },
 	{ "check", cmd_check },
 	{ "demo", cmd_demo },
+	{ "serve", cmd_serve },
 	{ NULL, NULL }
 };
 

@@ -118,10 +118,10 @@ void cli_json_value(json_writer *w, const sht_value *v)
 		json_double(w, v->u.d);
 		break;
 	case SHT_TYPE_STRING:
-		json_string(w, v->u.str, v->len);
+		json_text(w, v->u.str, v->len);
 		break;
 	default:
-		json_null(w);
+		json_null_value(w);
 		break;
 	}
 }
@@ -402,7 +402,7 @@ void cli_print_build_summary(const cli_build_summary *s, int json)
 	if (s->path)
 		json_cstring(&w, s->path);
 	else
-		json_null(&w);
+		json_null_value(&w);
 	json_kv_string(&w, "backend", cli_backend_name(s->backend));
 	json_kv_string(&w, "variant", cli_variant_name(s->variant));
 	json_kv_uint(&w, "intervals", s->intervals);
