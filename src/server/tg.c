@@ -146,6 +146,13 @@ void tg_row_begin(struct tg_out *o, int64_t id)
 void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 	      const char *label, size_t label_len)
 {
+	tg_state_v(o, start, end, key, label, label_len, NULL);
+}
+
+void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
+		const char *key, const char *label, size_t label_len,
+		const char *values)
+{
 	if (o->nstates++)
 		srv_buf_put(&o->b, ",", 1);
 	srv_buf_puts(&o->b, "{\"start\":");
@@ -159,7 +166,9 @@ void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 	if (key) {
 		srv_buf_puts(&o->b, ",\"style\":{\"parentKey\":");
 		srv_buf_jstr(&o->b, key, strlen(key));
-		srv_buf_puts(&o->b, ",\"values\":{}}");
+		srv_buf_puts(&o->b, ",\"values\":");
+		srv_buf_puts(&o->b, values ? values : "{}");
+		srv_buf_put(&o->b, "}", 1);
 	}
 	srv_buf_put(&o->b, "}", 1);
 }

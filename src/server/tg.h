@@ -53,6 +53,10 @@ void tg_row_begin(struct tg_out *o, int64_t id);
  * label may be NULL. */
 void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 	      const char *label, size_t label_len);
+/* The same with style values: values is the text of a JSON object. */
+void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
+		const char *key, const char *label, size_t label_len,
+		const char *values);
 void tg_row_end(struct tg_out *o);
 /* Close the model with its status and reply. */
 void tg_end(struct tg_out *o, struct srv_reply *rep, int status);
