@@ -53,13 +53,19 @@ void srv_hist_building(struct srv_hist *h, sht_state *ss)
 
 sht_err srv_hist_built(struct srv_hist *h)
 {
-	sht_open_opts small = { 1u << 20 }, big = { h->cache_bytes };
+	sht_reader_opts small, big;
 	sht_state *ss = NULL, *old;
 	sht_reader *rd = NULL;
 	const char *id;
 	uint32_t version;
 	sht_err err;
 
+	/* The state system only gives names: a small cache; the reader
+	 * answers the queries. */
+	sht_reader_opts_init(&small);
+	small.cache_bytes = 1u << 20;
+	sht_reader_opts_init(&big);
+	big.cache_bytes = h->cache_bytes;
 	err = sht_state_open(h->file, &small, &ss);
 	if (err == SHT_OK)
 		err = sht_reader_open(h->file, &big, &rd);

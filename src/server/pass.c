@@ -28,7 +28,7 @@
 struct pass_an {
 	struct srv_hist *h;
 	sht_kernel *kernel;
-	sht_stats_analysis *stats;
+	sht_evstats *stats;
 	sht_rules *rules;
 	sht_provider prov;
 	sht_state *ss;
@@ -49,9 +49,9 @@ static sht_err an_create(struct srv_trace *t, struct pass_an *a)
 			sht_kernel_provider(a->kernel, &a->prov);
 		return err;
 	case SRV_AN_STATS:
-		err = sht_stats_create(&a->stats);
+		err = sht_evstats_create(&a->stats);
 		if (err == SHT_OK)
-			sht_stats_provider(a->stats, &a->prov);
+			sht_evstats_provider(a->stats, &a->prov);
 		return err;
 	default:
 		err = sht_rules_load(a->h->rules, NULL, &a->rules);
@@ -64,7 +64,7 @@ static sht_err an_create(struct srv_trace *t, struct pass_an *a)
 static void an_destroy(struct pass_an *a)
 {
 	sht_kernel_destroy(a->kernel);
-	sht_stats_destroy(a->stats);
+	sht_evstats_destroy(a->stats);
 	sht_rules_destroy(a->rules);
 	if (a->tmp) {
 		remove(a->tmp);

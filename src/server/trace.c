@@ -6,7 +6,6 @@
  * (pass.c).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,27 +38,6 @@ sht_err srv_trace_fields(const struct srv_trace *t, const sht_event *ev,
 		       : sht_ctf_event_fields(ev, fn, ctx);
 }
 
-/* A field as text (integers exact). */
-static void field_text(const sht_field *f, char *buf, size_t size)
-{
-	switch (f->type) {
-	case SHT_FIELD_INT:
-		snprintf(buf, size, "%" PRId64, f->v.i);
-		break;
-	case SHT_FIELD_UINT:
-		snprintf(buf, size, "%" PRIu64, f->v.u);
-		break;
-	case SHT_FIELD_DOUBLE:
-		snprintf(buf, size, "%.17g", f->v.d);
-		break;
-	case SHT_FIELD_STRING:
-		snprintf(buf, size, "%s", f->v.s ? f->v.s : "");
-		break;
-	default:
-		buf[0] = '\0';
-	}
-}
-
 /* The environment as properties; the tracer's name and version, for the
  * kernel analysis's layout. */
 static void read_env(struct srv_trace *t, const sht_source *src)
@@ -75,7 +53,8 @@ static void read_env(struct srv_trace *t, const sht_source *src)
 				      : sht_ctf_env_entry(src, i, &name, &f);
 		if (err != SHT_OK)
 			break;
-		field_text(&f, val, sizeof val);
+		if (!sht_field_text(&f, val, sizeof val))
+			val[0] = '\0';
 		json_object_set_new(t->properties, name, srv_jstr(val));
 		if (strcmp(name, "tracer_name") == 0)
 			snprintf(tname, sizeof tname, "%s", val);
