@@ -41,12 +41,21 @@ int srv_counter_at(struct srv_hq *q, sht_quark quark, const struct srv_times *ts
 			out[i] = 0;
 			continue;
 		}
+		if (t > q->end)
+			break;
 		while (k < n && iv[k].end < t)
 			k++;
-		if (k < n && iv[k].start <= t)
-			out[i] = value_of(&iv[k]);
-		else                     /* past the end: the last value */
-			out[i] = n ? value_of(&iv[n - 1]) : 0;
+		out[i] = k < n && iv[k].start <= t ? value_of(&iv[k]) : 0;
+	}
+	/* Past the end of the history: its last value (no sample time may
+	 * fall in the last interval, so it is asked for). */
+	if (q->valid && quark != SHT_QUARK_NONE) {
+		int64_t last = srv_hq_at(q, quark, q->end, res) == SHT_OK &&
+			       sht_result_count(res) ? value_of(sht_result_at(res, 0)) : 0;
+
+		for (size_t i = 0; i < ts->n; i++)
+			if (srv_from_exp(xf, ts->t[i]) > q->end)
+				out[i] = last;
 	}
 	sht_result_destroy(res);
 	return 0;

@@ -119,9 +119,14 @@ static int delete_trace(struct srv_req *req, struct srv_reply *rep,
 
 	pthread_mutex_lock(&r->lock);
 	if (srv_registry_trace_used(r, t)) {
+		json_t *j = json_object();
+
 		pthread_mutex_unlock(&r->lock);
-		return srv_reply_error(rep, 409, "Trace in use",
-				       "an experiment uses the trace %s", t->uuid);
+		json_object_set_new(j, "title", json_string("Trace in use"));
+		json_object_set_new(j, "detail", json_string("an experiment uses the trace"));
+		json_object_set_new(j, "trace", srv_trace_json(t));
+		srv_reply_json(rep, 409, j);
+		return -1;
 	}
 	dropped = srv_registry_drop_trace(r, t);
 	pthread_mutex_unlock(&r->lock);

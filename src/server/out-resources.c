@@ -469,7 +469,7 @@ static void freq_state(struct rstates *s, struct tg_out *o,
 		snprintf(label, sizeof label, "%.1f MHz", hz / 1e6);
 	else
 		snprintf(label, sizeof label, "%.0f Hz", hz);
-	snprintf(values, sizeof values, "{\"height\":%.4f}",
+	snprintf(values, sizeof values, "{\"height\":%.4g}",
 		 max > 0 ? (hz / max > 1 ? 1.0 : hz / max) : 1.0);
 	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
 		   "frequency", label, strlen(label), values);
@@ -649,7 +649,7 @@ static int res_tooltip(struct srv_out_ctx *c)
 		return -1;
 	if (!r.known || r.k.b < 0 || (size_t)r.k.a >= c->e->ntraces ||
 	    !(h = srv_trace_hist(t = c->e->traces[r.k.a], SRV_AN_KERNEL))) {
-		srv_reply_model(c->rep, NULL, SRV_COMPLETED, NULL);
+		srv_reply_model(c->rep, json_object(), SRV_COMPLETED, NULL);
 		return 0;
 	}
 	at = srv_from_exp(&t->xf, at);

@@ -271,7 +271,7 @@ static int ssx_tooltip(struct srv_out_ctx *c)
 		return -1;
 	if (!r.known || r.k.b < 0 || r.k.c < 0 || (size_t)r.k.a >= c->e->ntraces ||
 	    (size_t)r.k.b >= c->e->traces[r.k.a]->nhists) {
-		srv_reply_model(c->rep, NULL, SRV_COMPLETED, NULL);
+		srv_reply_model(c->rep, json_object(), SRV_COMPLETED, NULL);
 		return 0;
 	}
 	t = c->e->traces[r.k.a];

@@ -564,7 +564,7 @@ static int threads_tooltip(struct srv_out_ctx *c)
 		return -1;
 	if (!r.known || r.k.b < 0 || (size_t)r.k.a >= c->e->ntraces ||
 	    !(kh = srv_trace_hist(t = c->e->traces[r.k.a], SRV_AN_KERNEL))) {
-		srv_reply_model(c->rep, NULL, SRV_COMPLETED, NULL);
+		srv_reply_model(c->rep, json_object(), SRV_COMPLETED, NULL);
 		return 0;
 	}
 	at = srv_from_exp(&t->xf, at);

@@ -55,6 +55,9 @@ void srv_buf_puts(struct srv_buf *b, const char *s);
 void srv_buf_printf(struct srv_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void srv_buf_i64(struct srv_buf *b, int64_t v);
+/* A finite double as a number literal of at most 15 characters (the
+ * client's parser makes longer literals BigInts); integers as digits. */
+void srv_buf_double(struct srv_buf *b, double v);
 /* A JSON string literal (quotes and escapes) through jansson. */
 void srv_buf_jstr(struct srv_buf *b, const char *s, size_t n);
 /* A JSON string of s (n bytes; invalid UTF-8 and NULs become U+FFFD):

@@ -3,6 +3,7 @@
  * pieces (strings escaped by jansson), name-based UUIDs, time texts.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +154,34 @@ json_t *srv_jstr(const char *s)
 	return srv_jstrn(s, s ? strlen(s) : 0);
 }
 
+/* Reals with 9 significant digits at most: the client's JSON parser
+ * (json-bigint) turns every number literal longer than 15 characters
+ * into a BigInt, which fails for one with a fraction (jansson's default,
+ * 17 digits, writes 0.66 as 0.66000000000000003). */
 void srv_buf_json(struct srv_buf *b, const json_t *j)
 {
-	if (json_dump_callback(j, dump_cb, b, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+	if (json_dump_callback(j, dump_cb, b, JSON_COMPACT | JSON_ENCODE_ANY |
+			       JSON_REAL_PRECISION(9)) != 0)
 		b->oom = 1;
+}
+
+void srv_buf_double(struct srv_buf *b, double v)
+{
+	char tmp[40];
+
+	if (!isfinite(v))
+		v = 0;
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(tmp, sizeof tmp, "%.0f", v);
+	} else {
+		/* At most 15 characters (see srv_buf_json). */
+		for (int prec = 12; prec > 0; prec--) {
+			snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+			if (strlen(tmp) <= 15)
+				break;
+		}
+	}
+	srv_buf_puts(b, tmp);
 }
 
 void srv_buf_free(struct srv_buf *b)

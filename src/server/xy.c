@@ -1,7 +1,6 @@
 /*
  * xy.c: XY answers (xy.h).
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,22 +12,6 @@ void xy_begin(struct xy_out *o, const char *title)
 	srv_buf_puts(&o->b, "{\"model\":{\"title\":");
 	srv_buf_jstr(&o->b, title, strlen(title));
 	srv_buf_puts(&o->b, ",\"series\":[");
-}
-
-/* A finite double as a JSON number that json-bigint reads as a plain
- * number: integers below 2^53 as digits, others with a fraction or an
- * exponent. */
-static void put_double(struct srv_buf *b, double v)
-{
-	char tmp[40];
-
-	if (!isfinite(v))
-		v = 0;
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		snprintf(tmp, sizeof tmp, "%.0f", v);
-	else
-		snprintf(tmp, sizeof tmp, "%.17g", v);
-	srv_buf_puts(b, tmp);
 }
 
 static const char axis[] =
@@ -53,7 +36,7 @@ void xy_series(struct xy_out *o, int64_t id, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			srv_buf_put(&o->b, ",", 1);
-		put_double(&o->b, y[i]);
+		srv_buf_double(&o->b, y[i]);
 	}
 	srv_buf_puts(&o->b, "],\"style\":{\"values\":{\"series-type\":\"");
 	srv_buf_puts(&o->b, type);
