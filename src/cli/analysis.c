@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "front/reuse.h"
-#include "util/util.h"
+#include "reuse.h"
 
 /* An environment entry as text ("" if absent or not a scalar). */
 static void env_text(const cli_trace *t, const char *name, char *buf,

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "front/reuse.h"
+#include "reuse.h"
 #include "stall.h"
 
 static const char build_usage[] =

@@ -1,6 +1,6 @@
 /*
  * cmd-gen-kernel.c: `sht gen kernel`: write a synthetic Linux kernel trace
- * (src/workload/kgen.h) as a CTF directory that babeltrace2 reads, or as
+ * (src/gen/include/shtgen/kgen.h) as a CTF directory that babeltrace2 reads, or as
  * a VSTF file, of a given number of events or an approximate size.
  */
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 static const char gen_kernel_usage[] =
 "Usage: sht gen kernel -o OUT [--format ctf|vstf] [--events N | --size B]\n"
@@ -64,7 +64,7 @@ static const cli_opt gen_kernel_opts[] = {
 };
 
 struct gk_opts {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	const char *output;
 	int vstf;                 /* --format vstf, or OUT ends in .vstf */
 	int have_format;
@@ -180,7 +180,7 @@ static void gk_progress(void *ctx, uint64_t events)
 }
 
 static void gk_summary(const struct gk_opts *o,
-		       const sht__kgen_write_stats *st)
+		       const shtgen_kgen_write_stats *st)
 {
 	json_writer w;
 
@@ -219,12 +219,12 @@ static void gk_summary(const struct gk_opts *o,
 int cmd_gen_kernel(int argc, char **argv)
 {
 	struct gk_opts o;
-	sht__kgen_write_stats st;
+	shtgen_kgen_write_stats st;
 	sht_err err;
 	int status;
 
 	memset(&o, 0, sizeof(o));
-	sht__kgen_params_init(&o.p);
+	shtgen_kgen_params_init(&o.p);
 	o.progress = isatty(STDERR_FILENO);
 	status = cli_parse_options(argc, argv, 2, "gen kernel",
 				   gen_kernel_opts, gen_kernel_usage, gk_opt,
@@ -241,12 +241,12 @@ int cmd_gen_kernel(int argc, char **argv)
 	if (!o.have_format)
 		o.vstf = ends_with(o.output, ".vstf");
 	if (o.size)
-		o.p.events = sht__kgen_events_for_size(&o.p, o.size, o.vstf);
+		o.p.events = shtgen_kgen_events_for_size(&o.p, o.size, o.vstf);
 	memset(&st, 0, sizeof(st));
-	err = o.vstf ? sht__kgen_write_vstf(&o.p, o.output,
+	err = o.vstf ? shtgen_kgen_write_vstf(&o.p, o.output,
 					    o.progress ? gk_progress : NULL,
 					    &o, &st)
-		     : sht__kgen_write_ctf(&o.p, o.output,
+		     : shtgen_kgen_write_ctf(&o.p, o.output,
 					   o.progress ? gk_progress : NULL,
 					   &o, &st);
 	if (o.progress)

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #ifdef SHT_WITH_SERVER
-#include "server/serve.h"
+#include "serve.h"
 #endif
 
 static const char serve_usage[] =
