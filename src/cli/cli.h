@@ -38,6 +38,7 @@ int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
 /* The end of a demo (cmd-demo.c): the file's info, queries(ctx, ss)

@@ -25,6 +25,7 @@ static const char main_usage[] =
 "  check     verify a file's checksums and structure\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  serve     serve traces over the Trace Server Protocol (HTTP + JSON)\n"
+"  view      look at traces in a browser (sht's viewer on sht serve)\n"
 "  help      show the help of a command\n"
 "\n"
 "Run 'sht COMMAND --help' for the options of a command.\n"
@@ -47,6 +48,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 	{ "demo", cmd_demo },
 	{ "serve", cmd_serve },
+	{ "view", cmd_view },
 	{ NULL, NULL }
 };
 

@@ -55,8 +55,26 @@ static enum srv_method method_of(const char *m)
 	return SRV_OTHER;
 }
 
-static void add_headers(struct MHD_Response *r)
+/* A file of the viewer: its type, no caching without asking, and a
+ * policy that lets the page load only from this server. */
+static void add_page_headers(struct MHD_Response *r, const char *type)
 {
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; "
+				"object-src 'none'; base-uri 'none'; "
+				"frame-ancestors 'none'");
+}
+
+static void add_headers(struct MHD_Response *r, const struct srv_reply *rep)
+{
+	if (rep->ctype) {
+		add_page_headers(r, rep->ctype);
+		return;
+	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
 	MHD_add_response_header(r, "Access-Control-Allow-Headers",
@@ -72,7 +90,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 	enum MHD_Result ok;
 	int gz = 0;
 
-	if (rep->gzip_ok && rep->len >= 4096)
+	if (rep->gzip_ok && rep->len >= 4096 &&
+	    (!rep->ctype || strncmp(rep->ctype, "text/", 5) == 0))
 		gz = srv_gzip(rep) == 0;
 	r = MHD_create_response_from_buffer(rep->len, rep->body,
 					    MHD_RESPMEM_MUST_FREE);
@@ -81,7 +100,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 		return MHD_NO;
 	}
 	rep->body = NULL;
-	add_headers(r);
+	add_headers(r, rep);
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
 	st->status = rep->status;
@@ -246,6 +265,13 @@ struct srv_http *srv_http_start(struct srv *s)
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_END);
+	if (!h->d && s->cfg.port_fallback && s->cfg.port != 0) {
+		srv_log(s, "port %d is taken: listening on any free port",
+			s->cfg.port);
+		s->cfg.port = 0;
+		free(h);
+		return srv_http_start(s);
+	}
 	if (!h->d) {
 		fprintf(stderr, "sht: cannot serve on %s port %d (in use, or "
 			"not an address of this machine)\n", s->cfg.bind,

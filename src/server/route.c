@@ -2,6 +2,8 @@
  * route.c: from a request's method and path (below /tsp/api) to its
  * handler.  Unknown paths answer 404, known paths with another method
  * 405, OPTIONS (a browser's CORS preflight) 200; every answer is JSON.
+ * Paths below /sht/api are sht's own extension (h-sht.c); any other path
+ * is a file of the viewer (static.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "srv.h"
 
 #define PREFIX "/tsp/api"
+#define SHT_PREFIX "/sht/api/"
 #define MAX_SEG 12
 
 /* Split path at "/" into at most MAX_SEG segments (copied into buf). */
@@ -76,14 +79,32 @@ static int dispatch(struct srv_req *req, struct srv_reply *rep, char **seg,
 	return not_found(rep, req->path);
 }
 
+/* /sht/api/...: the extension's few read-only endpoints. */
+static void sht_api(struct srv_req *req, struct srv_reply *rep)
+{
+	char buf[1024], *seg[MAX_SEG];
+	size_t n = split(req->path + strlen(SHT_PREFIX), buf, sizeof buf, seg);
+
+	if (req->method == SRV_HEAD)
+		req->method = SRV_GET;
+	if (n > MAX_SEG || n == 0)
+		not_found(rep, req->path);
+	else
+		srv_h_sht(req, rep, seg, n);
+}
+
 void srv_handle(struct srv_req *req, struct srv_reply *rep)
 {
 	char buf[4096], *seg[MAX_SEG];
 	size_t n;
 
+	if (strncmp(req->path, SHT_PREFIX, strlen(SHT_PREFIX)) == 0) {
+		sht_api(req, rep);
+		return;
+	}
 	if (strncmp(req->path, PREFIX, strlen(PREFIX)) != 0 ||
 	    (req->path[strlen(PREFIX)] != '/' && req->path[strlen(PREFIX)] != '\0')) {
-		not_found(rep, req->path);
+		srv_static(req, rep);
 		return;
 	}
 	if (req->method == SRV_OPTIONS) {

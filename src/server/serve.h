@@ -25,6 +25,15 @@ struct srv_config {
 	unsigned timeout_s;       /* idle connection timeout; 0: 60 */
 	int quiet;                /* no request log */
 	const char *port_file;    /* write the port there once listening */
+	const char *web;          /* the viewer's files; NULL: found */
+	/* sht view: traces opened as one experiment at start-up */
+	const char **open;
+	size_t nopen;
+	const char *exp_name;     /* the experiment's name; NULL: from the
+	                             first trace */
+	int browser;              /* start a browser on the page (xdg-open,
+	                             when a display is set) */
+	int port_fallback;        /* port busy: take any free port */
 };
 
 /*

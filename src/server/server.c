@@ -109,6 +109,7 @@ static int setup(struct srv *s, const struct srv_config *cfg)
 		return -1;
 	}
 	free(cache);
+	srv_web_find(s);
 	for (size_t i = 0; i < cfg->nanalyses; i++)
 		if (access(cfg->analyses[i], R_OK) != 0) {
 			fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n",
@@ -125,6 +126,8 @@ static void teardown(struct srv *s)
 		free(s->roots[i]);
 	free(s->roots);
 	free(s->cache);
+	free(s->web);
+	srv_view_done(s);
 }
 
 static void print_url(struct srv *s, unsigned port)
@@ -134,6 +137,9 @@ static void print_url(struct srv *s, unsigned port)
 
 	printf("sht serve: listening on http://%s%s%s:%u/tsp/api (cache %s)\n",
 	       v6 ? "[" : "", host, v6 ? "]" : "", port, s->cache);
+	if (s->web && !s->cfg.nopen)
+		printf("sht serve: the viewer is at http://%s%s%s:%u/\n",
+		       v6 ? "[" : "", host, v6 ? "]" : "", port);
 	fflush(stdout);
 	if (s->cfg.port_file) {
 		FILE *f = fopen(s->cfg.port_file, "w");
@@ -165,13 +171,17 @@ int srv_run(const struct srv_config *cfg)
 		return 1;
 	}
 	print_url(&s, srv_http_port(h));
-	while (sigwait(&set, &sig) != 0)
+	if (srv_view_open(&s, srv_http_port(h)) != 0)
+		sig = -1;
+	while (sig == 0 && sigwait(&set, &sig) != 0)
 		;
 	atomic_store(&s.stopping, 1);
-	srv_log(&s, "stopping (signal %d): finishing the requests in flight", sig);
+	if (sig > 0)
+		srv_log(&s, "stopping (signal %d): finishing the requests in "
+			"flight", sig);
 	srv_http_stop(h, 30.0);
 	teardown(&s);
 	srv_log(&s, "stopped");
 	pthread_mutex_destroy(&s.log_lock);
-	return 0;
+	return sig > 0 ? 0 : 1;
 }

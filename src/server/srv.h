@@ -93,6 +93,8 @@ struct srv_reply {
 	char *body;               /* JSON, malloc'd */
 	size_t len;
 	int gzip_ok;              /* the client accepts gzip */
+	const char *ctype;        /* Content-Type; NULL: application/json
+	                             (an API answer, with CORS headers) */
 };
 
 /* Set the reply to the JSON j (reference stolen) with status. */
@@ -407,6 +409,8 @@ struct srv {
 	pthread_mutex_t log_lock;
 	size_t reader_cache;      /* node cache per opened history */
 	char build_time[32];
+	char *web;                /* the viewer's files (real path), or NULL */
+	int browser_pid;          /* sht view's xdg-open, 0: none */
 };
 
 /* Log one line (stderr) unless quiet. */
@@ -422,6 +426,26 @@ char *srv_path_check(const struct srv *s, const char *path,
 
 /* Handle one request (route.c): the HTTP layer's single entry. */
 void srv_handle(struct srv_req *req, struct srv_reply *rep);
+
+/* ---- the viewer (static.c, h-sht.c, view.c) ----------------------------- */
+
+/* Find the viewer's files: --web, else <exe>/../share/sht/web, else the
+ * source tree's src/web, else the installed data directory.  Sets
+ * s->web (NULL, and a note in the log, if none holds index.html). */
+void srv_web_find(struct srv *s);
+/* GET/HEAD of a file of the viewer (any path outside /tsp/api and
+ * /sht/api; "/" is index.html). */
+int srv_static(struct srv_req *req, struct srv_reply *rep);
+/* sht's own small extension for what TSP lacks (docs/VIEWER.md):
+ * GET /sht/api/roots, GET /sht/api/files?path=DIR. */
+int srv_h_sht(struct srv_req *req, struct srv_reply *rep, char **seg,
+	      size_t n);
+/* `sht view`: open cfg's traces as one experiment through the handlers,
+ * print the page's URL on a line of its own, start a browser if asked.
+ * Returns 0, or -1 after printing why. */
+int srv_view_open(struct srv *s, unsigned port);
+/* Reap the browser launcher, if any. */
+void srv_view_done(struct srv *s);
 
 /* ---- handlers ----------------------------------------------------------- */
 
