@@ -64,7 +64,8 @@ static void add_page_headers(struct MHD_Response *r, const char *type)
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'self'; img-src 'self' data:; "
+				"default-src 'self'; style-src 'self' 'unsafe-inline'; "
+				"img-src 'self' data:; "
 				"object-src 'none'; base-uri 'none'; "
 				"frame-ancestors 'none'");
 }
