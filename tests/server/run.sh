@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# run.sh TEST.js [SERVER OPTION]...: the CTest entry of a server test.
+# run.sh TEST.js [SERVER OPTION]...: the CTest entry of a server test
+# (tests/server/TEST.js; DIR/TEST.js is tests/DIR/TEST.js, e.g. the
+# viewer's browser tests, whose npm packages are in $SHT_NPM_PKG).
 # Installs the test's npm packages (scripts/npm-ci.sh, into
 # $SHT_NODE_DIR), starts `sht serve` on a free port with its cache in
 # $SHT_TMP/cache and the traces of $SHT_SHARED as its root, runs the test
@@ -11,7 +13,11 @@ set -uo pipefail
 test_js=$1
 shift
 node_dir=${SHT_NODE_DIR:-$SHT_SRCDIR/build/node}
-bash "$SHT_SRCDIR/scripts/npm-ci.sh" "$node_dir" >&2 || {
+case $test_js in
+*/*) test_path=$SHT_SRCDIR/tests/$test_js ;;
+*) test_path=$SHT_SRCDIR/tests/server/$test_js ;;
+esac
+bash "$SHT_SRCDIR/scripts/npm-ci.sh" "$node_dir" "${SHT_NPM_PKG:-$SHT_SRCDIR/tests/server}" >&2 || {
 	echo "run.sh: cannot install the npm packages" >&2; exit 1; }
 export NODE_PATH=$node_dir/node_modules
 mkdir -p "$SHT_TMP/cache" "$SHT_TMP/root"
@@ -32,7 +38,7 @@ if [ ! -s "$SHT_TMP/port" ]; then
 fi
 export SHT_SERVER_URL=http://127.0.0.1:$(cat "$SHT_TMP/port")/tsp/api
 export SHT_CACHE=$SHT_TMP/cache SHT_SERVER_PID=$pid
-node "$SHT_SRCDIR/tests/server/$test_js"
+node "$test_path"
 status=$?
 kill -TERM "$pid" 2>/dev/null
 wait "$pid"

@@ -63,3 +63,34 @@ async function tsp(base, method, p, params) {
 }
 
 module.exports = { launch, newPage, idle, tsp };
+
+// ---- TAP ---------------------------------------------------------------------
+
+let run = 0;
+let failed = 0;
+
+function ok(cond, desc, detail) {
+  run++;
+  console.log(`${cond ? 'ok' : 'not ok'} ${run} - ${desc}`);
+  if (!cond) {
+    failed++;
+    if (detail !== undefined) console.log('# ' + String(typeof detail === 'string' ? detail : JSON.stringify(detail)).slice(0, 2000).replace(/\n/g, '\n# '));
+  }
+  return cond;
+}
+
+function is(got, want, desc) {
+  return ok(got === want, desc, `got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+}
+
+function diag(msg) { console.log('# ' + msg); }
+
+function done() {
+  console.log(`1..${run}`);
+  return failed ? 1 : 0;
+}
+
+module.exports.ok = ok;
+module.exports.is = is;
+module.exports.diag = diag;
+module.exports.done = done;

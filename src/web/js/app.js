@@ -13,6 +13,7 @@ import { StatsView } from './stats.js';
 import { Tooltip } from './tooltip.js';
 import { showStart, openDialog, expDuration } from './startpage.js';
 import { bindKeys } from './keys.js';
+import { contrast } from './styles.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -364,6 +365,7 @@ window.__sht = {
     }
   },
   busy,
+  contrast,
   fmt: { fmtClock, fmtDate, fmtDur },
 };
 app.start().catch((e) => app.toast(String(e.message || e)));

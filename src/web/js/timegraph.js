@@ -181,6 +181,7 @@ export class TimeGraph {
     this.error = res.status === 'FAILED' ? res.statusMessage : null;
     if (res.model) this.tree.set(res.model);
     if (first && this.opts.kind === 'resources') this.expandCpus();
+    if (first && this.opts.kind === 'ssx') this.expandTo(3);
     this.treeLoadedAt = performance.now();
     this.updateSizer();
     this.invalidate();
@@ -197,6 +198,12 @@ export class TimeGraph {
       if (n.depth === 0) this.tree.expanded.set(n.id, true);
       else if (n.children.length) this.tree.expanded.set(n.id, false);
     }
+    this.tree.flatten();
+  }
+
+  // State System Explorer: open down to each history's top attributes.
+  expandTo(depth) {
+    for (const n of this.tree.nodes.values()) if (n.children.length) this.tree.expanded.set(n.id, n.depth < depth);
     this.tree.flatten();
   }
 

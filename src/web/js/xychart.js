@@ -180,7 +180,9 @@ export class XYChart {
     // Scale label.
     ctx.font = FONT;
     ctx.textBaseline = 'top';
-    const label = this.kind === 'cpu' ? `${Math.round(max)} %` : `${Math.round(max).toLocaleString('en-US')}${this.kind === 'overview' ? '' : ' events'}`;
+    let label = this.kind === 'cpu' ? `${Math.round(max)} %` : Math.round(max).toLocaleString('en-US');
+    const s0 = series[0];
+    if (this.kind === 'hist' && s0 && s0.x.length > 2) label += ` events / ${fmtDurShort(s0.x[2] - s0.x[1])}`;
     const lw = ctx.measureText(label).width;
     ctx.fillStyle = 'rgba(255,255,255,0.8)';
     ctx.fillRect(w - lw - 8, 1, lw + 6, 14);
