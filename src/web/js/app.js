@@ -366,6 +366,18 @@ window.__sht = {
   },
   busy,
   contrast,
+  // Resolves (with the milliseconds waited) once the active time graph
+  // shows every row on screen at the current view's resolution.
+  whenFresh: (timeout = 30000) => new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const check = () => {
+      const g = app.active;
+      if (g && g.isFresh()) resolve(performance.now() - t0);
+      else if (performance.now() - t0 > timeout) reject(new Error('not fresh in time'));
+      else requestAnimationFrame(check);
+    };
+    check();
+  }),
   fmt: { fmtClock, fmtDate, fmtDur },
 };
 app.start().catch((e) => app.toast(String(e.message || e)));

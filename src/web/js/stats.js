@@ -12,8 +12,10 @@ export class StatsView {
     this.host.innerHTML = '<div class="stats" tabindex="0" aria-label="Statistics"></div>';
     this.box = this.host.querySelector('.stats');
     this.box.addEventListener('click', (ev) => {
-      const tr = ev.target.closest('tr.pick');
-      if (tr) this.app.table.setFilter(`^${tr.dataset.type}$`);
+      const tr = ev.target.closest('tr');
+      if (!tr) return;
+      if (tr.dataset.key) this.toggle(tr.dataset.key);
+      else if (tr.dataset.type) this.app.table.setFilter(`^${tr.dataset.type}$`);
     });
     app.store.addEventListener('selection', () => this.schedule());
   }
@@ -45,7 +47,9 @@ export class StatsView {
     }
     this.render(ans.model || { headers: [], entries: [] }, ans.status);
     const types = new Set();
-    for (const e of (ans.model && ans.model.entries) || []) if (this.depth(e, ans.model.entries) === 2) types.add(e.labels[0]);
+    const entries = (ans.model && ans.model.entries) || [];
+    const total = entries.find((e) => e.labels[0] === 'Total');
+    for (const e of entries) if (total && e.parentId === total.id && !entries.some((x) => x.parentId === e.id)) types.add(e.labels[0]);
     this.app.table.setTypes([...types].sort());
     if (ans.status === 'RUNNING') {
       clearTimeout(this.timer);
@@ -53,41 +57,57 @@ export class StatsView {
     }
   }
 
-  depth(e, entries) {
-    if (!this.byId || this.byIdSrc !== entries) {
-      this.byId = new Map(entries.map((x) => [x.id, x]));
-      this.byIdSrc = entries;
-    }
-    let d = 0;
-    for (let p = this.byId.get(e.parentId); p; p = this.byId.get(p.parentId)) d++;
-    return d;
-  }
-
   render(model, status) {
     const headers = (model.headers || []).map((h) => h.name);
     const entries = model.entries || [];
     const countCol = headers.indexOf('Count');
-    // The largest count below each group, for the bars.
-    const max = new Map();
+    const count = (e) => (countCol >= 0 ? Number(e.labels[countCol]) || 0 : 0);
+    const kids = new Map();
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    const roots = [];
     for (const e of entries) {
-      const v = countCol >= 0 ? Number(e.labels[countCol]) : 0;
-      if (this.depth(e, entries) === 2) max.set(e.parentId, Math.max(max.get(e.parentId) || 0, v));
+      if (byId.has(e.parentId)) {
+        if (!kids.has(e.parentId)) kids.set(e.parentId, []);
+        kids.get(e.parentId).push(e);
+      } else roots.push(e);
     }
+    const auto = model.autoExpandLevel == null ? 2 : model.autoExpandLevel;
+    this.expanded = this.expanded || new Map();
     let html = '<table><thead><tr>';
     headers.forEach((h, i) => { html += `<th${i ? ' style="text-align:right"' : ''}>${esc(h)}</th>`; });
     html += '<th class="barcell"></th></tr></thead><tbody>';
-    for (const e of entries) {
-      const d = Math.min(2, this.depth(e, entries));
-      const pick = d === 2 ? ` class="lvl${d} pick" data-type="${esc(e.labels[0])}" title="Show only ${esc(e.labels[0])} events"` : ` class="lvl${d}"`;
-      html += `<tr${pick}>`;
-      e.labels.forEach((l, i) => { html += `<td${i ? ' class="n"' : ''}>${esc(i && /^\d+$/.test(l) ? Number(l).toLocaleString('en-US') : l)}</td>`; });
-      const m = max.get(e.parentId);
-      const v = countCol >= 0 ? Number(e.labels[countCol]) : 0;
-      html += `<td class="barcell">${d === 2 && m ? `<i style="width:${Math.max(1, Math.round((v / m) * 100))}%"></i>` : ''}</td></tr>`;
-    }
+    const walk = (list, depth, pathKey) => {
+      const leaves = list.filter((e) => !kids.has(e.id));
+      const max = Math.max(1, ...leaves.map(count));
+      for (const e of list) {
+        const key = `${pathKey}/${e.labels[0]}`;
+        const group = kids.has(e.id);
+        const open = group && (this.expanded.has(key) ? this.expanded.get(key) : depth < auto);
+        const cls = [`lvl${Math.min(depth, 2)}`, group ? 'grp' : (depth >= 2 ? 'pick' : '')].join(' ');
+        const data = group ? ` data-key="${esc(key)}" aria-expanded="${open}"`
+          : depth >= 2 ? ` data-type="${esc(e.labels[0])}" title="Show only ${esc(e.labels[0])} events"` : '';
+        html += `<tr class="${cls}"${data}>`;
+        e.labels.forEach((l, i) => {
+          const text = i && /^\d+$/.test(l) ? Number(l).toLocaleString('en-US') : l;
+          const tw = i === 0 ? `<span class="tw">${group ? (open ? '\u25BE' : '\u25B8') : ''}</span>` : '';
+          html += `<td${i ? ' class="n"' : ` style="padding-left:${6 + depth * 14}px"`}>${tw}${esc(text)}</td>`;
+        });
+        html += `<td class="barcell">${!group && depth >= 2 ? `<i style="width:${Math.max(1, Math.round((count(e) / max) * 100))}%"></i>` : ''}</td></tr>`;
+        if (open) walk(kids.get(e.id), depth + 1, key);
+      }
+    };
+    walk(roots, 0, '');
     html += '</tbody></table>';
     if (!this.app.store.selection) html += '<div class="hint">Select a range (Shift+drag on the time graph) to count its events too.</div>';
     if (status === 'RUNNING') html += '<div class="hint">Counting… (the analysis is running)</div>';
     this.box.innerHTML = html;
+    this.last = { model, status };
+  }
+
+  toggle(key) {
+    const tr = this.box.querySelector(`tr[data-key="${CSS.escape(key)}"]`);
+    const open = tr && tr.getAttribute('aria-expanded') === 'true';
+    this.expanded.set(key, !open);
+    if (this.last) this.render(this.last.model, this.last.status);
   }
 }

@@ -278,6 +278,7 @@ export class EventsTable {
       return;
     }
     this.stats.lastMs = performance.now() - t0;
+    if (this.stats.times) this.stats.times.push({ ms: this.stats.lastMs, status: ans.status });
     if (this.blocks.get(b) !== entry) return;
     entry.ctl = null;
     const m = ans.model || { lines: [], size: 0 };

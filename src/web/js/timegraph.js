@@ -320,7 +320,23 @@ export class TimeGraph {
     this.drawNames();
     this.drawCanvas();
     this.stats.draws++;
-    this.stats.lastDrawMs = performance.now() - t0;
+    this.stats.lastDrawAt = performance.now();
+    this.stats.lastDrawMs = this.stats.lastDrawAt - t0;
+  }
+
+  // Every row on screen has its states for this view at this resolution
+  // and they are drawn (for the benchmarks and the tests).
+  isFresh() {
+    const w = this.canvas.clientWidth;
+    if (!w || !this.tree.rows.length) return false;
+    const v = this.store.view;
+    const res = (v.end - v.start) / w;
+    const [f, l] = this.visibleRange();
+    for (let i = f; i <= l; i++) {
+      const n = this.tree.rows[i];
+      if (n.hasData && !this.fresh(this.data.get(n.id), v, res)) return false;
+    }
+    return (this.stats.lastDrawAt || 0) >= (this.lastAnswer || 0);
   }
 
   drawNames() {

@@ -8,6 +8,7 @@ import { bindTime } from './interact.js';
 import { fmtClock, fmtDurShort } from './time.js';
 
 const SERIES_COLORS = ['#0969da', '#bf3989', '#1a7f37', '#9a6700', '#8250df'];
+const HIST_COLORS = ['#6e7f99', '#c29a4a', '#5f9e6e', '#a5678e', '#4f8fb8'];
 
 export class XYChart {
   // opts: {output, kind: 'cpu'|'hist'|'overview', label: element}
@@ -81,10 +82,12 @@ export class XYChart {
         }
       }
     } else {
+      const roots = es.filter((e) => e.parentId === -1 || e.parentId == null);
       for (const e of es) {
         if (e.isDefault) {
           ids.push(e.id);
-          this.names.set(e.id, e.labels[0]);
+          const root = roots.find((r) => r.id === e.parentId);
+          this.names.set(e.id, roots.length > 1 && root ? `${root.labels[0]}` : e.labels[0]);
         }
       }
     }
@@ -120,7 +123,7 @@ export class XYChart {
   }
 
   color(i) {
-    if (this.kind !== 'cpu') return '#6e7f99';
+    if (this.kind !== 'cpu') return HIST_COLORS[i % HIST_COLORS.length];
     return i === 0 ? '#57606a' : SERIES_COLORS[(i - 1) % SERIES_COLORS.length];
   }
 
@@ -160,14 +163,30 @@ export class XYChart {
     const k = w / (r.end - r.start);
     const top = 6, bottom = h - 1, ph = bottom - top;
     const series = (this.data && this.data.series) || [];
+    // Histograms of several traces are stacked (same buckets).
+    const stacked = this.kind !== 'cpu' && series.length > 1 &&
+      series.every((s) => s.x.length === series[0].x.length);
+    const bases = stacked ? series.map(() => null) : null;
+    if (stacked) {
+      let acc = new Float64Array(series[0].x.length);
+      series.forEach((s, si) => {
+        bases[si] = acc;
+        const next = new Float64Array(acc.length);
+        for (let i = 0; i < acc.length; i++) next[i] = acc[i] + s.y[i];
+        acc = next;
+      });
+      this.stackTop = acc;
+    }
     // Scale: the largest value on screen (CPU usage at least 100 %).
     let max = this.kind === 'cpu' ? 100 : 1;
-    for (const s of series) {
+    series.forEach((s, si) => {
+      const top = stacked ? null : s.y;
       for (let i = 1; i < s.x.length; i++) {
         if (s.x[i] < r.start || s.x[i - 1] > r.end) continue;
-        if (s.y[i] > max) max = s.y[i];
+        const v = stacked ? bases[si][i] + s.y[i] : top[i];
+        if (v > max) max = v;
       }
-    }
+    });
     this.max = max;
     ctx.fillStyle = COLORS.grid;
     ctx.fillRect(0, top + Math.round(ph / 2), w, 1);
@@ -175,7 +194,7 @@ export class XYChart {
       const idx = this.ids.indexOf(s.id);
       const color = this.color(idx < 0 ? si : idx);
       if (this.kind === 'cpu') this.drawArea(ctx, s, r, k, top, ph, max, color, si === 0);
-      else this.drawBars(ctx, s, r, k, top, ph, max, color);
+      else this.drawBars(ctx, s, r, k, top, ph, max, color, stacked ? bases[si] : null);
     });
     // Scale label.
     ctx.font = FONT;
@@ -222,16 +241,17 @@ export class XYChart {
     ctx.stroke();
   }
 
-  drawBars(ctx, s, r, k, top, ph, max, color) {
+  drawBars(ctx, s, r, k, top, ph, max, color, under) {
     const base = top + ph;
     ctx.fillStyle = color;
     const dpr = window.devicePixelRatio || 1;
     for (let i = 1; i < s.x.length; i++) {
       if (!s.y[i]) continue;
       const x0 = (s.x[i - 1] - r.start) * k, x1 = (s.x[i] - r.start) * k;
+      const b0 = under ? (under[i] / max) * ph : 0;
       const bh = Math.max(1 / dpr, (s.y[i] / max) * ph);
       const gap = x1 - x0 > 3 ? 1 : 0;
-      ctx.fillRect(x0, base - bh, Math.max(1 / dpr, x1 - x0 - gap), bh);
+      ctx.fillRect(x0, base - b0 - bh, Math.max(1 / dpr, x1 - x0 - gap), bh);
     }
   }
 
