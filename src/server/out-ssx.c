@@ -124,7 +124,7 @@ static int ssx_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", hd);
 	json_object_set_new(model, "autoExpandLevel", json_integer(1));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	srv_reply_tree(c->rep, model, hs, nh);
 	return 0;
 }
 

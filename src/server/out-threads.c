@@ -363,7 +363,7 @@ static int threads_tree(struct srv_out_ctx *c)
 		return srv_reply_error(c->rep, 500, "Cannot build the tree", "%s",
 				       sht_errmsg());
 	}
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	srv_reply_tree(c->rep, model, hs, nh);
 	return 0;
 }
 

@@ -100,6 +100,10 @@ json_t *srv_style_def(const char *name, const char *color, double height,
 /* Status of a tree from its histories: RUNNING while one builds, FAILED
  * if all failed, else COMPLETED. */
 int srv_hist_tree_status(struct srv_hist *const *h, size_t n);
+/* A tree's answer with that status; a failure carries the message of
+ * the first history that failed. */
+void srv_reply_tree(struct srv_reply *rep, json_t *model,
+		    struct srv_hist *const *h, size_t n);
 
 /* The generic answer "model + status" of a time-graph or XY query over
  * times: COMPLETED if every history is built or covers the last time. */

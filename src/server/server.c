@@ -67,7 +67,7 @@ static char *default_cache(void)
 	return strdup(buf);
 }
 
-static int setup(struct srv *s, const struct srv_config *cfg)
+int srv_setup(struct srv *s, const struct srv_config *cfg)
 {
 	const char *dot = ".";
 	char *cache;
@@ -118,7 +118,7 @@ static int setup(struct srv *s, const struct srv_config *cfg)
 	return 0;
 }
 
-static void teardown(struct srv *s)
+void srv_teardown(struct srv *s)
 {
 	srv_registry_free(&s->reg);
 	for (size_t i = 0; i < s->nroots; i++)
@@ -160,8 +160,8 @@ int srv_run(const struct srv_config *cfg)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (setup(&s, cfg) != 0 || !(h = srv_http_start(&s))) {
-		teardown(&s);
+	if (srv_setup(&s, cfg) != 0 || !(h = srv_http_start(&s))) {
+		srv_teardown(&s);
 		return 1;
 	}
 	print_url(&s, srv_http_port(h));
@@ -170,7 +170,7 @@ int srv_run(const struct srv_config *cfg)
 	atomic_store(&s.stopping, 1);
 	srv_log(&s, "stopping (signal %d): finishing the requests in flight", sig);
 	srv_http_stop(h, 30.0);
-	teardown(&s);
+	srv_teardown(&s);
 	srv_log(&s, "stopped");
 	pthread_mutex_destroy(&s.log_lock);
 	return 0;

@@ -409,6 +409,12 @@ struct srv {
 	char build_time[32];
 };
 
+/* Resolve the roots and the cache, prepare the registry (0, or -1 after
+ * printing why); free everything (every trace's pass stopped first).
+ * srv_run does both around the HTTP server; tests call them alone. */
+int srv_setup(struct srv *s, const struct srv_config *cfg);
+void srv_teardown(struct srv *s);
+
 /* Log one line (stderr) unless quiet. */
 void srv_log(struct srv *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
