@@ -221,7 +221,7 @@ static int res_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", json_array());
 	json_object_set_new(model, "autoExpandLevel", json_integer(1));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_tree(c->rep, model, hs, nh);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
 	return 0;
 }
 
@@ -712,6 +712,7 @@ const struct srv_output srv_out_resources = {
 		       "or IDLE) and its IRQs/SOFT_IRQs as well as its frequency.",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = res_applies,
+	.cache_tree = 1,
 	.tree = res_tree,
 	.states = res_states,
 	.tooltip = res_tooltip,

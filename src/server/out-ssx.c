@@ -124,7 +124,7 @@ static int ssx_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", hd);
 	json_object_set_new(model, "autoExpandLevel", json_integer(1));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_tree(c->rep, model, hs, nh);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
 	return 0;
 }
 
@@ -337,6 +337,7 @@ const struct srv_output srv_out_ssx = {
 	.description = "Displays the states of state system attributes over time",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = ssx_applies,
+	.cache_tree = 1,
 	.tree = ssx_tree,
 	.states = ssx_states,
 	.tooltip = ssx_tooltip,

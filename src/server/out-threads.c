@@ -363,7 +363,7 @@ static int threads_tree(struct srv_out_ctx *c)
 		return srv_reply_error(c->rep, 500, "Cannot build the tree", "%s",
 				       sht_errmsg());
 	}
-	srv_reply_tree(c->rep, model, hs, nh);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
 	return 0;
 }
 
@@ -628,6 +628,7 @@ const struct srv_output srv_out_threads = {
 		       "(RUNNING, SYSCALL, IRQ, IDLE)",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = threads_applies,
+	.cache_tree = 1,
 	.tree = threads_tree,
 	.states = threads_states,
 	.tooltip = threads_tooltip,

@@ -118,8 +118,8 @@ sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 			 srv_from_exp(xf, ts->t[i1 - 1]), ts->step, res);
 }
 
-void srv_reply_tree(struct srv_reply *rep, json_t *model,
-		    struct srv_hist *const *h, size_t n)
+int srv_reply_tree(struct srv_reply *rep, json_t *model,
+		   struct srv_hist *const *h, size_t n)
 {
 	int st = srv_hist_tree_status(h, n);
 	const char *msg = NULL;
@@ -128,4 +128,5 @@ void srv_reply_tree(struct srv_reply *rep, json_t *model,
 		if (atomic_load(&h[i]->status) == SRV_FAILED)
 			msg = h[i]->message;
 	srv_reply_model(rep, model, st, msg);
+	return st;
 }

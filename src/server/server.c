@@ -75,10 +75,12 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 	s->cfg = *cfg;
 	if (!s->cfg.bind)
 		s->cfg.bind = "127.0.0.1";
-	if (s->cfg.workers <= 0) {
+	if (s->cfg.workers <= 0) {          /* a slow request (a table page
+	                                       far into a CTF trace) must not
+	                                       hold the fast ones back */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-		s->cfg.workers = n > 2 ? (int)n : 2;
+		s->cfg.workers = 2 * n > 8 ? (int)(2 * n) : 8;
 	}
 	if (!s->cfg.max_connections)
 		s->cfg.max_connections = 64;

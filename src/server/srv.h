@@ -358,6 +358,10 @@ struct srv_exp {
 	size_t ntraces;
 	pthread_mutex_t lock;     /* ids below */
 	struct srv_ids *ids[16];  /* entry ids per output (outputs.c) */
+	char *tree[16];           /* trees as answered (outputs.c): final */
+	size_t tree_len[16];      /* ones, and partial ones for a second */
+	int tree_final[16];
+	double tree_time[16];
 	struct srv_merge *merge;  /* merged event order (>1 trace) */
 };
 
