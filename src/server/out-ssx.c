@@ -203,6 +203,7 @@ static void hist_states(struct srv_out_ctx *c, size_t ti, size_t hi,
 			qs[k++] = (sht_quark)rows[i].k.c;
 	if (qs && res && srv_sample(&q, qs, k, ts, &t->xf, res) == SHT_OK &&
 	    tg_group(&g, res) == 0) {
+		srv_buf_reserve(&o->b, sht_result_count(res) * 80);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti ||
 			    rows[i].k.b != (int64_t)hi)

@@ -86,7 +86,7 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 		s->cfg.max_connections = 64;
 	if (!s->cfg.timeout_s)
 		s->cfg.timeout_s = 60;
-	s->reader_cache = 32u << 20;
+	s->reader_cache = 16u << 20;
 	pthread_mutex_init(&s->log_lock, NULL);
 	srv_registry_init(&s->reg);
 	s->roots = calloc(cfg->nroots ? cfg->nroots : 1, sizeof *s->roots);

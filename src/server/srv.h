@@ -58,7 +58,10 @@ void srv_buf_i64(struct srv_buf *b, int64_t v);
 /* A finite double as a number literal of at most 15 characters (the
  * client's parser makes longer literals BigInts); integers as digits. */
 void srv_buf_double(struct srv_buf *b, double v);
-/* A JSON string literal (quotes and escapes) through jansson. */
+/* Room for more bytes (a hint: appends grow the buffer anyway). */
+void srv_buf_reserve(struct srv_buf *b, size_t more);
+/* A JSON string literal: as is when it needs no escape, else escaped by
+ * jansson (invalid UTF-8 replaced). */
 void srv_buf_jstr(struct srv_buf *b, const char *s, size_t n);
 /* A JSON string of s (n bytes; invalid UTF-8 and NULs become U+FFFD):
  * every string the server sends goes through these. */
@@ -214,6 +217,8 @@ struct srv_hist {
 	char *message;            /* failure message (set before FAILED) */
 	struct srv_attrs attrs;
 	size_t cache_bytes;       /* reader cache */
+	pthread_mutex_t lives_lock;
+	struct srv_lives *lives;  /* kernel: thread lifetimes, once built */
 };
 
 /* What a request holds while it queries a history. */
@@ -294,6 +299,7 @@ static inline sht_time srv_from_exp(const struct srv_xform *x, sht_time t)
 
 struct srv_cursors;
 struct srv_merge;
+struct srv_lives;
 void srv_cursors_free(struct srv_cursors *c);
 
 struct srv_trace {
