@@ -36,7 +36,7 @@ static const char serve_usage[] =
 "                       current directory\n"
 "  --cache DIR          history cache (default $XDG_CACHE_HOME/sht, else\n"
 "                       ~/.cache/sht)\n"
-"  --workers N          HTTP threads (default: one per CPU, at least 2)\n"
+"  --workers N          HTTP threads (default: two per CPU, at least 8)\n"
 "  --analysis RULES     also run this rules file (.xml or .rules) on every\n"
 "                       trace; repeatable\n"
 "  --max-connections N  connections at once (default 64)\n"

@@ -4,12 +4,12 @@
  * remembering the ordinal of the next event it delivers, so that paging
  * on through a table reads on from where the last page stopped.
  *
- * Every move of a cursor goes through cursor_seek(), the one place that
- * decides how to reach an ordinal: a short way forward is read; anything
- * else is the source's own seek (a VSTF file seeks through its index; a
- * CTF trace, in libsht today, reads forward or re-decodes from its start
- * going backward, which a faster seek through LTTng's packet index will
- * replace without changing anything here).  The time of an event is found
+ * Every move of a cursor goes through pick() and cursor_seek(), the one
+ * place that decides how to reach an ordinal: a VSTF file seeks through
+ * its index (a short way forward is read); a CTF trace, in libsht today,
+ * re-decodes from its start to seek backward, so the cursor closest
+ * before the ordinal reads on to it instead.  A faster CTF seek (through
+ * LTTng's packet index) changes only these two functions.  The time of an event is found
  * through the sparse index of the trace's pass (evindex.c): a binary
  * search, then at most SRV_INDEX_EVERY events read.
  */
@@ -18,7 +18,7 @@
 
 #include "evtab.h"
 
-#define NCURSORS 4
+#define NCURSORS 8
 #define FORWARD_MAX (4 * SRV_INDEX_EVERY)
 
 struct srv_cursor {
@@ -71,8 +71,11 @@ void srv_cursors_free(struct srv_cursors *p)
 	free(p);
 }
 
-/* The best free cursor for ordinal ord (under the lock): one just before
- * it, else any open one, else a closed slot; NULL if all are busy. */
+/* The best free cursor for ordinal ord (under the lock): the closest one
+ * at or before it (for a VSTF file only within FORWARD_MAX: its seek is
+ * cheap; a CTF trace's seek back decodes from the start, so reading on
+ * from any earlier cursor costs less), else a closed slot, else the
+ * furthest one; NULL if all are busy. */
 static struct srv_cursor *pick(struct srv_cursors *p, uint64_t ord)
 {
 	struct srv_cursor *best = NULL, *any = NULL, *closed = NULL;
@@ -84,23 +87,25 @@ static struct srv_cursor *pick(struct srv_cursors *p, uint64_t ord)
 			continue;
 		if (!c->open) {
 			closed = closed ? closed : c;
-		} else if (c->pos <= ord && ord - c->pos <= FORWARD_MAX &&
+		} else if (c->pos <= ord && (!p->vstf || ord - c->pos <= FORWARD_MAX) &&
 			   (!best || c->pos > best->pos)) {
 			best = c;
-		} else if (!any || c->pos < any->pos) {
+		} else if (!any || c->pos > any->pos) {
 			any = c;
 		}
 	}
 	return best ? best : closed ? closed : any;
 }
 
-/* Make ord the next event of c: read a short way forward, else seek. */
-static sht_err cursor_seek(struct srv_cursor *c, uint64_t ord)
+/* Make ord the next event of c: read forward (a short way for VSTF, any
+ * way for CTF: see pick), else seek. */
+static sht_err cursor_seek(struct srv_cursors *p, struct srv_cursor *c,
+			   uint64_t ord)
 {
 	sht_event ev;
 	sht_err err;
 
-	if (c->pos <= ord && ord - c->pos <= FORWARD_MAX) {
+	if (c->pos <= ord && (!p->vstf || ord - c->pos <= FORWARD_MAX)) {
 		while (c->pos < ord) {
 			err = c->src.ops->next(c->src.src, &ev);
 			if (err != SHT_OK)
@@ -136,7 +141,7 @@ struct srv_cursor *srv_cursor_take(struct srv_trace *t, uint64_t ord,
 		c->pos = 0;
 	}
 	if (*err == SHT_OK)
-		*err = cursor_seek(c, ord);
+		*err = cursor_seek(p, c, ord);
 	if (*err != SHT_OK) {
 		srv_cursor_give(t, c, 1);
 		return NULL;

@@ -20,8 +20,10 @@ void srv_exp_unref(struct srv_exp *e)
 	if (!e || atomic_fetch_sub(&e->refs, 1) != 1)
 		return;
 	srv_merge_free(e->merge);
-	for (size_t i = 0; i < sizeof e->ids / sizeof e->ids[0]; i++)
+	for (size_t i = 0; i < sizeof e->ids / sizeof e->ids[0]; i++) {
 		srv_ids_free(e->ids[i]);
+		free(e->tree[i]);
+	}
 	for (size_t i = 0; i < e->ntraces; i++)
 		srv_trace_unref(e->traces[i]);
 	free(e->traces);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lives.h"
 #include "srv.h"
 
 void srv_hist_init(struct srv_hist *h, enum srv_hist_kind kind,
@@ -27,6 +28,7 @@ void srv_hist_init(struct srv_hist *h, enum srv_hist_kind kind,
 	h->label = strdup(label);
 	h->rules = rules ? strdup(rules) : NULL;
 	pthread_rwlock_init(&h->lock, NULL);
+	pthread_mutex_init(&h->lives_lock, NULL);
 	atomic_init(&h->status, SRV_RUNNING);
 	srv_attrs_init(&h->attrs);
 }
@@ -36,6 +38,11 @@ void srv_hist_free(struct srv_hist *h)
 	sht_reader_close(h->rd);
 	sht_state_close(h->ss);
 	srv_attrs_free(&h->attrs);
+	if (h->lives) {
+		srv_lives_free(h->lives);
+		free(h->lives);
+	}
+	pthread_mutex_destroy(&h->lives_lock);
 	pthread_rwlock_destroy(&h->lock);
 	free(h->label);
 	free(h->rules);

@@ -40,7 +40,7 @@ static int hist_tree(struct srv_out_ctx *c)
 	}
 	json_object_set_new(model, "headers", json_array());
 	json_object_set_new(model, "entries", entries);
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	srv_reply_tree(c->rep, model, hs, nh);
 	return 0;
 }
 

@@ -221,7 +221,7 @@ static int res_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", json_array());
 	json_object_set_new(model, "autoExpandLevel", json_integer(1));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
 	return 0;
 }
 
@@ -379,8 +379,21 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 	size_t lo, hi, n = 0;
 
 	tg_group_range(&s->g1, ct, &lo, &hi);
+	/* The running thread's intervals are in time order and do not
+	 * overlap: start at the last one starting at or before iv. */
+	for (size_t a = lo, b = hi; a < b; ) {
+		size_t m = a + (b - a) / 2;
+
+		if (s->g1.items[s->g1.idx[m]].start <= iv->start)
+			lo = m, a = m + 1;
+		else
+			b = m;
+	}
 	for (size_t k = lo; k < hi; k++) {
 		const sht_interval *c = &s->g1.items[s->g1.idx[k]];
+
+		if (c->start > iv->end)
+			break;
 		sht_time a = c->start > iv->start ? c->start : iv->start;
 		sht_time b = c->end < iv->end ? c->end : iv->end, at;
 		const struct tid_q *tq;
@@ -538,6 +551,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
 	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
+		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
 				continue;
@@ -712,6 +726,7 @@ const struct srv_output srv_out_resources = {
 		       "or IDLE) and its IRQs/SOFT_IRQs as well as its frequency.",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = res_applies,
+	.cache_tree = 1,
 	.tree = res_tree,
 	.states = res_states,
 	.tooltip = res_tooltip,

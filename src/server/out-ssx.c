@@ -124,7 +124,7 @@ static int ssx_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", hd);
 	json_object_set_new(model, "autoExpandLevel", json_integer(1));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
 	return 0;
 }
 
@@ -203,6 +203,7 @@ static void hist_states(struct srv_out_ctx *c, size_t ti, size_t hi,
 			qs[k++] = (sht_quark)rows[i].k.c;
 	if (qs && res && srv_sample(&q, qs, k, ts, &t->xf, res) == SHT_OK &&
 	    tg_group(&g, res) == 0) {
+		srv_buf_reserve(&o->b, sht_result_count(res) * 80);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti ||
 			    rows[i].k.b != (int64_t)hi)
@@ -337,6 +338,7 @@ const struct srv_output srv_out_ssx = {
 	.description = "Displays the states of state system attributes over time",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = ssx_applies,
+	.cache_tree = 1,
 	.tree = ssx_tree,
 	.states = ssx_states,
 	.tooltip = ssx_tooltip,

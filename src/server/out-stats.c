@@ -208,7 +208,7 @@ static int stats_tree(struct srv_out_ctx *c)
 	json_object_set_new(model, "headers", h);
 	json_object_set_new(model, "autoExpandLevel", json_integer(2));
 	json_object_set_new(model, "entries", entries);
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, c->e->ntraces), NULL);
+	srv_reply_tree(c->rep, model, hs, c->e->ntraces);
 	return 0;
 }
 

@@ -17,200 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lives.h"
 #include "tg.h"
 
 #define NONE SHT_QUARK_NONE
-
-/* One thread lifetime of a trace. */
-struct life {
-	int64_t tid, pid, ppid;
-	sht_quark thread;         /* Threads/<x> */
-	sht_time start, end;      /* first and last Exec_name instants */
-	const sht_value *exec;    /* latest name (in the query result) */
-	int64_t id, parent;
-};
-
-/* The threads of a trace: Threads/<x> with their attribute quarks. */
-struct thr {
-	sht_quark thread, exec, pid, ppid;
-	int64_t tid;
-};
 
 struct tree_ctx {
 	struct srv_out_ctx *c;
 	size_t ti;                /* trace index in the experiment */
 	struct srv_trace *t;
 	struct srv_hq q;
-	struct thr *thr;
-	size_t nthr;
-	struct life *life;
-	size_t nlife, caplife;
-	sht_result *names, *pp;
+	const struct srv_lives *l;
+	int64_t *id;              /* entry id of each lifetime */
 	int64_t trace_id;
+	size_t *written;          /* entries written so far (commas) */
 };
-
-static int thread_tid(const char *name, int64_t *tid)
-{
-	char *end;
-	long long v;
-
-	if (strncmp(name, "0_", 2) == 0) {  /* 0_<cpu>: the idle thread */
-		*tid = 0;
-		return 1;
-	}
-	v = strtoll(name, &end, 10);
-	if (*end || end == name || v < 0)
-		return 0;                   /* "-1" and others: not a thread */
-	*tid = v;
-	return 1;
-}
-
-/* Threads/<x> of the history (attribute read lock held). */
-static int list_threads(struct tree_ctx *x)
-{
-	const struct srv_attrs *a = &x->q.h->attrs;
-	sht_quark threads = srv_attrs_child(a, NONE, "Threads");
-	size_t cap = 0;
-
-	if (threads == NONE)
-		return 0;
-	for (sht_quark k = srv_attrs_first(a, threads); k != NONE;
-	     k = srv_attrs_next(a, k)) {
-		struct thr th;
-
-		if (!thread_tid(a->name[k], &th.tid))
-			continue;
-		th.thread = k;
-		th.exec = srv_attrs_child(a, k, "Exec_name");
-		th.pid = srv_attrs_child(a, k, "PID");
-		th.ppid = srv_attrs_child(a, k, "PPID");
-		if (th.exec == NONE)
-			continue;
-		if (x->nthr == cap) {
-			cap = cap ? cap * 2 : 256;
-			void *p = realloc(x->thr, cap * sizeof *x->thr);
-			if (!p)
-				return -1;
-			x->thr = p;
-		}
-		x->thr[x->nthr++] = th;
-	}
-	return 0;
-}
-
-static struct life *new_life(struct tree_ctx *x)
-{
-	if (x->nlife == x->caplife) {
-		size_t cap = x->caplife ? x->caplife * 2 : 256;
-		void *p = realloc(x->life, cap * sizeof *x->life);
-
-		if (!p)
-			return NULL;
-		x->life = p;
-		x->caplife = cap;
-	}
-	memset(&x->life[x->nlife], 0, sizeof x->life[0]);
-	return &x->life[x->nlife++];
-}
-
-/* The lifetimes: runs of non-null Exec_name, from one 2D query. */
-static int find_lives(struct tree_ctx *x, int32_t *of_quark)
-{
-	sht_quark *qs = malloc((x->nthr ? x->nthr : 1) * sizeof *qs);
-	int32_t *open = malloc((x->nthr ? x->nthr : 1) * sizeof *open);
-	const sht_interval *iv;
-	size_t n;
-
-	if (!qs || !open) {
-		free(qs);
-		free(open);
-		return -1;
-	}
-	for (size_t i = 0; i < x->nthr; i++) {
-		qs[i] = x->thr[i].exec;
-		of_quark[x->thr[i].exec] = (int32_t)i;
-		of_quark[x->thr[i].thread] = (int32_t)i;
-		open[i] = -1;
-	}
-	if (srv_hq_2d(&x->q, qs, x->nthr, x->q.start, x->q.end, 0, x->names) < 0)
-		n = 0;
-	else
-		n = sht_result_count(x->names);
-	iv = sht_result_items(x->names);
-	for (size_t k = 0; k < n; k++) {   /* in start order */
-		int32_t i = of_quark[iv[k].quark];
-		struct life *l;
-
-		if (iv[k].value.type == SHT_TYPE_NULL) {
-			open[i] = -1;
-			continue;
-		}
-		if (open[i] >= 0 && x->life[open[i]].end + 1 == iv[k].start) {
-			l = &x->life[open[i]];
-		} else {
-			l = new_life(x);
-			if (!l)
-				break;
-			open[i] = (int32_t)(l - x->life);
-			l->tid = x->thr[i].tid;
-			l->thread = x->thr[i].thread;
-			l->start = iv[k].start;
-		}
-		l->end = iv[k].end;
-		l->exec = &iv[k].value;
-	}
-	free(qs);
-	free(open);
-	return 0;
-}
-
-/* The int value of quark q at t in the PID/PPID result (0 if none). */
-static int64_t value_at(const struct tg_group *g, sht_quark q, sht_time t)
-{
-	const sht_interval *iv = q == NONE ? NULL : tg_group_at(g, q, t);
-
-	return iv && iv->value.type == SHT_TYPE_INT32 ? iv->value.u.i32 : 0;
-}
-
-static int read_pids(struct tree_ctx *x, const int32_t *of_thread)
-{
-	sht_quark *qs = malloc((2 * x->nthr + 1) * sizeof *qs);
-	struct tg_group g;
-	size_t n = 0;
-
-	if (!qs)
-		return -1;
-	for (size_t i = 0; i < x->nthr; i++) {
-		if (x->thr[i].pid != NONE)
-			qs[n++] = x->thr[i].pid;
-		if (x->thr[i].ppid != NONE)
-			qs[n++] = x->thr[i].ppid;
-	}
-	if (srv_hq_2d(&x->q, qs, n, x->q.start, x->q.end, 0, x->pp) < 0 ||
-	    tg_group(&g, x->pp) != 0) {
-		free(qs);
-		return -1;
-	}
-	for (size_t k = 0; k < x->nlife; k++) {
-		struct life *l = &x->life[k];
-		const struct thr *th = &x->thr[of_thread[l->thread]];
-
-		l->pid = value_at(&g, th->pid, l->end);
-		l->ppid = value_at(&g, th->ppid, l->end);
-	}
-	tg_group_free(&g);
-	free(qs);
-	return 0;
-}
-
-static int cmp_life(const void *a, const void *b)
-{
-	const struct life *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
 
 /* The entry of tid alive at t (lives sorted by tid, start), else the
  * trace's.  A parent comes before its child in (start, tid) order, so
@@ -218,59 +39,69 @@ static int cmp_life(const void *a, const void *b)
 static int64_t parent_of(const struct tree_ctx *x, int64_t tid, sht_time t,
 			 int64_t child_tid)
 {
-	size_t lo = 0, hi = x->nlife;
+	const struct srv_life *v = x->l->v;
+	size_t lo = 0, hi = x->l->n;
 
 	if (tid <= 0)
 		return x->trace_id;
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
 
-		if (x->life[m].tid < tid || (x->life[m].tid == tid &&
-					     x->life[m].start <= t))
+		if (v[m].tid < tid || (v[m].tid == tid && v[m].start <= t))
 			lo = m + 1;
 		else
 			hi = m;
 	}
-	if (lo > 0 && x->life[lo - 1].tid == tid && x->life[lo - 1].start <= t &&
-	    t <= x->life[lo - 1].end &&
-	    (x->life[lo - 1].start < t || tid < child_tid))
-		return x->life[lo - 1].id;
+	if (lo > 0 && v[lo - 1].tid == tid && v[lo - 1].start <= t &&
+	    t <= v[lo - 1].end && (v[lo - 1].start < t || tid < child_tid))
+		return x->id[lo - 1];
 	return x->trace_id;
 }
 
-static void add_entry(struct tree_ctx *x, json_t *entries, const struct life *l)
+/* One entry, written straight into the tree's buffer (a tree can hold
+ * tens of thousands of threads). */
+static void add_entry(struct tree_ctx *x, struct srv_buf *b, size_t i)
 {
 	const struct srv_xform *xf = &x->t->xf;
-	json_t *j = srv_entry(l->id, l->parent, 1, srv_to_exp(xf, l->start),
-			      srv_to_exp(xf, l->end) + 1, 1);
-	json_t *md = json_object(), *labels = json_object_get(j, "labels");
-	const sht_value *v = l->exec;
-	json_t *exec = srv_jstrn(v->u.str, v->len);
-	char num[24];
+	const struct srv_life *l = &x->l->v[i];
+	const char *name = x->l->names + l->name_off;
+	int64_t pid = l->pid > 0 ? l->pid : l->tid;
 
-	json_array_append(labels, exec);
-	json_array_append_new(labels, json_string(srv_itoa(l->tid, num)));
-	json_array_append_new(labels, json_string(srv_itoa(l->pid > 0 ? l->pid
-							    : l->tid, num)));
-	json_array_append_new(labels, json_string(l->ppid > 0 ?
-					srv_itoa(l->ppid, num) : ""));
-	json_object_set_new(md, "TID", json_pack("[I]", (json_int_t)l->tid));
-	json_object_set_new(md, "PTID", json_pack("[I]", (json_int_t)l->ppid));
-	json_object_set_new(md, "PID", json_pack("[I]", (json_int_t)(l->pid > 0 ?
-							   l->pid : l->tid)));
-	json_object_set_new(md, "Exec_Name", json_pack("[o]", exec));
-	json_object_set_new(j, "metadata", md);
-	json_array_append_new(entries, j);
+	srv_buf_puts(b, (*x->written)++ ? ",{\"id\":" : "{\"id\":");
+	srv_buf_i64(b, x->id[i]);
+	srv_buf_puts(b, ",\"parentId\":");
+	srv_buf_i64(b, parent_of(x, l->ppid, l->start, l->tid));
+	srv_buf_puts(b, ",\"labels\":[");
+	srv_buf_jstr(b, name, l->name_len);
+	srv_buf_puts(b, ",\"");
+	srv_buf_i64(b, l->tid);
+	srv_buf_puts(b, "\",\"");
+	srv_buf_i64(b, pid);
+	srv_buf_puts(b, "\",\"");
+	if (l->ppid > 0)
+		srv_buf_i64(b, l->ppid);
+	srv_buf_puts(b, "\"],\"start\":");
+	srv_buf_i64(b, srv_to_exp(xf, l->start));
+	srv_buf_puts(b, ",\"end\":");
+	srv_buf_i64(b, srv_to_exp(xf, l->end) + 1);
+	srv_buf_puts(b, ",\"hasData\":true,\"metadata\":{\"TID\":[");
+	srv_buf_i64(b, l->tid);
+	srv_buf_puts(b, "],\"PTID\":[");
+	srv_buf_i64(b, l->ppid);
+	srv_buf_puts(b, "],\"PID\":[");
+	srv_buf_i64(b, pid);
+	srv_buf_puts(b, "],\"Exec_Name\":[");
+	srv_buf_jstr(b, name, l->name_len);
+	srv_buf_puts(b, "]}}");
 }
 
 /* The entries of one trace. */
-static int trace_entries(struct tree_ctx *x, json_t *entries)
+static int trace_entries(struct tree_ctx *x, struct srv_buf *b)
 {
 	const struct srv_xform *xf = &x->t->xf;
 	struct srv_idkey k = { (int64_t)x->ti, -1, 0 };
-	int32_t *of_quark = NULL;
+	struct srv_lives fresh = { 0 };
 	json_t *te;
-	int rc = 0;
 
 	x->trace_id = srv_ids_get(x->c->ids, k);
 	te = srv_entry(x->trace_id, -1, 1, srv_to_exp(xf, x->q.valid ? x->q.start
@@ -279,33 +110,36 @@ static int trace_entries(struct tree_ctx *x, json_t *entries)
 	srv_entry_label(te, x->t->name);
 	for (int i = 0; i < 3; i++)
 		srv_entry_label(te, "");
-	json_array_append_new(entries, te);
+	if ((*x->written)++)
+		srv_buf_put(b, ",", 1);
+	srv_buf_json(b, te);
+	json_decref(te);
 	if (!x->q.valid)
 		return 0;
-	pthread_rwlock_rdlock(&x->q.h->attrs.lock);
-	of_quark = malloc((x->q.h->attrs.n + 1) * sizeof *of_quark);
-	if (!of_quark || list_threads(x) != 0 || find_lives(x, of_quark) != 0 ||
-	    read_pids(x, of_quark) != 0)
-		rc = -1;
-	pthread_rwlock_unlock(&x->q.h->attrs.lock);
-	if (rc == 0) {
-		qsort(x->life, x->nlife, sizeof *x->life, cmp_life);
-		for (size_t i = 0; i < x->nlife; i++) {
-			struct srv_idkey lk = { (int64_t)x->ti, x->life[i].thread,
-						x->life[i].start };
-
-			x->life[i].id = srv_ids_get(x->c->ids, lk);
-			srv_ids_set_aux(x->c->ids, x->life[i].id, x->life[i].end, 0);
-		}
-		for (size_t i = 0; i < x->nlife; i++) {
-			x->life[i].parent = parent_of(x, x->life[i].ppid,
-						      x->life[i].start,
-						      x->life[i].tid);
-			add_entry(x, entries, &x->life[i]);
-		}
+	x->l = srv_hist_lives(&x->q);       /* built: kept; building: now */
+	if (!x->l) {
+		if (srv_lives_compute(&x->q, &fresh) != 0)
+			return -1;
+		x->l = &fresh;
 	}
-	free(of_quark);
-	return rc;
+	x->id = malloc((x->l->n + 1) * sizeof *x->id);
+	if (!x->id) {
+		srv_lives_free(&fresh);
+		return -1;
+	}
+	for (size_t i = 0; i < x->l->n; i++) {
+		struct srv_idkey lk = { (int64_t)x->ti, x->l->v[i].thread,
+					x->l->v[i].start };
+
+		x->id[i] = srv_ids_get(x->c->ids, lk);
+		srv_ids_set_aux(x->c->ids, x->id[i], x->l->v[i].end, 0);
+	}
+	srv_buf_reserve(b, x->l->n * 200);
+	for (size_t i = 0; i < x->l->n; i++)
+		add_entry(x, b, i);
+	free(x->id);
+	srv_lives_free(&fresh);
+	return 0;
 }
 
 /* ---- tree ------------------------------------------------------------------ */
@@ -327,13 +161,19 @@ static int threads_applies(struct srv_exp *e)
 
 static int threads_tree(struct srv_out_ctx *c)
 {
-	json_t *model = json_object(), *h = json_array(), *entries = json_array();
 	struct srv_hist *hs[SRV_EXP_TRACES_MAX];
-	size_t nh = 0;
-	int rc = 0;
+	struct srv_buf b = { 0 };
+	json_t *h = json_array();
+	size_t nh = 0, written = 0;
+	int rc = 0, st;
+	const char *msg = NULL;
 
 	for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
 		json_array_append_new(h, srv_header(headers[i][0], headers[i][1], NULL));
+	srv_buf_puts(&b, "{\"model\":{\"headers\":");
+	srv_buf_json(&b, h);
+	json_decref(h);
+	srv_buf_puts(&b, ",\"autoExpandLevel\":-1,\"entries\":[");
 	for (size_t i = 0; i < c->e->ntraces && rc == 0; i++) {
 		struct tree_ctx x;
 		struct srv_hist *kh = srv_trace_hist(c->e->traces[i], SRV_AN_KERNEL);
@@ -345,25 +185,27 @@ static int threads_tree(struct srv_out_ctx *c)
 		x.c = c;
 		x.ti = i;
 		x.t = c->e->traces[i];
-		x.names = sht_result_create();
-		x.pp = sht_result_create();
+		x.written = &written;
 		srv_hist_acquire(kh, &x.q);
-		rc = x.names && x.pp ? trace_entries(&x, entries) : -1;
+		rc = trace_entries(&x, &b);
 		srv_hist_release(&x.q);
-		sht_result_destroy(x.names);
-		sht_result_destroy(x.pp);
-		free(x.thr);
-		free(x.life);
 	}
-	json_object_set_new(model, "headers", h);
-	json_object_set_new(model, "autoExpandLevel", json_integer(-1));
-	json_object_set_new(model, "entries", entries);
 	if (rc != 0) {
-		json_decref(model);
+		srv_buf_free(&b);
 		return srv_reply_error(c->rep, 500, "Cannot build the tree", "%s",
 				       sht_errmsg());
 	}
-	srv_reply_model(c->rep, model, srv_hist_tree_status(hs, nh), NULL);
+	st = srv_hist_tree_status(hs, nh);
+	for (size_t i = 0; st == SRV_FAILED && i < nh && !msg; i++)
+		msg = hs[i]->message;
+	srv_buf_puts(&b, "]},\"status\":\"");
+	srv_buf_puts(&b, srv_status_name(st));
+	srv_buf_puts(&b, "\",\"statusMessage\":");
+	msg = msg ? msg : srv_status_message(st);
+	srv_buf_jstr(&b, msg, strlen(msg));
+	srv_buf_puts(&b, "}");
+	srv_reply_buf(c->rep, &b);
+	c->cacheable = st == SRV_COMPLETED;
 	return 0;
 }
 
@@ -454,6 +296,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&q, rows, n, ti, qs, sys);
 	if (srv_sample(&q, qs, nq, ts, &t->xf, res) == SHT_OK &&
 	    tg_group(&g, res) == 0) {
+		srv_buf_reserve(&o->b, sht_result_count(res) * 80);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
 				continue;
@@ -628,6 +471,7 @@ const struct srv_output srv_out_threads = {
 		       "(RUNNING, SYSCALL, IRQ, IDLE)",
 	.type = SRV_OUT_TIME_GRAPH,
 	.applies = threads_applies,
+	.cache_tree = 1,
 	.tree = threads_tree,
 	.states = threads_states,
 	.tooltip = threads_tooltip,

@@ -29,6 +29,7 @@ struct srv_out_ctx {
 	struct srv_exp *e;
 	const struct srv_output *o;
 	struct srv_ids *ids;      /* the output's entry ids in e */
+	int cacheable;            /* set by a tree: the answer is final */
 };
 
 typedef int (*srv_out_fn)(struct srv_out_ctx *c);
@@ -40,6 +41,10 @@ struct srv_output {
 	/* 1 if the output applies to e (listed, answered; else 405). */
 	int (*applies)(struct srv_exp *e);
 	srv_out_fn tree;          /* timeGraph / XY / data tree */
+	int cache_tree;           /* a tree is kept and answered again, for
+	                             good once final, for a second while its
+	                             analyses run (it ignores the request's
+	                             parameters) */
 	srv_out_fn states;        /* timeGraph states */
 	srv_out_fn tooltip;       /* timeGraph tooltip */
 	srv_out_fn arrows;        /* timeGraph arrows */
@@ -100,6 +105,10 @@ json_t *srv_style_def(const char *name, const char *color, double height,
 /* Status of a tree from its histories: RUNNING while one builds, FAILED
  * if all failed, else COMPLETED. */
 int srv_hist_tree_status(struct srv_hist *const *h, size_t n);
+/* A tree's answer with that status; a failure carries the message of
+ * the first history that failed. */
+int srv_reply_tree(struct srv_reply *rep, json_t *model,
+		   struct srv_hist *const *h, size_t n);
 
 /* The generic answer "model + status" of a time-graph or XY query over
  * times: COMPLETED if every history is built or covers the last time. */

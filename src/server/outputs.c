@@ -17,6 +17,7 @@
  * not apply to the experiment or has no such endpoint 405 ("Analysis
  * cannot run"), as Trace Compass answers.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
@@ -94,10 +95,65 @@ static const struct srv_output *find(struct srv_reply *rep, struct srv_exp *e,
 	return o;
 }
 
+/* How long a tree built while its analyses run is answered again: the
+ * viewer polls trees while they are RUNNING, and every client of an
+ * experiment asks the same; building one queries the whole live history
+ * under its lock, which the analysis needs too. */
+#define PARTIAL_TREE_SECONDS 1.0
+
+/* A tree answered before: final, or partial and recent: answer it again. */
+static int cached_tree(struct srv_reply *rep, struct srv_exp *e,
+		       const struct srv_output *o)
+{
+	char *body = NULL;
+	size_t len = 0;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->tree[o->index] && !e->tree_final[o->index] &&
+	    srv_now() - e->tree_time[o->index] > PARTIAL_TREE_SECONDS) {
+		free(e->tree[o->index]);
+		e->tree[o->index] = NULL;
+	}
+	if (e->tree[o->index] && (body = malloc(e->tree_len[o->index])) != NULL) {
+		len = e->tree_len[o->index];
+		memcpy(body, e->tree[o->index], len);
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (!body)
+		return 0;
+	free(rep->body);
+	rep->status = 200;
+	rep->body = body;
+	rep->len = len;
+	return 1;
+}
+
+static void keep_tree(struct srv_reply *rep, struct srv_exp *e,
+		      const struct srv_output *o, int final)
+{
+	char *copy = malloc(rep->len);
+
+	if (!copy)
+		return;
+	memcpy(copy, rep->body, rep->len);
+	pthread_mutex_lock(&e->lock);
+	if (!e->tree[o->index] || (final && !e->tree_final[o->index])) {
+		free(e->tree[o->index]);
+		e->tree[o->index] = copy;
+		e->tree_len[o->index] = rep->len;
+		e->tree_final[o->index] = final;
+		e->tree_time[o->index] = srv_now();
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&e->lock);
+	free(copy);
+}
+
 static int call(struct srv_req *req, struct srv_reply *rep, struct srv_exp *e,
 		const struct srv_output *o, srv_out_fn fn)
 {
 	struct srv_out_ctx c;
+	int rc;
 
 	if (!fn)
 		return cannot_run(rep, o->id);
@@ -105,6 +161,9 @@ static int call(struct srv_req *req, struct srv_reply *rep, struct srv_exp *e,
 		return srv_reply_error(rep, 405, "Method not allowed", NULL);
 	if (srv_req_parse(req, rep, 0) != 0)
 		return -1;
+	if (fn == o->tree && o->cache_tree && cached_tree(rep, e, o))
+		return 0;
+	memset(&c, 0, sizeof c);
 	c.req = req;
 	c.rep = rep;
 	c.e = e;
@@ -112,7 +171,10 @@ static int call(struct srv_req *req, struct srv_reply *rep, struct srv_exp *e,
 	c.ids = srv_exp_ids(e, o->index);
 	if (!c.ids)
 		return srv_reply_error(rep, 500, "Out of memory", NULL);
-	return fn(&c);
+	rc = fn(&c);
+	if (rc == 0 && fn == o->tree && o->cache_tree && rep->status == 200)
+		keep_tree(rep, e, o, c.cacheable);
+	return rc;
 }
 
 /* POST .../{kind}/{o}/{what}. */

@@ -117,3 +117,16 @@ sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 	return srv_hq_2d(q, quarks, n, srv_from_exp(xf, ts->t[i0]),
 			 srv_from_exp(xf, ts->t[i1 - 1]), ts->step, res);
 }
+
+int srv_reply_tree(struct srv_reply *rep, json_t *model,
+		   struct srv_hist *const *h, size_t n)
+{
+	int st = srv_hist_tree_status(h, n);
+	const char *msg = NULL;
+
+	for (size_t i = 0; st == SRV_FAILED && i < n && !msg; i++)
+		if (atomic_load(&h[i]->status) == SRV_FAILED)
+			msg = h[i]->message;
+	srv_reply_model(rep, model, st, msg);
+	return st;
+}

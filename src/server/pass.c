@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lives.h"
 #include "reuse.h"
 #include "srv.h"
 
@@ -254,8 +255,14 @@ static void an_end(struct pass_an *a)
 	a->active = 0;
 	free(a->tmp);
 	a->tmp = NULL;                     /* renamed: keep it */
-	srv_hist_built(a->h);              /* closes the live state system */
 	a->ss = NULL;
+	if (srv_hist_built(a->h) == SHT_OK && a->h->kind == SRV_AN_KERNEL) {
+		struct srv_hq q;           /* the Control Flow rows, kept */
+
+		srv_hist_acquire(a->h, &q);
+		srv_hist_lives(&q);
+		srv_hist_release(&q);
+	}
 }
 
 /* The analyses to build: those whose history was not reused. */

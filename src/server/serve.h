@@ -18,7 +18,7 @@ struct srv_config {
 	const char **roots;       /* directories traces may be opened from */
 	size_t nroots;            /* 0: the current directory */
 	const char *cache;        /* history cache; NULL: $XDG_CACHE_HOME/sht */
-	int workers;              /* HTTP threads; 0: one per CPU, 2 at least */
+	int workers;              /* HTTP threads; 0: two per CPU, 8 at least */
 	const char **analyses;    /* rules files run on every trace */
 	size_t nanalyses;
 	unsigned max_connections; /* 0: 64 */

@@ -67,7 +67,7 @@ static char *default_cache(void)
 	return strdup(buf);
 }
 
-static int setup(struct srv *s, const struct srv_config *cfg)
+int srv_setup(struct srv *s, const struct srv_config *cfg)
 {
 	const char *dot = ".";
 	char *cache;
@@ -75,16 +75,18 @@ static int setup(struct srv *s, const struct srv_config *cfg)
 	s->cfg = *cfg;
 	if (!s->cfg.bind)
 		s->cfg.bind = "127.0.0.1";
-	if (s->cfg.workers <= 0) {
+	if (s->cfg.workers <= 0) {          /* a slow request (a table page
+	                                       far into a CTF trace) must not
+	                                       hold the fast ones back */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-		s->cfg.workers = n > 2 ? (int)n : 2;
+		s->cfg.workers = 2 * n > 8 ? (int)(2 * n) : 8;
 	}
 	if (!s->cfg.max_connections)
 		s->cfg.max_connections = 64;
 	if (!s->cfg.timeout_s)
 		s->cfg.timeout_s = 60;
-	s->reader_cache = 32u << 20;
+	s->reader_cache = 16u << 20;
 	pthread_mutex_init(&s->log_lock, NULL);
 	srv_registry_init(&s->reg);
 	s->roots = calloc(cfg->nroots ? cfg->nroots : 1, sizeof *s->roots);
@@ -119,7 +121,7 @@ static int setup(struct srv *s, const struct srv_config *cfg)
 	return 0;
 }
 
-static void teardown(struct srv *s)
+void srv_teardown(struct srv *s)
 {
 	srv_registry_free(&s->reg);
 	for (size_t i = 0; i < s->nroots; i++)
@@ -166,8 +168,8 @@ int srv_run(const struct srv_config *cfg)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (setup(&s, cfg) != 0 || !(h = srv_http_start(&s))) {
-		teardown(&s);
+	if (srv_setup(&s, cfg) != 0 || !(h = srv_http_start(&s))) {
+		srv_teardown(&s);
 		return 1;
 	}
 	print_url(&s, srv_http_port(h));
@@ -180,7 +182,7 @@ int srv_run(const struct srv_config *cfg)
 		srv_log(&s, "stopping (signal %d): finishing the requests in "
 			"flight", sig);
 	srv_http_stop(h, 30.0);
-	teardown(&s);
+	srv_teardown(&s);
 	srv_log(&s, "stopped");
 	pthread_mutex_destroy(&s.log_lock);
 	return sig > 0 ? 0 : 1;

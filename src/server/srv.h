@@ -58,7 +58,10 @@ void srv_buf_i64(struct srv_buf *b, int64_t v);
 /* A finite double as a number literal of at most 15 characters (the
  * client's parser makes longer literals BigInts); integers as digits. */
 void srv_buf_double(struct srv_buf *b, double v);
-/* A JSON string literal (quotes and escapes) through jansson. */
+/* Room for more bytes (a hint: appends grow the buffer anyway). */
+void srv_buf_reserve(struct srv_buf *b, size_t more);
+/* A JSON string literal: as is when it needs no escape, else escaped by
+ * jansson (invalid UTF-8 replaced). */
 void srv_buf_jstr(struct srv_buf *b, const char *s, size_t n);
 /* A JSON string of s (n bytes; invalid UTF-8 and NULs become U+FFFD):
  * every string the server sends goes through these. */
@@ -216,6 +219,8 @@ struct srv_hist {
 	char *message;            /* failure message (set before FAILED) */
 	struct srv_attrs attrs;
 	size_t cache_bytes;       /* reader cache */
+	pthread_mutex_t lives_lock;
+	struct srv_lives *lives;  /* kernel: thread lifetimes, once built */
 };
 
 /* What a request holds while it queries a history. */
@@ -296,6 +301,7 @@ static inline sht_time srv_from_exp(const struct srv_xform *x, sht_time t)
 
 struct srv_cursors;
 struct srv_merge;
+struct srv_lives;
 void srv_cursors_free(struct srv_cursors *c);
 
 struct srv_trace {
@@ -360,6 +366,10 @@ struct srv_exp {
 	size_t ntraces;
 	pthread_mutex_t lock;     /* ids below */
 	struct srv_ids *ids[16];  /* entry ids per output (outputs.c) */
+	char *tree[16];           /* trees as answered (outputs.c): final */
+	size_t tree_len[16];      /* ones, and partial ones for a second */
+	int tree_final[16];
+	double tree_time[16];
 	struct srv_merge *merge;  /* merged event order (>1 trace) */
 };
 
@@ -412,6 +422,12 @@ struct srv {
 	char *web;                /* the viewer's files (real path), or NULL */
 	int browser_pid;          /* sht view's xdg-open, 0: none */
 };
+
+/* Resolve the roots and the cache, prepare the registry (0, or -1 after
+ * printing why); free everything (every trace's pass stopped first).
+ * srv_run does both around the HTTP server; tests call them alone. */
+int srv_setup(struct srv *s, const struct srv_config *cfg);
+void srv_teardown(struct srv *s);
 
 /* Log one line (stderr) unless quiet. */
 void srv_log(struct srv *s, const char *fmt, ...)

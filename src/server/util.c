@@ -82,9 +82,38 @@ static int dump_cb(const char *s, size_t n, void *ctx)
 	return b->oom ? -1 : 0;
 }
 
+void srv_buf_reserve(struct srv_buf *b, size_t more)
+{
+	buf_grow(b, more);
+}
+
+/* 1 if s needs no escape: printable ASCII without quote or backslash. */
+static int plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
 void srv_buf_jstr(struct srv_buf *b, const char *s, size_t n)
 {
-	json_t *j = srv_jstrn(s, n);
+	json_t *j;
+
+	if (plain(s, n)) {            /* the common case, without a json_t */
+		if (buf_grow(b, n + 2) != 0)
+			return;
+		b->p[b->len++] = '"';
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+		b->p[b->len++] = '"';
+		b->p[b->len] = '\0';
+		return;
+	}
+	j = srv_jstrn(s, n);
 
 	if (!j) {
 		b->oom = 1;
