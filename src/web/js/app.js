@@ -55,10 +55,14 @@ class App {
     window.addEventListener('hashchange', () => location.reload());
     const m = /exp=([0-9a-fA-F-]{36})/.exec(location.hash);
     let uuid = m ? m[1] : null;
-    let exps = [];
-    try { exps = await this.tsp.experiments(); } catch (e) { this.toast(`Cannot reach the server: ${e.message}`); }
-    this.fillExpSelect(exps, uuid);
-    if (!uuid && exps.length === 1) uuid = exps[0].UUID;
+    const list = this.tsp.experiments().catch((e) => {
+      this.toast(`Cannot reach the server: ${e.message}`);
+      return [];
+    }).then((exps) => { this.fillExpSelect(exps, uuid); return exps; });
+    if (!uuid) {
+      const exps = await list;
+      if (exps.length === 1) uuid = exps[0].UUID;
+    }
     if (!uuid) { await showStart(this); return; }
     try {
       await this.openExperiment(uuid);
@@ -88,6 +92,8 @@ class App {
   // ---- the experiment ------------------------------------------------------
 
   async openExperiment(uuid) {
+    const outputs = this.tsp.outputs(uuid);
+    outputs.catch(() => {});
     const exp = await this.tsp.experiment(uuid);
     this.exp = exp;
     this.tb = new TimeBase(BigInt(exp.start));
@@ -95,7 +101,7 @@ class App {
     $('viewer').hidden = false;
     this.setBoundsFrom(exp);
     this.store.reset();
-    this.outputs = await this.tsp.outputs(uuid);
+    this.outputs = await outputs;
     this.timings.outputs = performance.now();
 
     this.axis = new Axis(this, $('axis'));
@@ -115,15 +121,39 @@ class App {
     this.bindSplitter();
     this.bindStatus();
     this.bindGoto();
+    this.bindFilter();
     this.updateInfo();
 
-    const opens = this.graphs.map((g) => g.open());
-    if (this.graphs.length) this.activate(this.graphs[0]);
-    for (const c of [this.overview, this.hist, this.cpu]) if (c) opens.push(c.open());
-    opens.push(this.table.open().catch((e) => this.toast(`Events: ${e.message}`)));
-    opens.push(this.stats.open());
+    // The first time graph first, alone, so that its screen comes as
+    // soon as it can; then the charts and tables.  The other time graphs
+    // open when first shown (a State System tree can hold hundreds of
+    // thousands of rows).
     if (exp.indexingStatus === 'RUNNING') this.poll();
+    if (this.graphs.length) {
+      await this.activate(this.graphs[0]);
+      await this.whenFresh(2000).catch(() => {});
+    }
+    this.timings.firstScreen = performance.now();
+    const opens = [];
+    opens.push(this.table.open().catch((e) => this.toast(`Events: ${e.message}`)));
+    for (const c of [this.overview, this.hist, this.cpu]) if (c) opens.push(c.open());
+    opens.push(this.stats.open());
     await Promise.all(opens);
+  }
+
+  // Resolves (with the milliseconds waited) once the active time graph
+  // shows every row on screen at the current view's resolution.
+  whenFresh(timeout = 30000) {
+    return new Promise((resolve, reject) => {
+      const t0 = performance.now();
+      const check = () => {
+        const g = this.active;
+        if (g && g.isFresh()) resolve(performance.now() - t0);
+        else if (performance.now() - t0 > timeout) reject(new Error('not fresh in time'));
+        else requestAnimationFrame(check);
+      };
+      check();
+    });
   }
 
   setBoundsFrom(exp) {
@@ -158,7 +188,8 @@ class App {
   }
 
   activate(g) {
-    if (this.active === g) return;
+    if (this.active === g) return g.opening;
+    if (!g.opening) g.opening = g.open();
     for (const x of this.graphs) {
       x.tab.setAttribute('aria-selected', String(x === g));
       x.tab.tabIndex = x === g ? 0 : -1;
@@ -168,6 +199,7 @@ class App {
     g.setActive(true);
     $('row-filter').value = g.tree.filterText;
     this.tooltip.hide();
+    return g.opening;
   }
 
   showHead(g) {
@@ -223,7 +255,7 @@ class App {
     if (e.indexingStatus === 'RUNNING') this.pollTimer = setTimeout(() => this.poll(), 500);
     else {
       // Done: everything once more, complete.
-      for (const g of this.graphs) g.loadTree();
+      for (const g of this.graphs) if (g.opening) g.loadTree();
       for (const c of [this.overview, this.hist, this.cpu]) if (c) c.open();
       this.table.refresh();
       this.table.status = 'COMPLETED';
@@ -332,6 +364,18 @@ class App {
     if (sel) this.store.setView(sel.start, sel.end);
   }
 
+  bindFilter() {
+    const input = $('row-filter');
+    let timer = null;
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { if (this.active) this.active.setFilter(input.value); }, 120);
+    });
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') { input.value = ''; if (this.active) this.active.setFilter(''); }
+    });
+  }
+
   bindGoto() {
     const input = $('goto-input');
     $('goto').addEventListener('submit', (ev) => {
@@ -366,18 +410,7 @@ window.__sht = {
   },
   busy,
   contrast,
-  // Resolves (with the milliseconds waited) once the active time graph
-  // shows every row on screen at the current view's resolution.
-  whenFresh: (timeout = 30000) => new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const check = () => {
-      const g = app.active;
-      if (g && g.isFresh()) resolve(performance.now() - t0);
-      else if (performance.now() - t0 > timeout) reject(new Error('not fresh in time'));
-      else requestAnimationFrame(check);
-    };
-    check();
-  }),
+  whenFresh: (timeout) => app.whenFresh(timeout),
   fmt: { fmtClock, fmtDate, fmtDur },
 };
 app.start().catch((e) => app.toast(String(e.message || e)));

@@ -80,7 +80,10 @@ export class StyleTable {
     const opacity = v.opacity == null ? 1 : +v.opacity;
     const height = v.height == null ? 1 : Math.max(0.1, Math.min(1, +v.height));
     i = this.list.length;
+    // Partly transparent styles are blended with white once.
+    const blend = rgb.map((c) => Math.round(c * Math.min(1, opacity) + 255 * (1 - Math.min(1, opacity))));
     this.list.push({
+      u32: ((0xff000000 | (blend[2] << 16) | (blend[1] << 8) | blend[0]) >>> 0),
       key: style.parentKey, name: v['style-name'] || style.parentKey,
       fill: toHex(rgb), rgb, text: textOn(rgb), height, opacity, known,
       invisible: opacity <= 0.01,

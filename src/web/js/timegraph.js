@@ -14,10 +14,19 @@ import { fit, drawMarks, COLORS, FONT, frameThrottle } from './canvas.js';
 import { bindTime } from './interact.js';
 import { fmtClock, fmtDur } from './time.js';
 
-const WIDEN = 0.25;          // fetched range beyond the view, each side
+const NEAR = 0.02;           // fetched range beyond the view, each side,
+const WIDEN = 0.25;          // first, then once the view rests
 const MARGIN_ROWS = 4;       // rows fetched above and below the screen
 const CHUNK = 250;           // rows per states request
 const MAX_TIMES = 65536;
+
+// Row backgrounds and the gap mark as 0xAABBGGRR (ImageData's bytes).
+const abgr = (hex) => {
+  const n = parseInt(hex.slice(1), 16);
+  return (0xff000000 | ((n & 0xff) << 16) | (n & 0xff00) | ((n >> 16) & 0xff)) >>> 0;
+};
+const BG = { plain: abgr('#ffffff'), alt: abgr('#f7f8fa'), sel: abgr('#d8e8fb'), group: abgr('#eef1f4') };
+const GAP = abgr(COLORS.gap);
 
 // First index i with a[i] > t (a sorted ascending).
 function upper(a, t) {
@@ -77,7 +86,14 @@ export class TimeGraph {
     this.names.setAttribute('aria-label', `${this.opts.title}: rows`);
     this.canvas.setAttribute('aria-label', `${this.opts.title}: states over time (keys: W S A D to zoom and pan)`);
     this.rowEls = [];
-    this.scroller.addEventListener('scroll', () => { this.redraw(); this.scheduleFetch(40); });
+    // While the rows scroll, states are asked for every 80 ms at most
+    // (not only once the scrolling stops).
+    this.scroller.addEventListener('scroll', () => {
+      this.redraw();
+      if (!this.scrollFetch) {
+        this.scrollFetch = setTimeout(() => { this.scrollFetch = null; this.scheduleFetch(0); }, 80);
+      }
+    });
     new ResizeObserver(() => { this.layout(); }).observe(this.scroller);
 
     bindTime(this.canvas, this.app, {
@@ -156,21 +172,23 @@ export class TimeGraph {
   async open() {
     const { exp } = this.app;
     const o = this.output.id;
-    try {
-      const st = await this.app.tsp.style(exp.UUID, o);
+    // The style and the tree at once; states wait for the style.
+    const tree = this.loadTree(this.app.tsp.style(exp.UUID, o).then((st) => {
       this.styles = new StyleTable((st && st.model && st.model.styles) || {});
-    } catch (e) {
+    }).catch(() => {
       this.styles = new StyleTable({});
-    }
-    if (this.active) this.app.showLegend(this);
-    await this.loadTree();
+    }).then(() => {
+      if (this.active) this.app.showLegend(this);
+    }));
+    await tree;
   }
 
-  async loadTree() {
+  async loadTree(styled) {
     const { exp } = this.app;
     let res;
     try {
       res = await this.app.tsp.tree(exp.UUID, 'timeGraph', this.output.id, {});
+      if (styled) await styled;
     } catch (e) {
       this.error = e.message;
       this.app.toast(`${this.opts.title}: ${e.message}`);
@@ -234,20 +252,29 @@ export class TimeGraph {
   scheduleFetch(delay = 30) {
     if (!this.active) return;
     clearTimeout(this.fetchTimer);
-    this.fetchTimer = setTimeout(() => this.fetchVisible(), delay);
+    clearTimeout(this.wideTimer);
+    this.fetchTimer = setTimeout(() => this.fetchVisible(false), delay);
   }
 
   fresh(d, v, res) {
     return d && d.gen === this.gen && d.a <= v.start && d.b >= v.end && d.res <= res * 1.05;
   }
 
-  fetchVisible() {
+  // The visible rows' states: first for the view (and a little more),
+  // then, once the view rests, for a quarter of it on each side, so that
+  // a pan shows states at once.  A zoom waits only for the first.
+  fetchVisible(wide) {
     if (!this.active || !this.app.exp) return;
     const w = this.canvas.clientWidth;
     if (!w || !this.tree.rows.length) return;
     const v = this.store.view, b = this.store.bounds;
     const span = v.end - v.start;
     const res = span / w;
+    const margin = wide ? WIDEN : NEAR;
+    const a = Math.max(b.start, v.start - span * margin);
+    const e = Math.min(b.end, v.end + span * margin);
+    const need = wide ? (d) => this.fresh(d, v, res) && d.a <= Math.max(b.start, v.start - span * WIDEN * 0.8) &&
+      d.b >= Math.min(b.end, v.end + span * WIDEN * 0.8) : (d) => this.fresh(d, v, res);
     // Drop the requests this view no longer needs.
     for (const r of this.requests) {
       if (!(r.a <= v.start && r.b >= v.end && r.res <= res * 1.05 && r.gen === this.gen)) {
@@ -261,12 +288,10 @@ export class TimeGraph {
     for (let i = Math.max(0, f - MARGIN_ROWS); i <= Math.min(this.tree.rows.length - 1, l + MARGIN_ROWS); i++) {
       const n = this.tree.rows[i];
       if (!n.hasData || this.pending.has(n.id)) continue;
-      if (this.fresh(this.data.get(n.id), v, res)) continue;
+      if (need(this.data.get(n.id))) continue;
       ids.push(n.id);
     }
     if (!ids.length) return;
-    const a = Math.max(b.start, v.start - span * WIDEN);
-    const e = Math.min(b.end, v.end + span * WIDEN);
     const nb = Math.min(MAX_TIMES, Math.ceil((e - a) / res) + 1);
     for (let i = 0; i < ids.length; i += CHUNK) this.request(ids.slice(i, i + CHUNK), a, e, nb, res);
   }
@@ -297,18 +322,38 @@ export class TimeGraph {
     for (const row of ans.rows) {
       const st = row.style;
       for (let i = 0; i < st.length; i++) if (st[i] >= 0) st[i] = map[st[i]];
+      this.data.delete(row.id);
       this.data.set(row.id, { a, b, res, gen: running ? -1 : r.gen, start: row.start, end: row.end,
         style: st, label: row.label });
     }
     for (const id of ids) if (!this.data.has(id)) this.data.set(id, { a, b, res, gen: r.gen, start: new Float64Array(0), end: new Float64Array(0), style: new Int32Array(0), label: null });
+    this.evict();
     this.stats.lastFetchMs = performance.now() - r.t0;
     this.stats.lastDecodeMs = ans.decodeMs;
     this.stats.lastBytes = ans.bytes;
     this.lastAnswer = performance.now();
     this.redraw();
+    if (!this.requests.size) {
+      clearTimeout(this.wideTimer);
+      this.wideTimer = setTimeout(() => this.fetchVisible(true), 250);
+    }
     if (running) {
       clearTimeout(this.runTimer);
       this.runTimer = setTimeout(() => this.scheduleFetch(0), 1000);
+    }
+  }
+
+  // Forget the states of rows far from the screen (a Map keeps its
+  // insertion order: the oldest answers go first).
+  evict() {
+    const max = 3000;
+    if (this.data.size <= max) return;
+    const [f, l] = this.visibleRange();
+    for (const id of this.data.keys()) {
+      if (this.data.size <= max * 0.8) break;
+      const i = this.tree.indexOf(id);
+      if (i >= f - 200 && i <= l + 200) continue;
+      this.data.delete(id);
     }
   }
 
@@ -403,47 +448,48 @@ export class TimeGraph {
     }
   }
 
+  // The states are painted into an ImageData, a scan line at a time, and
+  // put on the canvas at once: without a GPU (a server's headless
+  // browser, remote desktops) Canvas 2D rasterises each fillRect on the
+  // page's thread, while filling and copying typed arrays is a few memory
+  // passes.  Labels and marks are then drawn on top with the canvas.
   drawCanvas() {
-    const { ctx, w, h } = fit(this.canvas, this.viewH);
+    const { ctx, w, h, dpr } = fit(this.canvas, this.viewH);
     this.cw = w;
-    ctx.fillStyle = '#ffffff';
-    ctx.fillRect(0, 0, w, h);
+    const W = this.canvas.width, H = this.canvas.height;
+    if (!this.img || this.img.width !== W || this.img.height !== H) {
+      this.img = ctx.createImageData(W, H);
+      this.u32 = new Uint32Array(this.img.data.buffer);
+      this.line = new Uint32Array(W);
+      this.runs = new Int32Array(4 * (W + 8) * 2);
+      this.colors = new Uint32Array((W + 8) * 2);
+    }
+    const u32 = this.u32;
     const rows = this.tree.rows;
     const [f, l] = this.visibleRange();
     const top = this.scroller.scrollTop;
     const v = this.store.view;
-    const k = w / (v.end - v.start);
+    const k = (w / (v.end - v.start)) * dpr;        // device px per ns
     const rowH = this.rowH;
-    // Row backgrounds.
-    for (let i = f; i <= l; i++) {
-      const y = i * rowH - top;
-      const n = rows[i];
-      if (this.selected === n.id) ctx.fillStyle = '#d8e8fb';
-      else if (!n.hasData) ctx.fillStyle = '#eef1f4';
-      else if (i % 2) ctx.fillStyle = '#f7f8fa';
-      else continue;
-      ctx.fillRect(0, y, w, rowH);
-    }
-    // States, batched by colour.
-    const bins = new Map();
     const texts = [];
-    const gaps = [];
-    const inner = rowH - 4;
+    const t0 = performance.now();
+    let nruns = 0, yEnd = 0;
     for (let i = f; i <= l; i++) {
       const n = rows[i];
+      const y0 = Math.round((i * rowH - top) * dpr), y1 = Math.round(((i + 1) * rowH - top) * dpr);
+      const bg = this.selected === n.id ? BG.sel : !n.hasData ? BG.group : i % 2 ? BG.alt : BG.plain;
       const d = this.data.get(n.id);
-      if (!d || !d.start.length) continue;
-      this.paintRow(d, i * rowH - top, inner, v, k, w, bins, texts, gaps);
+      const cnt = d && d.start.length ? this.rowRuns(d, v, k, W, dpr, texts, i * rowH - top, y1 - y0) : 0;
+      nruns += cnt;
+      this.scanRow(cnt, bg, y0, y1, W, H, dpr);
+      yEnd = Math.max(yEnd, y1);
     }
-    for (const [fill, arr] of bins) {
-      ctx.fillStyle = fill;
-      for (let j = 0; j < arr.length; j += 4) ctx.fillRect(arr[j], arr[j + 1], arr[j + 2], arr[j + 3]);
-    }
-    if (gaps.length) {
-      ctx.fillStyle = COLORS.gap;
-      for (let j = 0; j < gaps.length; j += 4) ctx.fillRect(gaps[j], gaps[j + 1], gaps[j + 2], gaps[j + 3]);
-    }
+    if (yEnd < H) u32.fill(BG.plain, Math.max(0, yEnd) * W);
+    const t1 = performance.now();
+    ctx.putImageData(this.img, 0, 0);
+    const t2 = performance.now();
     if (texts.length) this.drawTexts(ctx, texts);
+    this.stats.prof = { paint: t1 - t0, put: t2 - t1, text: performance.now() - t2, runs: nruns, texts: texts.length / 5 };
     drawMarks(ctx, w, h, this.store);
     if (!rows.length) {
       ctx.fillStyle = COLORS.muted;
@@ -452,42 +498,88 @@ export class TimeGraph {
     }
   }
 
-  // The states of one row into the colour bins (x, y, w, h each), one
-  // rectangle per device pixel column at most.
-  paintRow(d, y, inner, v, k, w, bins, texts, gaps) {
+  // The states of a row on screen as runs (first device pixel, end
+  // pixel, colour index, height in device pixels) in this.runs, one run
+  // per pixel column at most; between two sampled states that do not
+  // touch, a gap mark (states too short to be sampled lie there).
+  // Returns their number; labels wide enough go to texts (CSS px).
+  rowRuns(d, v, k, W, dpr, texts, yCss, rowPx) {
     const { start, end, style, label } = d;
     const n = start.length;
-    const dpr = window.devicePixelRatio || 1;
+    const runs = this.runs, colors = this.colors;
+    const inner = rowPx - 2 * Math.round(2 * dpr);
+    const gapH = Math.max(2, Math.round(2 * dpr));
     let i = Math.max(0, upper(end, v.start) - 1);
     if (i < n && end[i] <= v.start) i++;
-    let lastPx = -Infinity;       // last device pixel column painted
-    let prevEnd = null, prevStyle = -1;
-    for (; i < n && start[i] < v.end; i++) {
+    let m = 0, lastPx = -1, prevEnd = null, prevStyle = -1;
+    const cap = runs.length - 8;
+    for (; i < n && start[i] < v.end && m < cap; i++) {
       const s = style[i];
       if (prevEnd !== null && start[i] > prevEnd && prevStyle >= 0 && s >= 0) {
-        const gx0 = (prevEnd - v.start) * k, gx1 = (start[i] - v.start) * k;
-        if (gx1 - gx0 >= 1) gaps.push(gx0, y + rowMid(inner) - 1, gx1 - gx0, 2);
+        let g0 = Math.round((prevEnd - v.start) * k), g1 = Math.round((start[i] - v.start) * k);
+        if (g0 <= lastPx) g0 = lastPx + 1;
+        if (g0 < 0) g0 = 0;
+        if (g1 > W) g1 = W;
+        if (g1 > g0) {
+          colors[m >> 2] = GAP;
+          runs[m++] = g0; runs[m++] = g1; runs[m++] = 0; runs[m++] = gapH;
+          lastPx = g1 - 1;
+        }
       }
       prevEnd = end[i];
       prevStyle = s;
       if (s < 0) continue;
       const st = this.styles.get(s);
       if (st.invisible) continue;
-      let x0 = (start[i] - v.start) * k, x1 = (end[i] - v.start) * k;
-      if (x0 < -2) x0 = -2;
-      if (x1 > w + 2) x1 = w + 2;
-      let p0 = Math.round(x0 * dpr), p1 = Math.round(x1 * dpr);
-      if (p1 <= lastPx) continue;             // this pixel is painted
+      let p0 = Math.round((start[i] - v.start) * k), p1 = Math.round((end[i] - v.start) * k);
+      if (p1 <= lastPx) continue;              // this pixel is painted
       if (p0 <= lastPx) p0 = lastPx + 1;
-      if (p1 <= p0) p1 = p0 + 1;
+      if (p0 < 0) p0 = 0;
+      if (p1 > W) p1 = W;
+      if (p1 <= p0) { if (p0 >= W) continue; p1 = p0 + 1; }
       lastPx = p1 - 1;
-      const hh = Math.max(2, Math.round(inner * st.height));
-      const yy = y + 2 + Math.round((inner - hh) / 2);
-      let bin = bins.get(st.fill);
-      if (!bin) { bin = []; bins.set(st.fill, bin); }
-      const xa = p0 / dpr, wa = (p1 - p0) / dpr;
-      bin.push(xa, yy, wa, hh);
-      if (label && label[i] && wa > 26 && st.height >= 0.6) texts.push(xa, wa, y, label[i], st.text);
+      colors[m >> 2] = st.u32;
+      runs[m++] = p0; runs[m++] = p1; runs[m++] = 0; runs[m++] = Math.max(2, Math.round(inner * st.height));
+      if (label && label[i] && p1 - p0 > 26 * dpr && st.height >= 0.6) texts.push(p0 / dpr, (p1 - p0) / dpr, yCss, label[i], st.text);
+    }
+    return m >> 2;
+  }
+
+  // Paint a row into the image: each state is centred on the row with
+  // its style's height, so the row's lines fall into a few bands (one per
+  // distinct height); a band's scan line is built once (every state at
+  // least that tall) and copied to the band's lines outside the next,
+  // shorter band.  Lines outside every band are the row's background.
+  scanRow(cnt, bg, y0, y1, W, H, dpr) {
+    const runs = this.runs, colors = this.colors, line = this.line, u32 = this.u32;
+    const pad = Math.round(2 * dpr);
+    const inner = (y1 - y0) - 2 * pad;
+    const topOf = (hh) => y0 + pad + ((inner - hh) >> 1);
+    const hs = [];
+    for (let j = 3; j < 4 * cnt; j += 4) if (!hs.includes(runs[j])) hs.push(runs[j]);
+    hs.sort((a, b) => b - a);
+    // Background lines: above and below the tallest band.
+    const tallT = hs.length ? topOf(hs[0]) : y1, tallE = hs.length ? tallT + hs[0] : y1;
+    const fillBg = (a, b) => { a = Math.max(0, a); b = Math.min(H, b); if (b > a) u32.fill(bg, a * W, b * W); };
+    fillBg(y0, tallT);
+    fillBg(tallE, y1);
+    if (!hs.length) return;
+    line.fill(bg);
+    for (let b = 0; b < hs.length; b++) {
+      const hh = hs[b];
+      for (let j = 0; j < 4 * cnt; j += 4) {
+        if (runs[j + 3] !== hh) continue;
+        const c = colors[j >> 2], a = runs[j], e = runs[j + 1];
+        if (e - a < 8) for (let x = a; x < e; x++) line[x] = c;
+        else line.fill(c, a, e);
+      }
+      const t = topOf(hh), e = t + hh;
+      const it = b + 1 < hs.length ? topOf(hs[b + 1]) : e;
+      const ie = b + 1 < hs.length ? it + hs[b + 1] : e;
+      for (let y = Math.max(0, t); y < Math.min(H, e); y++) {
+        if (y >= it && y < ie) continue;
+        u32.set(line, y * W);
+      }
     }
   }
 
@@ -545,7 +637,9 @@ export class TimeGraph {
     this.selected = n.id;
     if (this.opts.kind === 'threads') {
       const tid = n.metadata && n.metadata.TID ? Number(n.metadata.TID[0]) : Number(n.labels[1]);
-      if (Number.isFinite(tid) && n.hasData) this.store.setThread({ tid, name: String(n.labels[0]) });
+      const tb = this.app.tb;
+      const range = n.start != null && n.end != null ? { start: tb.rel(n.start), end: tb.rel(n.end) } : null;
+      if (Number.isFinite(tid) && n.hasData) this.store.setThread({ tid, name: String(n.labels[0]), range });
     }
     if (scroll) this.scrollToRow(n.row);
     this.redraw();
@@ -685,8 +779,4 @@ export class TimeGraph {
       ['Duration', fmtDur(iv.end - iv.start)],
     ];
   }
-}
-
-function rowMid(inner) {
-  return 2 + inner / 2;
 }

@@ -37,14 +37,19 @@ export class XYChart {
     const events = overview ? ['view', 'bounds'] : ['view', 'cursor', 'selection', 'hover', 'bounds'];
     for (const t of events) this.store.addEventListener(t, this.redraw);
     this.store.addEventListener(overview ? 'bounds' : 'view', () => this.schedule());
-    if (this.kind === 'cpu') this.store.addEventListener('thread', () => { this.pickSeries(); this.schedule(0); });
+    if (this.kind === 'cpu') this.store.addEventListener('thread', () => this.threadPicked());
     new ResizeObserver(() => { this.redraw(); this.schedule(); }).observe(canvas);
   }
 
   async open() {
-    const { exp } = this.app;
+    const { exp, tb } = this.app;
+    // CPU Usage: the tree of the whole trace lists every thread that ran
+    // (30 000 threads: seconds of server time); a range of 1 ns gives the
+    // totals, a thread's entry is looked up when it is selected.
+    const params = this.kind === 'cpu'
+      ? { requested_timerange: { start: tb.abs(0), end: tb.abs(1) } } : {};
     try {
-      const t = await this.app.tsp.tree(exp.UUID, 'XY', this.opts.output.id, {});
+      const t = await this.app.tsp.tree(exp.UUID, 'XY', this.opts.output.id, params);
       this.treeStatus = t.status;
       this.entries = (t.model && t.model.entries) || [];
     } catch (e) {
@@ -57,6 +62,26 @@ export class XYChart {
       clearTimeout(this.treeTimer);
       this.treeTimer = setTimeout(() => this.open(), 1500);
     }
+  }
+
+  // The selected thread's entry: the tree over its lifetime has it.
+  async threadPicked() {
+    const th = this.store.thread;
+    if (th && !(this.entries || []).some((e) => e.parentId !== -1 && Number(e.labels[1]) === th.tid)) {
+      const { exp, tb } = this.app;
+      const r = th.range || this.store.view;
+      try {
+        const t = await this.app.tsp.tree(exp.UUID, 'XY', this.opts.output.id,
+          { requested_timerange: { start: tb.abs(r.start), end: tb.abs(r.end) } });
+        const found = ((t.model && t.model.entries) || []).filter((e) => e.parentId !== -1 && Number(e.labels[1]) === th.tid);
+        this.entries = [...(this.entries || []).filter((e) => e.parentId === -1 || e.parentId == null), ...found];
+      } catch (e) {
+        this.error = e.message;
+      }
+    }
+    if (th !== this.store.thread) return;
+    this.pickSeries();
+    this.schedule(0);
   }
 
   // The series to plot: the Histogram's default entries; for CPU Usage
@@ -127,7 +152,10 @@ export class XYChart {
     return i === 0 ? '#57606a' : SERIES_COLORS[(i - 1) % SERIES_COLORS.length];
   }
 
-  schedule(delay = 50) {
+  // Charts follow the view once it rests (as the Eclipse viewer does):
+  // CPU usage over a wide range of a big trace costs the server seconds,
+  // which a zoom in steps must not queue up.
+  schedule(delay = this.kind === 'cpu' ? 450 : 200) {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.fetch(), delay);
   }
@@ -135,6 +163,13 @@ export class XYChart {
   async fetch() {
     const { exp, tb } = this.app;
     if (!exp || !this.ids.length) { this.redraw(); return; }
+    // The time graph's states first: on a big trace a chart of a wide
+    // range costs the server more than a screen of states.
+    if (this.kind !== 'overview') {
+      const seq = this.seq = (this.seq || 0) + 1;
+      await this.app.whenFresh(3000).catch(() => {});
+      if (seq !== this.seq) return;
+    }
     const w = this.canvas.clientWidth;
     if (!w) return;
     const r = this.range();
