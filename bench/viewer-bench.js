@@ -2,7 +2,8 @@
 // Chromium through puppeteer-core), on a running sht serve.  Run by
 // bench/run-viewer.sh, which makes the traces and starts the server.
 //
-//   node bench/viewer-bench.js URL BIG_EXP THREADS_EXP [RUNNING_TRACE] [--runs N]
+//   node bench/viewer-bench.js URL BIG_EXP THREADS_EXP [RUNNING_EXP] [--runs N]
+//   (an experiment given as "-" skips its cases)
 //
 // Cases (docs/VIEWER.md "Speed"):
 //   redraw     200 rows x 2 000 px of fetched states drawn again: the
@@ -185,10 +186,12 @@ async function table(browser) {
 (async () => {
   const browser = await launch();
   try {
+    if (BIG !== '-') {
+      await redraw(browser);
+      await zoom(browser);
+    }
+    if (THREADS !== '-') await threads(browser);
     if (RUNNING) await table(browser);
-    await redraw(browser);
-    await zoom(browser);
-    await threads(browser);
   } finally {
     await browser.close();
   }

@@ -13,6 +13,9 @@ required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
 # NodeSource's nodejs) needs neither Debian package.
 command -v node >/dev/null || required+=(nodejs)
 command -v npm >/dev/null || required+=(npm)
+# The viewer's tests and benchmark (tests/viewer/, bench/run-viewer.sh)
+# drive Debian's Chromium headless through puppeteer-core.
+required+=(chromium)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

@@ -270,7 +270,7 @@ async function tableFollows(page, expUuid) {
   await idle(page);
 }
 
-async function otherViews(page) {
+async function otherViews(page, expUuid) {
   await page.keyboard.press('Escape');
   await page.click('#tg-tabs [role=tab]:nth-child(2)');
   await page.waitForFunction(() => [...document.querySelectorAll('.tg:not([hidden]) .tg-row:not([hidden]) .label')].some((e) => e.textContent === 'CPU 0 Threads'), { timeout: 20000 });
@@ -288,8 +288,19 @@ async function otherViews(page) {
   await page.waitForFunction(() => /sched_switch/.test(document.querySelector('.stats').textContent) && /28,325/.test(document.querySelector('.stats').textContent), { timeout: 20000 });
   ok(true, 'Statistics counts events per type (28,325 sched_switch)');
   await page.evaluate(() => window.__sht.app.store.setSelection(100e6, 200e6));
-  await page.waitForFunction(() => /Selection/.test(document.querySelector('.stats').textContent), { timeout: 20000 });
-  ok(true, 'Statistics of the selected range appear');
+  await page.waitForFunction(() => /Selection/.test(document.querySelector('.stats thead').textContent), { timeout: 20000 });
+  // The selection's sched_switch count against the events table: the
+  // lines of the filtered table at the range's two ends.
+  const [a, b] = await page.evaluate(() => [window.__sht.app.tb.abs(100e6).toString(), window.__sht.app.tb.abs(200e6).toString()]);
+  const out = await page.evaluate(() => window.__sht.app.table.output.id);
+  const at = async (t) => (await tsp(base, 'POST', `/experiments/${expUuid}/outputs/table/${out}/lines`,
+    { requested_times: [BigInt(t)], requested_table_count: 1, table_filter_expressions: { 3: '^sched_switch$' } })).model.lines[0].index;
+  const want = (await at(BigInt(b) + 1n)) - (await at(a));
+  const got = await page.evaluate(() => {
+    const row = [...document.querySelectorAll('.stats tr.pick')].find((r) => r.dataset.type === 'sched_switch');
+    return row ? row.children[4].textContent : null;
+  });
+  is(got, want.toLocaleString('en-US'), 'Statistics counts the selected range (sched_switch, as the filtered events table)');
   await shot(page, 'statistics');
   await page.click('#tab-events');
   await page.click('#tg-tabs [role=tab]:nth-child(1)');
@@ -381,7 +392,7 @@ async function twoTraces(browser) {
     await shot(page, 'control-flow-zoomed');
     await zoomAndPan(page);
     await tableFollows(page, e.UUID);
-    await otherViews(page);
+    await otherViews(page, e.UUID);
     await keyboardAndContrast(page);
     is(page.errors.length, 0, 'no console error', page.errors);
     await page.close();

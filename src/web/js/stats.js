@@ -57,11 +57,15 @@ export class StatsView {
     }
   }
 
+  // The server's tree holds, per trace, a "Total" subtree and, for a
+  // selected range, a "Selection" one of the same shape: shown as one
+  // tree with the selection's counts in columns of their own.
   render(model, status) {
     const headers = (model.headers || []).map((h) => h.name);
     const entries = model.entries || [];
     const countCol = headers.indexOf('Count');
-    const count = (e) => (countCol >= 0 ? Number(e.labels[countCol]) || 0 : 0);
+    const pctCol = headers.indexOf('%');
+    const count = (e) => (e && countCol >= 0 ? Number(e.labels[countCol]) || 0 : 0);
     const kids = new Map();
     const byId = new Map(entries.map((e) => [e.id, e]));
     const roots = [];
@@ -71,15 +75,35 @@ export class StatsView {
         kids.get(e.parentId).push(e);
       } else roots.push(e);
     }
+    // The selection's entries by their path below "Selection".
+    const selOf = new Map();
+    let hasSel = false;
+    const index = (list, pathKey) => {
+      for (const e of list) {
+        const key = `${pathKey}/${e.labels[0]}`;
+        selOf.set(key, e);
+        if (kids.has(e.id)) index(kids.get(e.id), key);
+      }
+    };
+    for (const r of roots) {
+      const sel = (kids.get(r.id) || []).find((e) => e.labels[0] === 'Selection');
+      if (sel) { hasSel = true; selOf.set(`/${r.labels[0]}/Total`, sel); index(kids.get(sel.id) || [], `/${r.labels[0]}/Total`); }
+    }
     const auto = model.autoExpandLevel == null ? 2 : model.autoExpandLevel;
     this.expanded = this.expanded || new Map();
     let html = '<table><thead><tr>';
     headers.forEach((h, i) => { html += `<th${i ? ' style="text-align:right"' : ''}>${esc(h)}</th>`; });
-    html += '<th class="barcell"></th></tr></thead><tbody>';
-    const walk = (list, depth, pathKey) => {
+    html += '<th class="barcell"></th>';
+    if (hasSel) html += '<th style="text-align:right">Selection</th><th style="text-align:right">%</th><th class="barcell"></th>';
+    html += '</tr></thead><tbody>';
+    const fmt = (l) => (/^\d+$/.test(l) ? Number(l).toLocaleString('en-US') : l);
+    const bar = (v, max) => `<i style="width:${Math.max(1, Math.round((v / max) * 100))}%"></i>`;
+    const walk = (list, depth, pathKey, selParent) => {
       const leaves = list.filter((e) => !kids.has(e.id));
       const max = Math.max(1, ...leaves.map(count));
+      const selMax = Math.max(1, ...leaves.map((e) => count(selOf.get(`${pathKey}/${e.labels[0]}`))));
       for (const e of list) {
+        if (depth === 1 && e.labels[0] === 'Selection') continue;
         const key = `${pathKey}/${e.labels[0]}`;
         const group = kids.has(e.id);
         const open = group && (this.expanded.has(key) ? this.expanded.get(key) : depth < auto);
@@ -88,12 +112,20 @@ export class StatsView {
           : depth >= 2 ? ` data-type="${esc(e.labels[0])}" title="Show only ${esc(e.labels[0])} events"` : '';
         html += `<tr class="${cls}"${data}>`;
         e.labels.forEach((l, i) => {
-          const text = i && /^\d+$/.test(l) ? Number(l).toLocaleString('en-US') : l;
           const tw = i === 0 ? `<span class="tw">${group ? (open ? '\u25BE' : '\u25B8') : ''}</span>` : '';
-          html += `<td${i ? ' class="n"' : ` style="padding-left:${6 + depth * 14}px"`}>${tw}${esc(text)}</td>`;
+          html += `<td${i ? ' class="n"' : ` style="padding-left:${6 + depth * 14}px"`}>${tw}${esc(i ? fmt(l) : l)}</td>`;
         });
-        html += `<td class="barcell">${!group && depth >= 2 ? `<i style="width:${Math.max(1, Math.round((count(e) / max) * 100))}%"></i>` : ''}</td></tr>`;
-        if (open) walk(kids.get(e.id), depth + 1, key);
+        const leaf = !group && depth >= 2;
+        html += `<td class="barcell">${leaf ? bar(count(e), max) : ''}</td>`;
+        if (hasSel) {
+          const se = selOf.get(key);
+          const sc = se ? se.labels[countCol] : (depth >= 1 ? '0' : '');
+          const sp = se && pctCol >= 0 ? se.labels[pctCol] : '';
+          html += `<td class="n">${esc(fmt(sc || ''))}</td><td class="n">${esc(sp)}</td>`;
+          html += `<td class="barcell sel">${leaf && se ? bar(count(se), selMax) : ''}</td>`;
+        }
+        html += '</tr>';
+        if (open) walk(kids.get(e.id), depth + 1, key, selParent);
       }
     };
     walk(roots, 0, '');

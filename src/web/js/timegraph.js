@@ -473,15 +473,19 @@ export class TimeGraph {
     const rowH = this.rowH;
     const texts = [];
     const t0 = performance.now();
-    let nruns = 0, yEnd = 0;
+    let nruns = 0, yEnd = 0, tRuns = 0, tScan = 0;
     for (let i = f; i <= l; i++) {
       const n = rows[i];
       const y0 = Math.round((i * rowH - top) * dpr), y1 = Math.round(((i + 1) * rowH - top) * dpr);
       const bg = this.selected === n.id ? BG.sel : !n.hasData ? BG.group : i % 2 ? BG.alt : BG.plain;
       const d = this.data.get(n.id);
+      const ta = performance.now();
       const cnt = d && d.start.length ? this.rowRuns(d, v, k, W, dpr, texts, i * rowH - top, y1 - y0) : 0;
+      const tb = performance.now();
       nruns += cnt;
       this.scanRow(cnt, bg, y0, y1, W, H, dpr);
+      tRuns += tb - ta;
+      tScan += performance.now() - tb;
       yEnd = Math.max(yEnd, y1);
     }
     if (yEnd < H) u32.fill(BG.plain, Math.max(0, yEnd) * W);
@@ -489,7 +493,7 @@ export class TimeGraph {
     ctx.putImageData(this.img, 0, 0);
     const t2 = performance.now();
     if (texts.length) this.drawTexts(ctx, texts);
-    this.stats.prof = { paint: t1 - t0, put: t2 - t1, text: performance.now() - t2, runs: nruns, texts: texts.length / 5 };
+    this.stats.prof = { paint: t1 - t0, runs: tRuns, scan: tScan, put: t2 - t1, text: performance.now() - t2, nruns, texts: texts.length / 5 };
     drawMarks(ctx, w, h, this.store);
     if (!rows.length) {
       ctx.fillStyle = COLORS.muted;
