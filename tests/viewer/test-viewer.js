@@ -283,6 +283,17 @@ async function otherViews(page, expUuid) {
   await page.waitForFunction(() => [...document.querySelectorAll('.tg:not([hidden]) .tg-row:not([hidden]) .label')].some((e) => e.textContent === 'Threads'), { timeout: 20000 });
   await idle(page);
   ok(true, 'State System shows the attribute tree');
+  // The rules file given to the server (--analysis) has its history there.
+  const rules = await page.evaluate(() => {
+    const g = window.__sht.app.active;
+    const m = [...g.tree.nodes.values()].find((n) => n.depth === 1 && /kernel-core/.test(n.labels[0]));
+    if (!m) return { modules: [...g.tree.nodes.values()].filter((n) => n.depth === 1).map((n) => n.labels[0]) };
+    const attrs = [];
+    const walk = (n) => { for (const c of n.children) { if (c.depth === 3) attrs.push(c.labels[0]); walk(c); } };
+    walk(m);
+    return { label: m.labels[0], attrs };
+  });
+  ok(rules.label && rules.attrs.includes('Threads'), 'State System shows the rules file\'s history (--analysis kernel-core.rules)', rules);
   await shot(page, 'state-system');
   await page.click('#tab-stats');
   await page.waitForFunction(() => /sched_switch/.test(document.querySelector('.stats').textContent) && /28,325/.test(document.querySelector('.stats').textContent), { timeout: 20000 });
@@ -351,6 +362,39 @@ async function keyboardAndContrast(page) {
   ok(labels.length > 0 && Math.min(...labels) >= 4.5, 'labels inside states contrast at least 4.5:1 with their fill', labels);
 }
 
+// While the analyses run the server says RUNNING with the range read so
+// far: the first answers about the experiment are replaced by such ones
+// (the data answers stay the server's), then the real one comes.
+async function progress(browser, exp) {
+  const page = await newPage(browser);
+  const fake = JSON.stringify({ ...exp, indexingStatus: 'RUNNING', nbEvents: 50000,
+    end: `@@${BigInt(exp.start) + 100000000n}@@`, start: `@@${exp.start}@@`, traces: [] })
+    .replace(/"@@(\d+)@@"/g, '$1');
+  await page.evaluateOnNewDocument((uuid, body) => {
+    let left = 4;
+    const real = window.fetch.bind(window);
+    window.fetch = (url, init) => {
+      if (left > 0 && String(url).endsWith(`/tsp/api/experiments/${uuid}`) && (!init || init.method === 'GET')) {
+        left--;
+        return Promise.resolve(new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+      }
+      return real(url, init);
+    };
+  }, exp.UUID, fake);
+  await page.goto(`${base}/#exp=${exp.UUID}`);
+  await page.waitForFunction(() => !document.getElementById('progress').hidden, { timeout: 20000 });
+  const p = await page.evaluate(() => ({ text: document.querySelector('#progress .text').textContent,
+    end: window.__sht.app.store.bounds.end }));
+  ok(/^Analysing: 50,000 events, 100 ms$/.test(p.text), 'while the analyses run, the progress shows the events read', p.text);
+  is(p.end, 100e6, '... and the range shown is the range read so far');
+  await page.waitForFunction(() => document.getElementById('progress').hidden, { timeout: 20000 });
+  await idle(page);
+  const end = await page.evaluate(() => window.__sht.app.store.bounds.end);
+  is(end, Number(BigInt(exp.end) - BigInt(exp.start)), 'once they are done, the progress goes and the range grows to the whole trace');
+  is(page.errors.length, 0, 'progress: no console error', page.errors);
+  await page.close();
+}
+
 async function twoTraces(browser) {
   const e = await openExperiment('sync', [`${shared}/traces/synctraces/scp_src`, `${shared}/traces/synctraces/scp_dest`]);
   const page = await newPage(browser);
@@ -396,6 +440,7 @@ async function twoTraces(browser) {
     await keyboardAndContrast(page);
     is(page.errors.length, 0, 'no console error', page.errors);
     await page.close();
+    await progress(browser, await tsp(base, 'GET', `/experiments/${e.UUID}`));
     await twoTraces(browser);
     status = done();
   } catch (err) {

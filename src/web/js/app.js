@@ -98,6 +98,7 @@ class App {
     this.exp = exp;
     this.tb = new TimeBase(BigInt(exp.start));
     document.title = `${exp.name} · sht`;
+    document.body.classList.remove('no-exp');
     $('viewer').hidden = false;
     this.setBoundsFrom(exp);
     this.store.reset();
