@@ -98,7 +98,8 @@ int srv_evindex_save(struct srv_evindex *x, const char *path)
 	FILE *f;
 	int ok;
 
-	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(),
+		 srv_serial());
 	f = fopen(tmp, "wb");
 	if (!f)
 		return -1;

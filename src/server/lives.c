@@ -314,7 +314,8 @@ int srv_lives_save(const struct srv_lives *l, const char *hist)
 	h.n = l->n;
 	h.name_bytes = name_bytes(l);
 	snprintf(path, sizeof path, "%s.lives", hist);
-	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(),
+		 srv_serial());
 	if (!(f = fopen(tmp, "wb")))
 		return -1;
 	sum = fnv(UINT64_C(0xcbf29ce484222325), &h, sizeof h);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lives.h"
 #include "tg.h"
 
 #define NONE SHT_QUARK_NONE
@@ -243,6 +244,7 @@ struct rstates {
 	struct tid_q *tids;
 	size_t ntids;
 	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
+	const struct srv_lives *lives; /* the history's thread lifetimes */
 };
 
 static int cmp_tid(const void *x, const void *y)
@@ -250,6 +252,30 @@ static int cmp_tid(const void *x, const void *y)
 	const struct tid_q *a = x, *b = y;
 
 	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* Among one quark's items idx[lo..hi) (in time order, disjoint), the
+ * last one starting at or before t (lo if none). */
+static size_t first_at(const struct tg_group *g, size_t lo, size_t hi, sht_time t)
+{
+	size_t r = lo;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (g->items[g->idx[m]].start <= t)
+			r = m, lo = m + 1;
+		else
+			hi = m;
+	}
+	return r;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
 }
 
 static const struct tid_q *find_tid(const struct rstates *s, int64_t tid)
@@ -301,24 +327,76 @@ static size_t row_quarks(struct rstates *s, const struct tg_row *rows, size_t n,
 	return k;
 }
 
-/* The threads running in the first result: their name quarks, queried. */
-static int thread_names(struct rstates *s)
+/* A string value of the second query (quark q at t), or NULL. */
+static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
+			   size_t *len)
+{
+	const sht_interval *iv = q == NONE ? NULL : tg_group_at(&s->g2, q, t);
+
+	if (!iv || iv->value.type != SHT_TYPE_STRING)
+		return NULL;
+	*len = iv->value.len;
+	return iv->value.u.str;
+}
+
+/* 1 if the CPU row (status quark cq, running thread ct) is in a system
+ * call while tid runs: the system call's name is then needed. */
+static void syscall_tids(const struct rstates *s, sht_quark cq, sht_quark ct,
+			 uint8_t *need, const int64_t *tid_of, size_t ntid)
+{
+	size_t lo, hi, clo, chi;
+
+	tg_group_range(&s->g1, cq, &lo, &hi);
+	tg_group_range(&s->g1, ct, &clo, &chi);
+	for (size_t k = lo; k < hi; k++) {
+		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+
+		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4)
+			continue;
+		for (size_t j = first_at(&s->g1, clo, chi, iv->start); j < chi; j++) {
+			const sht_interval *c = &s->g1.items[s->g1.idx[j]];
+			const int64_t *p;
+
+			if (c->start > iv->end)
+				break;
+			if (c->value.type != SHT_TYPE_INT32)
+				continue;
+			p = bsearch(&(int64_t){ c->value.u.i32 }, tid_of, ntid,
+				    sizeof *tid_of, cmp_i64);
+			if (p)
+				need[p - tid_of] = 1;
+		}
+	}
+}
+
+/* The threads running in the first result and their quarks; then the
+ * second query: their System_call where a CPU is in a system call, and
+ * their Exec_name unless the history's thread lifetimes give the names. */
+static int thread_names(struct rstates *s, const struct tg_row *rows, size_t n,
+			size_t ti)
 {
 	const sht_interval *iv = sht_result_items(s->r1);
-	size_t n = sht_result_count(s->r1), k = 0;
+	size_t m = sht_result_count(s->r1), k = 0;
 	const struct srv_attrs *a = &s->q.h->attrs;
 	sht_quark threads, *qs;
+	int64_t *tid_of;
+	uint8_t *need;
 	char name[24];
 
-	s->tids = malloc((n ? n : 1) * sizeof *s->tids);
-	qs = malloc((2 * n + 1) * sizeof *qs);
-	if (!s->tids || !qs) {
+	s->lives = srv_hist_lives(&s->q);
+	s->tids = malloc((m ? m : 1) * sizeof *s->tids);
+	tid_of = malloc((m ? m : 1) * sizeof *tid_of);
+	need = calloc(m ? m : 1, 1);
+	qs = malloc((2 * m + 1) * sizeof *qs);
+	if (!s->tids || !qs || !tid_of || !need) {
 		free(qs);
+		free(tid_of);
+		free(need);
 		return -1;
 	}
 	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
 	threads = srv_attrs_child(a, NONE, "Threads");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < m; i++) {
 		sht_quark x;
 
 		if (iv[i].value.type != SHT_TYPE_INT32 || iv[i].value.u.i32 <= 0 ||
@@ -332,30 +410,56 @@ static int thread_names(struct rstates *s)
 	}
 	pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	qsort(s->tids, s->ntids, sizeof *s->tids, cmp_tid);
+	for (size_t i = 0; i < s->ntids; i++)    /* distinct tids */
+		if (k == 0 || s->tids[i].tid != s->tids[k - 1].tid)
+			s->tids[k++] = s->tids[i];
+	s->ntids = k;
+	for (size_t i = 0; i < s->ntids; i++)
+		tid_of[i] = s->tids[i].tid;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].known && rows[i].k.a == (int64_t)ti && s->ct[i] != NONE &&
+		    (rows[i].k.c & 0xff) == K_CPU)
+			syscall_tids(s, (sht_quark)rows[i].k.b, s->ct[i], need, tid_of,
+				     s->ntids);
+	k = 0;
 	for (size_t i = 0; i < s->ntids; i++) {
-		if (i > 0 && s->tids[i].tid == s->tids[i - 1].tid)
-			continue;
-		if (s->tids[i].exec != NONE)
+		if (!s->lives && s->tids[i].exec != NONE)
 			qs[k++] = s->tids[i].exec;
-		if (s->tids[i].sys != NONE)
+		if (need[i] && s->tids[i].sys != NONE)
 			qs[k++] = s->tids[i].sys;
 	}
 	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
 	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
 	free(qs);
+	free(tid_of);
+	free(need);
 	return k ? -1 : 0;
 }
 
-/* A string value of the second query (quark q at t), or NULL. */
-static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
-			   size_t *len)
+/* The name of thread tid at t: from the lifetimes if the history has
+ * them, else from the second query. */
+static const char *exec_at(const struct rstates *s, const struct tid_q *tq,
+			   sht_time t, size_t *len)
 {
-	const sht_interval *iv = q == NONE ? NULL : tg_group_at(&s->g2, q, t);
+	const struct srv_lives *l = s->lives;
+	size_t lo = 0, hi;
 
-	if (!iv || iv->value.type != SHT_TYPE_STRING)
+	if (!l)
+		return name_at(s, tq->exec, t, len);
+	hi = l->n;
+	while (lo < hi) {          /* last lifetime of tid starting <= t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].tid < tq->tid ||
+		    (l->v[mid].tid == tq->tid && l->v[mid].start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || l->v[lo - 1].tid != tq->tid || l->v[lo - 1].end < t)
 		return NULL;
-	*len = iv->value.len;
-	return iv->value.u.str;
+	*len = l->v[lo - 1].name_len;
+	return l->names + l->v[lo - 1].name_off;
 }
 
 static const char *cpu_key(int32_t v)
@@ -379,17 +483,7 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 	size_t lo, hi, n = 0;
 
 	tg_group_range(&s->g1, ct, &lo, &hi);
-	/* The running thread's intervals are in time order and do not
-	 * overlap: start at the last one starting at or before iv. */
-	for (size_t a = lo, b = hi; a < b; ) {
-		size_t m = a + (b - a) / 2;
-
-		if (s->g1.items[s->g1.idx[m]].start <= iv->start)
-			lo = m, a = m + 1;
-		else
-			b = m;
-	}
-	for (size_t k = lo; k < hi; k++) {
+	for (size_t k = first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
 		const sht_interval *c = &s->g1.items[s->g1.idx[k]];
 
 		if (c->start > iv->end)
@@ -404,8 +498,8 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 			continue;
 		if (c->value.type == SHT_TYPE_INT32 &&
 		    (tq = find_tid(s, c->value.u.i32)) != NULL)
-			label = name_at(s, iv->value.u.i32 == 2 ? tq->exec : tq->sys,
-					at, &len);
+			label = iv->value.u.i32 == 2 ? exec_at(s, tq, at, &len)
+						      : name_at(s, tq->sys, at, &len);
 		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
 			 cpu_key(iv->value.u.i32), label, len);
 		n++;
@@ -450,7 +544,7 @@ static void thread_state(struct rstates *s, struct tg_out *o,
 		return;
 	}
 	if ((tq = find_tid(s, tid)) != NULL)
-		name = name_at(s, tq->exec, at, &len);
+		name = exec_at(s, tq, at, &len);
 	snprintf(label, sizeof label, "%.*s (%" PRId32 ")", (int)(len > 256 ? 256 : len),
 		 name ? name : "", tid);
 	thread_color(tid, color);
@@ -550,7 +644,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	srv_hist_acquire(h, &s.q);
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
-	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
+	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s, rows, n, ti) == 0) {
 		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti)

@@ -268,7 +268,6 @@ static void an_end(struct pass_an *a)
 /* The analyses to build: those whose history was not reused. */
 static size_t pass_setup(struct srv_trace *t, struct pass_an *an)
 {
-	static atomic_uint serial;
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->nhists; i++) {
@@ -277,7 +276,7 @@ static size_t pass_setup(struct srv_trace *t, struct pass_an *an)
 		if (atomic_load(&h->status) != SRV_RUNNING || h->ss)
 			continue;
 		an[n].h = h;
-		if (an_begin(t, &an[n], atomic_fetch_add(&serial, 1)) == 0)
+		if (an_begin(t, &an[n], srv_serial()) == 0)
 			n++;
 		else
 			an_destroy(&an[n]);

@@ -164,6 +164,9 @@ void srv_uuid(char out[37], const void *data, size_t len);
 int srv_uuid_valid(const char *s);
 /* Decimal text of v into buf (>= 24 bytes); returns buf. */
 char *srv_itoa(int64_t v, char *buf);
+/* A number never given twice in this process (temporary file names:
+ * two traces of one path write the same cache files). */
+unsigned srv_serial(void);
 /* Monotonic clock in seconds. */
 double srv_now(void);
 /* A duration in ns as "1.234 ms" (buf >= 32 bytes). */

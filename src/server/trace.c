@@ -57,13 +57,13 @@ static void read_env(struct srv_trace *t, const sht_source *src)
 			val[0] = '\0';
 		json_object_set_new(t->properties, name, srv_jstr(val));
 		if (strcmp(name, "tracer_name") == 0)
-			snprintf(tname, sizeof tname, "%s", val);
+			snprintf(tname, sizeof tname, "%.127s", val);
 		else if (strcmp(name, "tracer_major") == 0)
-			snprintf(major, sizeof major, "%s", val);
+			snprintf(major, sizeof major, "%.31s", val);
 		else if (strcmp(name, "tracer_minor") == 0)
-			snprintf(minor, sizeof minor, "%s", val);
+			snprintf(minor, sizeof minor, "%.31s", val);
 		else if (strcmp(name, "domain") == 0)
-			snprintf(domain, sizeof domain, "%s", val);
+			snprintf(domain, sizeof domain, "%.63s", val);
 	}
 	t->kernel = strcmp(domain, "kernel") == 0 ||
 		    strcmp(tname, "lttng-modules") == 0;

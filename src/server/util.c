@@ -327,3 +327,10 @@ const char *srv_fmt_time(sht_time ns, char *buf, size_t size)
 		 (int)(sub / 1000 % 1000), (int)(sub % 1000));
 	return buf;
 }
+
+unsigned srv_serial(void)
+{
+	static atomic_uint serial;
+
+	return atomic_fetch_add(&serial, 1);
+}

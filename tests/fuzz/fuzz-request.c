@@ -156,6 +156,12 @@ static void uuid_of(const struct srv_reply *rep, char *out)
 	json_decref(j);
 }
 
+/* At exit: stop the trace's pass (joined) and free everything. */
+static void fini(void)
+{
+	srv_teardown(&S);
+}
+
 static void init(void)
 {
 	static char dir[] = "/tmp/fuzz-request-XXXXXX";
@@ -179,6 +185,7 @@ static void init(void)
 	cfg.quiet = 1;
 	if (srv_setup(&S, &cfg) != 0)
 		abort();
+	atexit(fini);
 	snprintf(body, sizeof body, "{\"parameters\":{\"uri\":\"%s\"}}", trace);
 	request("POST", "/tsp/api/traces", body, strlen(body), &rep);
 	uuid_of(&rep, trace_id);

@@ -351,6 +351,54 @@ async function checkCpu(e, kernel) {
     ok(bad === 0, `cpu usage of ${top.length} threads equals their running time (${bad} bad)`);
 }
 
+// A value's label in the State System Explorer (Trace Compass's): longs
+// in hex, doubles and null unlabelled.
+function label(iv) {
+    if (iv.value === null || iv.type === 'double')
+        return '';
+    if (iv.type === 'long')
+        return '0x' + BigInt.asUintN(64, BigInt(iv.value)).toString(16);
+    return String(iv.value);
+}
+
+// State System Explorer: the rows of a rules file's history (run with
+// --analysis) equal its intervals holding a sample time.
+async function checkRules(e, dir) {
+    const fs = require('fs');
+    const cache = process.env.SHT_CACHE;
+    const d = fs.readdirSync(cache).find((x) => x.startsWith(path.basename(dir) + '-'));
+    const file = fs.readdirSync(path.join(cache, d)).find((x) => /^rules-.*\.sht$/.test(x));
+    if (!ok(file, 'the rules file\'s history is in the cache'))
+        return;
+    const m = await tree(c.fetchTimeGraphTree, e, ID.ssx);
+    const mod = m.entries.find((x) => x.labels[0] === 'ust-callstack.xml');
+    ok(mod, 'the rules file is an analysis of the State System Explorer');
+    const under = new Set([mod.id]);
+    const rows = [];
+    for (const x of m.entries)
+        if (under.has(x.parentId)) {
+            under.add(x.id);
+            if (x.labels[1] !== '')
+                rows.push(x);
+        }
+    const pick = rows.slice(0, 25);
+    const times = grid(e.start, e.end, 300);
+    const r = await c.fetchTimeGraphStates(e.UUID, ID.ssx, query({
+        requested_timerange: { start: e.start, end: e.end, nbTimes: 300 },
+        requested_items: pick.map((x) => x.id) }));
+    let bad = 0;
+    for (const row of r.getModel().model.rows) {
+        const en = pick.find((x) => x.id === row.entryId);
+        const want = sht('history', path.join(cache, d, file), '--quark', en.labels[1], '--json')
+            .filter((iv) => hits(times, iv.start, iv.end))
+            .map((iv) => `${iv.start}:${iv.end + 1n}:${label(iv)}`);
+        const got = row.states.map((x) => `${x.start}:${x.end}:${x.label === undefined ? '' : x.label}`);
+        if (want.join('|') !== got.join('|') && bad++ === 0)
+            diag(`${en.labels[0]} (quark ${en.labels[1]}): got ${got.slice(0, 4)} want ${want.slice(0, 4)}`);
+    }
+    ok(pick.length > 5 && bad === 0, `${pick.length} rows of the rules history equal sht history (${bad} differ)`);
+}
+
 // ---- one experiment -------------------------------------------------------------------
 
 async function experiment(name, dirs, kernel) {
@@ -379,6 +427,8 @@ async function experiment(name, dirs, kernel) {
             await checkCpu(e, k1);
     }
     await timeGraph(e, ID.ssx, null);
+    if (!kernel)
+        await checkRules(e, dirs[0]);
     await checkHistogram(e, ref.map((x) => x[0]));
     await checkStatistics(e, ref);
     await checkTable(e, ref);
