@@ -11,6 +11,7 @@
 import { RowTree } from './rows.js';
 import { StyleTable } from './styles.js';
 import { fit, drawMarks, COLORS, FONT, frameThrottle } from './canvas.js';
+import { StatePainter, BG, upper } from './paint.js';
 import { bindTime } from './interact.js';
 import { fmtClock, fmtDur } from './time.js';
 
@@ -19,24 +20,6 @@ const WIDEN = 0.25;          // first, then once the view rests
 const MARGIN_ROWS = 4;       // rows fetched above and below the screen
 const CHUNK = 250;           // rows per states request
 const MAX_TIMES = 65536;
-
-// Row backgrounds and the gap mark as 0xAABBGGRR (ImageData's bytes).
-const abgr = (hex) => {
-  const n = parseInt(hex.slice(1), 16);
-  return (0xff000000 | ((n & 0xff) << 16) | (n & 0xff00) | ((n >> 16) & 0xff)) >>> 0;
-};
-const BG = { plain: abgr('#ffffff'), alt: abgr('#f7f8fa'), sel: abgr('#d8e8fb'), group: abgr('#eef1f4') };
-const GAP = abgr(COLORS.gap);
-
-// First index i with a[i] > t (a sorted ascending).
-function upper(a, t) {
-  let lo = 0, hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (a[m] > t) hi = m; else lo = m + 1;
-  }
-  return lo;
-}
 
 export class TimeGraph {
   // opts: {output (descriptor), title, kind: 'threads'|'resources'|'ssx',
@@ -56,7 +39,7 @@ export class TimeGraph {
     this.active = false;
     this.status = 'RUNNING';
     this.selected = null;
-    this.textW = new Map();
+    this.painter = new StatePainter();
     this.stats = { draws: 0, lastDrawMs: 0, requests: 0, lastFetchMs: 0 };
     this.build();
     this.redraw = frameThrottle(() => this.draw());
@@ -448,23 +431,13 @@ export class TimeGraph {
     }
   }
 
-  // The states are painted into an ImageData, a scan line at a time, and
-  // put on the canvas at once: without a GPU (a server's headless
-  // browser, remote desktops) Canvas 2D rasterises each fillRect on the
-  // page's thread, while filling and copying typed arrays is a few memory
-  // passes.  Labels and marks are then drawn on top with the canvas.
+  // The rows' backgrounds and states (paint.js), labels, then the marks.
   drawCanvas() {
     const { ctx, w, h, dpr } = fit(this.canvas, this.viewH);
     this.cw = w;
     const W = this.canvas.width, H = this.canvas.height;
-    if (!this.img || this.img.width !== W || this.img.height !== H) {
-      this.img = ctx.createImageData(W, H);
-      this.u32 = new Uint32Array(this.img.data.buffer);
-      this.line = new Uint32Array(W);
-      this.runs = new Int32Array(4 * (W + 8) * 2);
-      this.colors = new Uint32Array((W + 8) * 2);
-    }
-    const u32 = this.u32;
+    const painter = this.painter;
+    painter.begin(ctx, W, H);
     const rows = this.tree.rows;
     const [f, l] = this.visibleRange();
     const top = this.scroller.scrollTop;
@@ -473,141 +446,24 @@ export class TimeGraph {
     const rowH = this.rowH;
     const texts = [];
     const t0 = performance.now();
-    let nruns = 0, yEnd = 0, tRuns = 0, tScan = 0;
+    let nruns = 0, yEnd = 0;
     for (let i = f; i <= l; i++) {
       const n = rows[i];
       const y0 = Math.round((i * rowH - top) * dpr), y1 = Math.round(((i + 1) * rowH - top) * dpr);
       const bg = this.selected === n.id ? BG.sel : !n.hasData ? BG.group : i % 2 ? BG.alt : BG.plain;
-      const d = this.data.get(n.id);
-      const ta = performance.now();
-      const cnt = d && d.start.length ? this.rowRuns(d, v, k, W, dpr, texts, i * rowH - top, y1 - y0) : 0;
-      const tb = performance.now();
-      nruns += cnt;
-      this.scanRow(cnt, bg, y0, y1, W, H, dpr);
-      tRuns += tb - ta;
-      tScan += performance.now() - tb;
+      nruns += painter.row(this.data.get(n.id), this.styles, v, k, dpr, y0, y1, bg, texts, i * rowH - top);
       yEnd = Math.max(yEnd, y1);
     }
-    if (yEnd < H) u32.fill(BG.plain, Math.max(0, yEnd) * W);
     const t1 = performance.now();
-    ctx.putImageData(this.img, 0, 0);
+    painter.finish(ctx, yEnd);
     const t2 = performance.now();
-    if (texts.length) this.drawTexts(ctx, texts);
-    this.stats.prof = { paint: t1 - t0, runs: tRuns, scan: tScan, put: t2 - t1, text: performance.now() - t2, nruns, texts: texts.length / 5 };
+    if (texts.length) painter.drawTexts(ctx, texts, rowH);
+    this.stats.prof = { paint: t1 - t0, put: t2 - t1, text: performance.now() - t2, runs: nruns, texts: texts.length / 5 };
     drawMarks(ctx, w, h, this.store);
     if (!rows.length) {
       ctx.fillStyle = COLORS.muted;
       ctx.font = FONT;
       ctx.fillText(this.error ? `Failed: ${this.error}` : this.status === 'RUNNING' ? 'Analysis running…' : 'No rows', 12, 18);
-    }
-  }
-
-  // The states of a row on screen as runs (first device pixel, end
-  // pixel, colour index, height in device pixels) in this.runs, one run
-  // per pixel column at most; between two sampled states that do not
-  // touch, a gap mark (states too short to be sampled lie there).
-  // Returns their number; labels wide enough go to texts (CSS px).
-  rowRuns(d, v, k, W, dpr, texts, yCss, rowPx) {
-    const { start, end, style, label } = d;
-    const n = start.length;
-    const runs = this.runs, colors = this.colors;
-    const inner = rowPx - 2 * Math.round(2 * dpr);
-    const gapH = Math.max(2, Math.round(2 * dpr));
-    let i = Math.max(0, upper(end, v.start) - 1);
-    if (i < n && end[i] <= v.start) i++;
-    let m = 0, lastPx = -1, prevEnd = null, prevStyle = -1;
-    const cap = runs.length - 8;
-    for (; i < n && start[i] < v.end && m < cap; i++) {
-      const s = style[i];
-      if (prevEnd !== null && start[i] > prevEnd && prevStyle >= 0 && s >= 0) {
-        let g0 = Math.round((prevEnd - v.start) * k), g1 = Math.round((start[i] - v.start) * k);
-        if (g0 <= lastPx) g0 = lastPx + 1;
-        if (g0 < 0) g0 = 0;
-        if (g1 > W) g1 = W;
-        if (g1 > g0) {
-          colors[m >> 2] = GAP;
-          runs[m++] = g0; runs[m++] = g1; runs[m++] = 0; runs[m++] = gapH;
-          lastPx = g1 - 1;
-        }
-      }
-      prevEnd = end[i];
-      prevStyle = s;
-      if (s < 0) continue;
-      const st = this.styles.get(s);
-      if (st.invisible) continue;
-      let p0 = Math.round((start[i] - v.start) * k), p1 = Math.round((end[i] - v.start) * k);
-      if (p1 <= lastPx) continue;              // this pixel is painted
-      if (p0 <= lastPx) p0 = lastPx + 1;
-      if (p0 < 0) p0 = 0;
-      if (p1 > W) p1 = W;
-      if (p1 <= p0) { if (p0 >= W) continue; p1 = p0 + 1; }
-      lastPx = p1 - 1;
-      colors[m >> 2] = st.u32;
-      runs[m++] = p0; runs[m++] = p1; runs[m++] = 0; runs[m++] = Math.max(2, Math.round(inner * st.height));
-      if (label && label[i] && p1 - p0 > 26 * dpr && st.height >= 0.6) texts.push(p0 / dpr, (p1 - p0) / dpr, yCss, label[i], st.text);
-    }
-    return m >> 2;
-  }
-
-  // Paint a row into the image: each state is centred on the row with
-  // its style's height, so the row's lines fall into a few bands (one per
-  // distinct height); a band's scan line is built once (every state at
-  // least that tall) and copied to the band's lines outside the next,
-  // shorter band.  Lines outside every band are the row's background.
-  scanRow(cnt, bg, y0, y1, W, H, dpr) {
-    const runs = this.runs, colors = this.colors, line = this.line, u32 = this.u32;
-    const pad = Math.round(2 * dpr);
-    const inner = (y1 - y0) - 2 * pad;
-    const topOf = (hh) => y0 + pad + ((inner - hh) >> 1);
-    const hs = [];
-    for (let j = 3; j < 4 * cnt; j += 4) if (!hs.includes(runs[j])) hs.push(runs[j]);
-    hs.sort((a, b) => b - a);
-    // Background lines: above and below the tallest band.
-    const tallT = hs.length ? topOf(hs[0]) : y1, tallE = hs.length ? tallT + hs[0] : y1;
-    const fillBg = (a, b) => { a = Math.max(0, a); b = Math.min(H, b); if (b > a) u32.fill(bg, a * W, b * W); };
-    fillBg(y0, tallT);
-    fillBg(tallE, y1);
-    if (!hs.length) return;
-    line.fill(bg);
-    for (let b = 0; b < hs.length; b++) {
-      const hh = hs[b];
-      for (let j = 0; j < 4 * cnt; j += 4) {
-        if (runs[j + 3] !== hh) continue;
-        const c = colors[j >> 2], a = runs[j], e = runs[j + 1];
-        if (e - a < 8) for (let x = a; x < e; x++) line[x] = c;
-        else line.fill(c, a, e);
-      }
-      const t = topOf(hh), e = t + hh;
-      const it = b + 1 < hs.length ? topOf(hs[b + 1]) : e;
-      const ie = b + 1 < hs.length ? it + hs[b + 1] : e;
-      for (let y = Math.max(0, t); y < Math.min(H, e); y++) {
-        if (y >= it && y < ie) continue;
-        u32.set(line, y * W);
-      }
-    }
-  }
-
-  drawTexts(ctx, texts) {
-    ctx.font = FONT;
-    ctx.textBaseline = 'middle';
-    const avg = this.avgCharW || (this.avgCharW = ctx.measureText('abcdefghijklmnopqrstuvwxyz_0123456789').width / 37);
-    for (let j = 0; j < texts.length; j += 5) {
-      const x = texts[j], wa = texts[j + 1], y = texts[j + 2];
-      let s = texts[j + 3];
-      let tw = this.textW.get(s);
-      if (tw === undefined) {
-        tw = ctx.measureText(s).width;
-        if (this.textW.size > 20000) this.textW.clear();
-        this.textW.set(s, tw);
-      }
-      const room = wa - 6;
-      if (tw > room) {
-        const chars = Math.floor(room / avg) - 1;
-        if (chars < 2) continue;
-        s = s.slice(0, chars) + '\u2026';
-      }
-      ctx.fillStyle = texts[j + 4];
-      ctx.fillText(s, x + 3, y + this.rowH / 2 + 0.5);
     }
   }
 
