@@ -202,6 +202,20 @@ async function zoomAndPan(page) {
   const res = (v.end - v.start) / ax.width;
   ok(Math.abs(v2.start - (v.start + 0.25 * (v.end - v.start))) < 2 * res &&
      Math.abs(v2.end - (v.start + 0.75 * (v.end - v.start))) < 2 * res, 'a range dragged on the axis becomes the range shown', { v, v2 });
+  // Dragging the overview's box moves the view by as much of the trace.
+  v = v2;
+  const ov = await page.evaluate(() => { const r = document.getElementById('overview').getBoundingClientRect(); return { left: r.left, top: r.top, width: r.width, height: r.height }; });
+  const bnd = await page.evaluate(() => ({ ...window.__sht.app.store.bounds }));
+  const bx = ov.left + (((v.start + v.end) / 2 - bnd.start) / (bnd.end - bnd.start)) * ov.width;
+  await page.mouse.move(bx, ov.top + ov.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(bx + 30, ov.top + ov.height / 2, { steps: 3 });
+  await page.mouse.move(bx + 60, ov.top + ov.height / 2, { steps: 3 });
+  await page.mouse.up();
+  v2 = await view(page);
+  const moved = (60 / ov.width) * (bnd.end - bnd.start);
+  ok(Math.abs((v2.start - v.start) - moved) < (bnd.end - bnd.start) / ov.width && Math.abs((v2.end - v2.start) - (v.end - v.start)) < 2,
+    'dragging the overview\'s box moves the range shown by as much of the trace', { v, v2, moved });
   // Go to time: the cursor at exactly +100 ms, the view centred on it.
   await page.click('#goto-input');
   await page.keyboard.type('+100ms');

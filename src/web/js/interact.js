@@ -41,7 +41,8 @@ export function bindTime(el, app, opts = {}) {
     if (ev.button !== 0 && ev.button !== 1) return;
     if (opts.focus !== false) el.focus({ preventScroll: true });
     const x = xOf(ev);
-    let mode = ev.shiftKey ? 'select' : (opts.dragMode || 'pan');
+    const dm = typeof opts.dragMode === 'function' ? opts.dragMode(x) : opts.dragMode;
+    let mode = ev.shiftKey && !opts.range ? 'select' : (dm || 'pan');
     if (ev.button === 1) mode = 'pan';
     drag = { x0: x, t0: timeAt(x), view0: { ...store.view }, moved: false, mode, shift: ev.shiftKey,
       y0: ev.clientY };

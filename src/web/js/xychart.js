@@ -23,8 +23,15 @@ export class XYChart {
     this.redraw = frameThrottle(() => this.draw());
     const overview = this.kind === 'overview';
     this.range = overview ? () => this.store.bounds : () => this.store.view;
+    // The overview: drag the box to move it, drag elsewhere to show
+    // that range.
+    const inBox = (x) => {
+      const b = this.store.bounds, v = this.store.view, w = canvas.clientWidth || 1;
+      const a = ((v.start - b.start) / (b.end - b.start)) * w, e = ((v.end - b.start) / (b.end - b.start)) * w;
+      return x >= a - 3 && x <= e + 3 && e - a < w - 6;
+    };
     bindTime(canvas, app, {
-      name: this.kind, wheelZooms: true, dragMode: overview ? 'zoom' : 'pan',
+      name: this.kind, wheelZooms: true, dragMode: overview ? (x) => (inBox(x) ? 'pan' : 'zoom') : 'pan',
       range: overview ? this.range : null,
       onRangeDrag: (a, b) => { this.band = a == null ? null : [a, b]; this.redraw(); },
       onHover: (ev, x, t) => this.hover(ev, x, t),
