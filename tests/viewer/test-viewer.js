@@ -341,6 +341,12 @@ async function keyboardAndContrast(page) {
   const focusable = await page.evaluate(() => ['.tg:not([hidden]) .tg-names', '.tg:not([hidden]) .tg-canvas', '.ev-body', '#goto-input']
     .every((s) => document.querySelector(s).tabIndex >= 0));
   ok(focusable, 'names, time graph, events and go-to take the keyboard focus');
+  await page.focus('#tg-tabs [role=tab][aria-selected=true]');
+  await page.keyboard.press('ArrowRight');
+  const tab = await page.evaluate(() => [document.activeElement.textContent, window.__sht.app.active.opts.kind]);
+  ok(/^Resources/.test(tab[0]) && tab[1] === 'resources', 'ArrowRight on the tabs shows the next time graph', tab);
+  await page.keyboard.press('ArrowLeft');
+  await page.focus('.tg:not([hidden]) .tg-names');
   await page.keyboard.press('?');
   const help = await page.evaluate(() => document.getElementById('help').open);
   ok(help, '? opens the keys help');

@@ -186,6 +186,17 @@ class App {
     const order = ['threads', 'resources', 'ssx', 'other'];
     this.graphs.sort((a, b) => order.indexOf(a.opts.kind) - order.indexOf(b.opts.kind));
     for (const g of this.graphs) tabs.appendChild(g.tab);
+    // Arrow keys move between the tabs (ARIA's tabs pattern).
+    tabs.addEventListener('keydown', (ev) => {
+      const i = this.graphs.indexOf(this.active);
+      const j = ev.key === 'ArrowRight' ? i + 1 : ev.key === 'ArrowLeft' ? i - 1 : -2;
+      if (j === -2) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      const g = this.graphs[(j + this.graphs.length) % this.graphs.length];
+      this.activate(g);
+      g.tab.focus();
+    });
   }
 
   activate(g) {
@@ -285,11 +296,21 @@ class App {
       t.addEventListener('click', () => {
         for (const [t2, p2] of tabs) {
           t2.setAttribute('aria-selected', String(t2 === t));
+          t2.tabIndex = t2 === t ? 0 : -1;
           p2.hidden = p2 !== p;
         }
         if (p === $('events-panel')) this.table.layout();
       });
     }
+    $('tab-stats').tabIndex = -1;
+    $('bottom-tabs').addEventListener('keydown', (ev) => {
+      if (ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight') return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      const other = document.activeElement === $('tab-events') ? $('tab-stats') : $('tab-events');
+      other.click();
+      other.focus();
+    });
   }
 
   bindSplitter() {
