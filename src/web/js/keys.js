@@ -5,7 +5,7 @@
 export function bindKeys(app) {
   document.addEventListener('keydown', (ev) => {
     const t = ev.target;
-    if (ev.defaultPrevented || ev.altKey || ev.metaKey || (ev.ctrlKey && ev.key !== '0')) return;
+    if (ev.defaultPrevented || ev.altKey || ev.metaKey || ev.ctrlKey) return;
     if (t && (t.closest('input, select, textarea, dialog[open]') || t.isContentEditable)) {
       if (ev.key === 'Escape' && t.blur) t.blur();
       return;
