@@ -9,6 +9,7 @@
 #include "sht/version.h"
 #include "sht/error.h"
 #include "sht/value.h"
+#include "sht/model.h"
 #include "sht/tree.h"
 #include "sht/state.h"
 #include "sht/analysis.h"

@@ -30,6 +30,7 @@
 
 #include "sht/error.h"
 #include "sht/export.h"
+#include "sht/model.h"
 #include "sht/source.h"
 #include "sht/tree.h"
 #include "sht/value.h"
@@ -60,6 +61,12 @@ typedef struct sht_state_opts {
 	uint32_t provider_version;
 	uint64_t checkpoint_events; /* partial: events between checkpoints;
 	                               0: 50 000 */
+	/* What the history means and how it was built (model.h), stored in
+	 * the file (tree and partial backends).  model NULL: the model of
+	 * the first provider sht_state_run runs, if it has one.  Copied. */
+	const sht_model *model;
+	const sht_build_note *notes;
+	size_t n_notes;
 } sht_state_opts;
 
 /* Fill opts with the defaults (tree backend, default tree options). */
@@ -245,6 +252,31 @@ SHT_API sht_err sht_state_open_partial(const char *path,
 /* Provider identity stored with the history ("" and 0 if none). */
 SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,
 				   uint32_t *version);
+
+/* ---- what the history means (model.h) --------------------------------- */
+/*
+ * The model and build notes stored with the history (an opened history
+ * reads them on first use; one built before they existed, or without
+ * them, has an empty model and no notes).  Results are borrowed until the
+ * state system is closed.  Errors: SHT_ERR_CORRUPT, SHT_ERR_IO,
+ * SHT_ERR_NOMEM (reading the section).
+ */
+SHT_API sht_err sht_state_model(sht_state *ss, const sht_model **out);
+SHT_API sht_err sht_state_notes(sht_state *ss, const sht_build_note **out,
+				size_t *n);
+
+/* The model's description of attribute q (the first pattern that
+ * matches its path): SHT_NOT_FOUND if none, SHT_ERR_RANGE for an unknown
+ * quark.  Found once per attribute, then a table look-up. */
+SHT_API sht_err sht_state_attr_doc(sht_state *ss, sht_quark q,
+				   const sht_attr_doc **out);
+/* The labels of q's values (*n = 0 if none), consecutive in the model. */
+SHT_API sht_err sht_state_attr_labels(sht_state *ss, sht_quark q,
+				      const sht_value_label **out, size_t *n);
+/* The label of value v of attribute q ("Wait blocked"), or NULL: not an
+ * integer, no label, or an error (sht_state_model reports those). */
+SHT_API const char *sht_state_value_label(sht_state *ss, sht_quark q,
+					  const sht_value *v);
 
 #ifdef __cplusplus
 }

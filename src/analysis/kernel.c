@@ -308,6 +308,7 @@ void sht_kernel_provider(sht_kernel *k, sht_provider *out)
 	out->version = SHT_KERNEL_PROVIDER_VERSION;
 	out->handle = handle;
 	out->ctx = k;
+	out->model = sht_kernel_model();
 }
 
 sht_kernel_layout sht_kernel_layout_in_use(const sht_kernel *k)

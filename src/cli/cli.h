@@ -17,6 +17,7 @@
 #include "sht/sht.h"
 #include <shtgen/workload.h>
 #include "json.h"
+#include "times.h"
 
 enum {
 	CLI_OK = 0,       /* success */
@@ -254,9 +255,17 @@ void cli_print_interval_path(FILE *f, const sht_interval *iv,
 void cli_print_name(FILE *f, const char *s, size_t len);
 /* One value as in the human form: null, a number, or a quoted string. */
 void cli_print_value(FILE *f, const sht_value *v);
-/* One interval as {"quark", "path", "start", "end", "type", "value"};
- * path NULL leaves "path" out.  A new reference (NULL: out of memory). */
-json_t *cli_json_interval(const sht_interval *iv, const char *path);
+/* The value, then " (label)" if label is not NULL: "2 (Usermode)". */
+void cli_print_labeled(FILE *f, const sht_value *v, const char *label);
+/* "quark  path  [start, end]  type  value[ (label)]", times in tc's
+ * format (NULL: nanoseconds). */
+void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
+			   const cli_timectx *tc, const char *label);
+/* One interval as {"quark", "path", "start", "end", "type", "value",
+ * "label"}; path NULL leaves "path" out, label NULL "label".  Times in
+ * nanoseconds.  A new reference (NULL: out of memory). */
+json_t *cli_json_interval(const sht_interval *iv, const char *path,
+			  const char *label);
 /* The value alone as JSON. */
 json_t *cli_json_value(const sht_value *v);
 
@@ -276,11 +285,15 @@ void cli_path_free(cli_path *p);
 typedef struct cli_ivout {
 	int json;
 	cli_jlist list;
-	sht_state *ss;            /* where the paths come from */
+	sht_state *ss;            /* where the paths and labels come from */
+	const cli_timectx *tc;    /* how times print (human form) */
 	cli_path path;
 } cli_ivout;
 
-void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json);
+/* Start the output; the human form begins with tc's legend line if its
+ * format is not nanoseconds. */
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
+		     const cli_timectx *tc);
 void cli_ivout_result(cli_ivout *o, const sht_result *res);
 /* CLI_OK, or CLI_FAIL after reporting if JSON output was lost. */
 int cli_ivout_end(cli_ivout *o);

@@ -9,24 +9,32 @@
 
 static const char history_usage[] =
 "Usage: sht history FILE (--quark Q | --attribute PATH) [--from T1]\n"
-"                   [--to T2] [--resolution R] [--json] [--trace TRACE]\n"
+"                   [--to T2] [--resolution R] [--json]\n"
+"                   [--time-format ns|clock|relative] [--trace TRACE]\n"
 "                   [--analysis RULES]\n"
 "\n"
 "Print the intervals of one attribute of the history file FILE from the\n"
 "one at T1 to the one at min(T2, end of the history), in time order, one\n"
-"per line: quark  path  [start, end]  type  value.\n"
+"per line: quark  path  [start, end]  type  value, the value followed by\n"
+"its name when the analysis gives one: 1 (Wait blocked).\n"
 "\n"
 "Options:\n"
 "  --quark Q         the attribute, by quark\n"
 "  --attribute PATH  the attribute, by path: its names joined with \"/\"\n"
 "                    (exactly one of --quark and --attribute)\n"
-"  --from T1         start of the range, in ns (default: history start);\n"
-"                    must lie in the history\n"
-"  --to T2           end of the range, in ns (default: history end)\n"
+"  --from T1         start of the range (default: history start); must lie\n"
+"                    in the history; any time form (see TIMES in sht(1)):\n"
+"                    nanoseconds, HH:MM:SS.F, +DURATION, start, end\n"
+"  --to T2           end of the range (default: history end)\n"
 "  --resolution R    keep only the intervals that contain one of T1,\n"
-"                    T1 + R, T1 + 2R, ... or the end (default 0: all)\n"
+"                    T1 + R, T1 + 2R, ... or the end (default 0: all); R in\n"
+"                    ns, or a duration such as 1ms or 2.5us\n"
+"  --time-format F   print times as ns (default), clock (time of day, in\n"
+"                    the local time zone) or relative (seconds after the\n"
+"                    history's start); the first line then says how\n"
 "  --json            print a JSON array of {quark, path, start, end, type,\n"
-"                    value}\n"
+"                    value, label}; times in ns; label only for a value\n"
+"                    the analysis names\n"
 "  --trace TRACE     the trace a partial history was built from (required\n"
 "                    for one: its queries replay it)\n"
 "  --analysis RULES  with --trace: the rules file (*.xml, *.rules) a partial\n"
@@ -35,7 +43,7 @@ static const char history_usage[] =
 "  -h, --help        show this help\n";
 
 enum { OPT_QUARK = 1, OPT_ATTRIBUTE, OPT_FROM, OPT_TO, OPT_RESOLUTION,
-       OPT_JSON, OPT_TRACE, OPT_ANALYSIS };
+       OPT_JSON, OPT_TRACE, OPT_ANALYSIS, OPT_TIME_FORMAT };
 
 static const cli_opt history_opts[] = {
 	{ "quark", 0, 1, OPT_QUARK },
@@ -46,6 +54,7 @@ static const cli_opt history_opts[] = {
 	{ "json", 0, 0, OPT_JSON },
 	{ "trace", 0, 1, OPT_TRACE },
 	{ "analysis", 0, 1, OPT_ANALYSIS },
+	{ "time-format", 0, 1, OPT_TIME_FORMAT },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -57,8 +66,10 @@ struct history_opts {
 	uint64_t quark;
 	const char *path;         /* --attribute PATH */
 	int n_attr;               /* --quark and --attribute given */
-	int have_from, have_to;
+	cli_time_arg from_arg, to_arg; /* as given (text NULL: not) */
 	sht_time from, to, resolution;
+	cli_time_format format;
+	cli_timectx tc;
 	int json;
 };
 
@@ -74,16 +85,16 @@ static int history_opt(struct history_opts *o, int id, const char *val)
 		o->path = val;
 		return 0;
 	case OPT_FROM:
-		o->have_from = 1;
-		return cli_parse_i64("history", "--from", val, SHT_TIME_MIN,
-				     SHT_TIME_MAX, &o->from);
+		return cli_time_arg_parse("history", "--from", val,
+					  &o->from_arg);
 	case OPT_TO:
-		o->have_to = 1;
-		return cli_parse_i64("history", "--to", val, SHT_TIME_MIN,
-				     SHT_TIME_MAX, &o->to);
+		return cli_time_arg_parse("history", "--to", val, &o->to_arg);
 	case OPT_RESOLUTION:
-		return cli_parse_i64("history", "--resolution", val, 0,
-				     SHT_TIME_MAX, &o->resolution);
+		return cli_duration_parse("history", "--resolution", val,
+					  &o->resolution);
+	case OPT_TIME_FORMAT:
+		return cli_time_format_parse("history", "--time-format", val,
+					     &o->format);
 	case OPT_JSON:
 		o->json = 1;
 		return 0;
@@ -119,10 +130,11 @@ static int history_parse(struct history_opts *o, int argc, char **argv)
 	if (o->n_attr > 1)
 		return cli_usage_error("history", "one attribute only: give "
 				       "one --quark or one --attribute");
-	if (o->have_from && o->have_to && o->from > o->to)
-		return cli_usage_error("history", "--from %lld is after --to "
-				       "%lld", (long long)o->from,
-				       (long long)o->to);
+	if (o->from_arg.text && o->to_arg.text &&
+	    o->from_arg.kind == CLI_T_NS && o->to_arg.kind == CLI_T_NS &&
+	    o->from_arg.ns > o->to_arg.ns)
+		return cli_usage_error("history", "--from %s is after --to %s",
+				       o->from_arg.text, o->to_arg.text);
 	return CLI_OK;
 }
 
@@ -138,10 +150,14 @@ static int history_target(struct history_opts *o, sht_state *ss,
 	} else {
 		*q = (sht_quark)o->quark;
 	}
-	if (!o->have_from)
-		o->from = start;
-	if (!o->have_to)
-		o->to = end;
+	cli_timectx_init(&o->tc, start, end, o->format);
+	o->from = start;
+	o->to = end;
+	if ((o->from_arg.text &&
+	     cli_time_resolve(&o->tc, "--from", &o->from_arg, &o->from) != CLI_OK) ||
+	    (o->to_arg.text &&
+	     cli_time_resolve(&o->tc, "--to", &o->to_arg, &o->to) != CLI_OK))
+		return CLI_FAIL;
 	if (o->from > o->to)
 		return cli_error("empty range [%lld, %lld] (%s covers "
 				 "[%lld, %lld])", (long long)o->from,
@@ -166,7 +182,7 @@ static int history_run(struct history_opts *o, sht_state *ss,
 		return cli_fail(err, "query quark %lu over [%lld, %lld] in %s",
 				(unsigned long)q, (long long)o->from,
 				(long long)o->to, o->file);
-	cli_ivout_begin(&out, ss, o->json);
+	cli_ivout_begin(&out, ss, o->json, &o->tc);
 	cli_ivout_result(&out, res);
 	return cli_ivout_end(&out);
 }

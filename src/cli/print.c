@@ -60,19 +60,35 @@ void cli_print_value(FILE *f, const sht_value *v)
 	}
 }
 
-/* "[start, end]  type  value\n" */
-static void print_interval_rest(FILE *f, const sht_interval *iv)
+void cli_print_labeled(FILE *f, const sht_value *v, const char *label)
 {
-	fprintf(f, "[%lld, %lld]  %s  ", (long long)iv->start,
-		(long long)iv->end, cli_type_name(iv->value.type));
-	cli_print_value(f, &iv->value);
+	cli_print_value(f, v);
+	if (label)
+		fprintf(f, " (%s)", label);
+}
+
+/* "[start, end]  type  value[ (label)]\n", times in tc's format (NULL:
+ * nanoseconds). */
+static void print_interval_rest(FILE *f, const sht_interval *iv,
+				const cli_timectx *tc, const char *label)
+{
+	char a[CLI_TIME_BUF], b[CLI_TIME_BUF];
+
+	if (tc)
+		fprintf(f, "[%s, %s]  %s  ", cli_time_str(tc, iv->start, a, sizeof(a)),
+			cli_time_str(tc, iv->end, b, sizeof(b)),
+			cli_type_name(iv->value.type));
+	else
+		fprintf(f, "[%lld, %lld]  %s  ", (long long)iv->start,
+			(long long)iv->end, cli_type_name(iv->value.type));
+	cli_print_labeled(f, &iv->value, label);
 	fputc('\n', f);
 }
 
 void cli_print_interval(FILE *f, const sht_interval *iv)
 {
 	fprintf(f, "%lu  ", (unsigned long)iv->quark);
-	print_interval_rest(f, iv);
+	print_interval_rest(f, iv, NULL, NULL);
 }
 
 static int name_is_plain(const char *s, size_t len)
@@ -99,10 +115,16 @@ void cli_print_name(FILE *f, const char *s, size_t len)
 void cli_print_interval_path(FILE *f, const sht_interval *iv,
 			     const char *path)
 {
+	cli_print_interval_as(f, iv, path, NULL, NULL);
+}
+
+void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
+			   const cli_timectx *tc, const char *label)
+{
 	fprintf(f, "%lu  ", (unsigned long)iv->quark);
 	cli_print_name(f, path, strlen(path));
 	fputs("  ", f);
-	print_interval_rest(f, iv);
+	print_interval_rest(f, iv, tc, label);
 }
 
 json_t *cli_json_value(const sht_value *v)
@@ -121,7 +143,8 @@ json_t *cli_json_value(const sht_value *v)
 	}
 }
 
-json_t *cli_json_interval(const sht_interval *iv, const char *path)
+json_t *cli_json_interval(const sht_interval *iv, const char *path,
+			  const char *label)
 {
 	json_t *o = json_object();
 
@@ -132,6 +155,8 @@ json_t *cli_json_interval(const sht_interval *iv, const char *path)
 	cli_jset(o, "end", cli_jint(iv->end));
 	cli_jset(o, "type", cli_jcstr(cli_type_name(iv->value.type)));
 	cli_jset(o, "value", cli_json_value(&iv->value));
+	if (label)
+		cli_jset(o, "label", cli_jcstr(label));
 	return o;
 }
 
@@ -176,13 +201,22 @@ void cli_path_free(cli_path *p)
 	p->cap = 0;
 }
 
-void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json)
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
+		     const cli_timectx *tc)
 {
+	char legend[256];
+
 	memset(o, 0, sizeof(*o));
 	o->json = json;
 	o->ss = ss;
-	if (json)
+	o->tc = tc;
+	if (json) {
 		cli_jlist_begin(&o->list, stdout);
+		return;
+	}
+	cli_time_legend(tc, legend, sizeof(legend));
+	if (legend[0])
+		puts(legend);
 }
 
 void cli_ivout_result(cli_ivout *o, const sht_result *res)
@@ -192,11 +226,14 @@ void cli_ivout_result(cli_ivout *o, const sht_result *res)
 	for (size_t i = 0; i < n; i++) {
 		const sht_interval *iv = sht_result_at(res, i);
 		const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
+		const char *label = sht_state_value_label(o->ss, iv->quark,
+							  &iv->value);
 
 		if (o->json)
-			cli_jlist_add(&o->list, cli_json_interval(iv, path));
+			cli_jlist_add(&o->list, cli_json_interval(iv, path,
+								  label));
 		else
-			cli_print_interval_path(stdout, iv, path);
+			cli_print_interval_as(stdout, iv, path, o->tc, label);
 	}
 }
 

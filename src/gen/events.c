@@ -179,6 +179,7 @@ void shtgen_staircase_provider(const shtgen_staircase *w, sht_provider *out)
 	out->version = 1;
 	out->handle = staircase_handle;
 	out->ctx = unconst(w);
+	out->model = NULL;
 }
 
 /* ==== churn =============================================================== */
@@ -443,4 +444,5 @@ void shtgen_churn_provider(const shtgen_churn *w, sht_provider *out)
 	out->version = 1;
 	out->handle = churn_handle;
 	out->ctx = unconst(w);
+	out->model = NULL;
 }

@@ -41,6 +41,11 @@ sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *
 	sht_event ev;
 	sht_err err;
 
+	sht__lock(ss);
+	err = sht__about_adopt(ss, p->model);
+	sht__unlock(ss);
+	if (err != SHT_OK)
+		return err;
 	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
 		/* One lock per event: the handler's calls on ss skip it. */
 		sht__lock(ss);

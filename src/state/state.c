@@ -69,6 +69,8 @@ sht_err sht_state_create(const char *path, sht_time start_time,
 	err = ss->provider ? sht__attrs_create(&ss->attrs)
 			   : sht__error(SHT_ERR_NOMEM, "Cannot copy the provider name");
 	if (err == SHT_OK)
+		err = sht__about_init(ss, opts);
+	if (err == SHT_OK)
 		err = make_backend(ss, path, opts);
 	if (err != SHT_OK) {
 		sht_state_close(ss);
@@ -163,6 +165,7 @@ void sht_state_close(sht_state *ss)
 		sht__attrs_destroy(ss->attrs);
 	sht__ongoing_free(ss);
 	free(ss->provider);
+	sht__model_free(ss->about);
 	pthread_mutex_destroy(&ss->lock);
 	free(ss);
 }
