@@ -3,7 +3,7 @@
  *
  * Providers describe state changes ("thread 1432 is now blocked", "push
  * this function on the call stack"); the state system turns them into
- * intervals with the rules of ../shared/KERNEL_MODEL.md §2 (those of Trace
+ * intervals with the rules of docs/STATE.md §2 (those of Trace
  * Compass), keeps the attribute names, and answers queries by quark or by
  * name.  Attributes form a tree of names; each has an integer quark, given
  * in creation order (0, 1, 2, ...), never reused.  The root is implicit
@@ -210,7 +210,7 @@ SHT_API sht_err sht_state_query_full(sht_state *ss, sht_time t,
 				     sht_result *res);
 
 /* The intervals of q over [t1, t2] in time order; with r > 0 sampled as
- * KERNEL_MODEL.md §2.3 describes (one per sample step, plus the one at t2). */
+ * docs/STATE.md §3 describes (one per sample step, plus the one at t2). */
 SHT_API sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 				      sht_time t2, sht_time r, sht_result *res);
 SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,

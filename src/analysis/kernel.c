@@ -1,6 +1,6 @@
 /*
  * kernel.c: the Linux kernel analysis as a provider (sht/analysis.h):
- * layouts (KERNEL_MODEL.md §5), dispatch of an event by its name to one
+ * layouts (docs/KERNEL-MODEL.md §5), dispatch of an event by its name to one
  * handler of §6, statistics.
  *
  * Layouts are a bit set: an explicit layout is one bit; AUTO starts with

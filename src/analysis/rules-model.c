@@ -107,8 +107,19 @@ static sht_err from_cond(sht_rules *r, const struct rl_cond *c)
 
 	if (!c)
 		return SHT_OK;
-	if (c->kind == RL_C_CMP)
-		return add_label(r, c->path, &c->rvalue);
+	if (c->kind == RL_C_CMP) {
+		/* The attribute compared: the condition's path (XML), or a
+		 * queried value on either side (native syntax). */
+		if (c->path)
+			return add_label(r, c->path, &c->rvalue);
+		if (c->lvalue && c->lvalue->kind == RL_V_QUERY &&
+		    c->lvalue->stack == RL_S_NONE)
+			err = add_label(r, c->lvalue->query, &c->rvalue);
+		if (err == SHT_OK && c->lvalue &&
+		    c->rvalue.kind == RL_V_QUERY && c->rvalue.stack == RL_S_NONE)
+			err = add_label(r, c->rvalue.query, c->lvalue);
+		return err;
+	}
 	for (size_t i = 0; err == SHT_OK && i < c->nkids; i++)
 		err = from_cond(r, &c->kids[i]);
 	return err;

@@ -37,6 +37,7 @@ int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
@@ -75,6 +76,10 @@ int cli_open_state(const char *path, sht_state **out);
  * on failure report "cannot read the attribute tree of PATH" and return
  * CLI_FAIL.  A file without one has an empty tree: CLI_OK. */
 int cli_load_attrs(const char *path, sht_state *ss);
+/* Load the model and notes of an opened history; on failure report
+ * "cannot read the model of PATH" and return CLI_FAIL (a file without
+ * them has an empty model: CLI_OK). */
+int cli_load_model(const char *path, sht_state *ss);
 /* Quark of the attribute at path ("/"-separated names) in the opened
  * history file; on failure (no such attribute: "FILE has no attribute
  * 'PATH'") report and return CLI_FAIL. */
@@ -158,6 +163,27 @@ struct cli_history {
 int cli_history_open(const char *path, const char *trace, const char *rules,
 		     struct cli_history *h);
 void cli_history_close(struct cli_history *h);
+
+/* ---- build notes (notes.c) -------------------------------------------- */
+
+/* What `sht build` notes in a history (model.h, sht_build_note): tool,
+ * trace, trace format, tracer, host, analysis, kernel layout, options
+ * (those that decide the contents: --partial N, --merge); empty values
+ * are left out. */
+#define CLI_NOTES_MAX 10
+struct cli_notes {
+	sht_build_note note[CLI_NOTES_MAX];
+	size_t count;
+	char tool[96], tracer[128], host[128], options[96];
+	char *trace_abs, *analysis_abs;   /* realpath()s, or NULL */
+};
+
+void cli_notes_build(struct cli_notes *n, const char *trace,
+		     const cli_trace *t, const struct cli_analysis *an,
+		     uint64_t partial, int merge);
+void cli_notes_free(struct cli_notes *n);
+/* The value of a history's note key, or NULL. */
+const char *cli_note(sht_state *ss, const char *key);
 
 /* ---- progress line (progress.c) --------------------------------------- */
 

@@ -193,6 +193,10 @@ static int can_reuse(const struct build_opts *o, const char *file,
 		return 0;
 	if (sht_state_start(*ss) != first_ts)
 		return 0;
+	/* Built before histories kept their model and notes: rebuild it so
+	 * that it has them. */
+	if (!cli_note(*ss, "tool"))
+		return 0;
 	every = cli_partial_every(file);
 	if (every < 0 || (uint64_t)every != o->partial)
 		return 0;
@@ -283,16 +287,21 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	sht_source src;
 	sht_state_opts so;
 	sht_state *ss = NULL;
+	struct cli_notes notes;
 	sht_reader *r;
 	sht_err err;
 
+	cli_notes_build(&notes, o->trace, pg->trace, an, o->partial, o->merge);
 	sht_state_opts_init(&so);
+	so.notes = notes.note;
+	so.n_notes = notes.count;
 	so.backend = o->partial ? SHT_BACKEND_PARTIAL : SHT_BACKEND_TREE;
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
 	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	err = sht_state_create(tmp, res->start, &so, &ss);
+	cli_notes_free(&notes);   /* copied */
 	if (err < 0) {
 		remove(tmp);
 		return cli_fail(err, "create %s", tmp);

@@ -136,6 +136,10 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 		       cli_build_summary *out)
 {
 	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
+	char tool[96];
+	const sht_build_note notes[] = {
+		{ "tool", tool }, { "workload", shtgen_wl_name(w) },
+	};
 	sht_state_opts so;
 	sht_state *ss;
 	double t0 = cli_now();
@@ -146,6 +150,11 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 	so.tree = *opts;
 	so.provider = shtgen_wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
+	so.model = shtgen_wl_model(w);
+	snprintf(tool, sizeof(tool), "sht %s (libsht %s)", SHT_VERSION_STRING,
+		 sht_version_string());
+	so.notes = notes;
+	so.n_notes = sizeof(notes) / sizeof(notes[0]);
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)

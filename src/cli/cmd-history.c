@@ -2,7 +2,7 @@
  * cmd-history.c: `sht history FILE (--quark Q | --attribute PATH)
  * [--from T1] [--to T2] [--resolution R] [--json]`: the intervals of one
  * attribute over a time range (the state system's range query,
- * KERNEL_MODEL.md §2.3), optionally sampled at a resolution as a timeline
+ * docs/STATE.md §3), optionally sampled at a resolution as a timeline
  * view would.
  */
 #include "cli.h"

@@ -21,7 +21,10 @@ static const char main_usage[] =
 "  info      print a file's header, tree statistics and provider\n"
 "  query     the state at one time (full, or per quark or attribute path)\n"
 "  history   the intervals of one attribute over a time range\n"
-"  tree      list the attribute tree (names and quarks)\n"
+"  tree      list the attribute tree (names and quarks; --values: value\n"
+"            types and names)\n"
+"  describe  say which analysis built a file, from which trace, with which\n"
+"            options, and what its attributes and values mean\n"
 "  check     verify a file's checksums and structure\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  help      show the help of a command\n"
@@ -43,6 +46,7 @@ static const struct command commands[] = {
 	{ "query", cmd_query },
 	{ "history", cmd_history },
 	{ "tree", cmd_tree },
+	{ "describe", cmd_describe },
 	{ "check", cmd_check },
 	{ "demo", cmd_demo },
 	{ NULL, NULL }

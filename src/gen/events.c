@@ -1,5 +1,5 @@
 /*
- * events.c: the staircase and churn workloads of ../shared/BENCHMARKS.md
+ * events.c: the staircase and churn workloads of docs/GENERATOR.md
  * as event sources (sht/source.h) and the providers that turn their events
  * into the state changes of shtgen_staircase_drive / shtgen_churn_drive, in
  * the same order.  workload.h defines the events.

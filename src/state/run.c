@@ -18,8 +18,8 @@ sht_err sht_state_event(sht_state *ss, const sht_event *ev)
 				 (long long)ev->ts, (long long)ss->now);
 	else if (ss->ops == &sht__backend_partial)
 		err = sht__partial_event(ss->be, ev);
-	/* The history reaches every event, handled or not (KERNEL_MODEL
-	 * §2.2: it ends at the last event of the trace). */
+	/* The history reaches every event, handled or not (docs/STATE.md
+	 * §2.4: it ends at the last event of the trace). */
 	if (err == SHT_OK)
 		ss->now = ev->ts;
 	sht__unlock(ss);
