@@ -321,6 +321,7 @@ typedef struct cli_ivout {
 void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
 		     const cli_timectx *tc);
 void cli_ivout_result(cli_ivout *o, const sht_result *res);
+void cli_ivout_interval(cli_ivout *o, const sht_interval *iv);
 /* CLI_OK, or CLI_FAIL after reporting if JSON output was lost. */
 int cli_ivout_end(cli_ivout *o);
 

@@ -21,11 +21,7 @@
 #include "stall.h"
 
 static const char build_usage[] =
-"Usage: sht build TRACE [-o FILE]\n"
-"                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
-"                 [--partial N]\n"
-"                 [--json] [--force] [--no-progress] [--merge]\n"
-"                 [--single-thread]\n"
+"Usage: sht build TRACE [-o FILE] [--analysis A] [--partial N] [OPTION]...\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -52,7 +48,7 @@ static const char build_usage[] =
 "                     stats: event counts per type, in total and per CPU\n"
 "                     (when libsht has it); RULES.xml: a Trace Compass\n"
 "                     XML state provider, RULES.rules: the same in sht's\n"
-"                     native syntax (docs/RULES.md); its id and a hash\n"
+"                     native syntax (RULES.md); its id and a hash\n"
 "                     of the file's bytes are stored as the provider\n"
 "                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
@@ -81,7 +77,7 @@ static const char build_usage[] =
 "exit status 1 and no FILE; events the tracer lost are counted in the\n"
 "summary and a warning.  A trace reader that makes no progress for 60 s\n"
 "(SHT_STALL_SECONDS; 0: no limit), or aborts (babeltrace2 asserts on some\n"
-"corrupt streams), stops the build the same way (docs/RELIABILITY.md).\n";
+"corrupt streams), stops the build the same way (RELIABILITY.md).\n";
 
 enum {
 	OPT_OUTPUT = 1,

@@ -11,7 +11,7 @@
 #include "cli.h"
 
 static const char describe_usage[] =
-"Usage: sht describe FILE [--json] [--time-format ns|clock|relative]\n"
+"Usage: sht describe FILE [OPTION]...\n"
 "\n"
 "Say what the history file FILE is: the analysis that built it (provider\n"
 "id and version), the trace it was built from, the options that shaped\n"

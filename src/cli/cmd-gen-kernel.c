@@ -12,9 +12,7 @@
 #include <shtgen/kgen.h>
 
 static const char gen_kernel_usage[] =
-"Usage: sht gen kernel -o OUT [--format ctf|vstf] [--events N | --size B]\n"
-"                      [--cpus C] [--threads T] [--seed S] [--json]\n"
-"                      [--no-progress]\n"
+"Usage: sht gen kernel -o OUT [--events N | --size B] [OPTION]...\n"
 "\n"
 "Write a synthetic Linux kernel trace, as lttng-modules 2.12 records one:\n"
 "CPUs with run queues; threads that fork, run, make system calls, block,\n"

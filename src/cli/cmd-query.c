@@ -9,9 +9,7 @@
 #include "cli.h"
 
 static const char query_usage[] =
-"Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [--json]\n"
-"                 [--time-format ns|clock|relative]\n"
-"                 [--trace TRACE [--analysis RULES]]\n"
+"Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [OPTION]...\n"
 "\n"
 "Print the intervals of the history file FILE that contain time T: of\n"
 "every attribute (full query), or of each attribute given with --quark or\n"

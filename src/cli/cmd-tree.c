@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char tree_usage[] =
-"Usage: sht tree FILE [--json] [--depth N] [--pattern GLOB] [--values]\n"
+"Usage: sht tree FILE [OPTION]...\n"
 "\n"
 "List the attributes of the history file FILE, depth first, children in\n"
 "creation order (= quark order), one per line: its name and quark as\n"

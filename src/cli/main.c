@@ -7,8 +7,8 @@
 #include "cli.h"
 
 static const char main_usage[] =
-"Usage: sht COMMAND [OPTIONS] [ARGS]\n"
-"       sht --help | --version\n"
+"Usage: sht COMMAND [OPTION]... [ARG]...\n"
+"  or:  sht --help | --version\n"
 "\n"
 "Build and query state history files (.sht): the intervals of a state\n"
 "system, on disk, with the names of its attributes, for trace analysis.\n"
@@ -29,7 +29,10 @@ static const char main_usage[] =
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  help      show the help of a command\n"
 "\n"
-"Run 'sht COMMAND --help' for the options of a command.\n"
+"Run 'sht COMMAND --help' (or 'man sht-COMMAND') for the options of a\n"
+"command.  Times may be written in several forms (nanoseconds,\n"
+"HH:MM:SS.F, +1.5s, start, end; see TIMES in sht(1)).\n"
+"\n"
 "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 /* One command. */

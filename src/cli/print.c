@@ -219,22 +219,23 @@ void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
 		puts(legend);
 }
 
+void cli_ivout_interval(cli_ivout *o, const sht_interval *iv)
+{
+	const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
+	const char *label = sht_state_value_label(o->ss, iv->quark, &iv->value);
+
+	if (o->json)
+		cli_jlist_add(&o->list, cli_json_interval(iv, path, label));
+	else
+		cli_print_interval_as(stdout, iv, path, o->tc, label);
+}
+
 void cli_ivout_result(cli_ivout *o, const sht_result *res)
 {
 	size_t n = sht_result_count(res);
 
-	for (size_t i = 0; i < n; i++) {
-		const sht_interval *iv = sht_result_at(res, i);
-		const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
-		const char *label = sht_state_value_label(o->ss, iv->quark,
-							  &iv->value);
-
-		if (o->json)
-			cli_jlist_add(&o->list, cli_json_interval(iv, path,
-								  label));
-		else
-			cli_print_interval_as(stdout, iv, path, o->tc, label);
-	}
+	for (size_t i = 0; i < n; i++)
+		cli_ivout_interval(o, sht_result_at(res, i));
 }
 
 int cli_ivout_end(cli_ivout *o)
