@@ -314,6 +314,8 @@ typedef struct cli_ivout {
 	sht_state *ss;            /* where the paths and labels come from */
 	const cli_timectx *tc;    /* how times print (human form) */
 	cli_path path;
+	/* JSON: the element reused for every interval, and its members. */
+	json_t *row, *row_q, *row_path, *row_start, *row_end, *row_type;
 } cli_ivout;
 
 /* Start the output; the human form begins with tc's legend line if its

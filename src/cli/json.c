@@ -109,6 +109,25 @@ json_t *cli_jstr(const char *s, size_t len)
 	return lost(v);
 }
 
+int cli_jstr_set(json_t *str, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char *fixed;
+	int rc;
+
+	if (utf8_valid(p, len))
+		return json_string_setn_nocheck(str, s, len);
+	fixed = utf8_repair(p, len, &n);
+	if (!fixed) {
+		json_lost = true;
+		return -1;
+	}
+	rc = json_string_setn_nocheck(str, fixed, n);
+	free(fixed);
+	return rc;
+}
+
 json_t *cli_jcstr(const char *s)
 {
 	if (!s)
@@ -254,11 +273,10 @@ void cli_jlist_begin(cli_jlist *l, FILE *f)
 	fputc('[', f);
 }
 
-void cli_jlist_add(cli_jlist *l, json_t *v)
+void cli_jlist_put(cli_jlist *l, json_t *v)
 {
 	if (!v || json_lost || l->failed) {
 		l->failed = true;
-		json_decref(v);
 		return;
 	}
 	if (l->count > 0)
@@ -267,6 +285,11 @@ void cli_jlist_add(cli_jlist *l, json_t *v)
 	if (!dump(v, l->f))
 		l->failed = true;
 	l->count++;
+}
+
+void cli_jlist_add(cli_jlist *l, json_t *v)
+{
+	cli_jlist_put(l, v);
 	json_decref(v);
 }
 

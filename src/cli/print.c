@@ -219,15 +219,58 @@ void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
 		puts(legend);
 }
 
+/* The JSON element of the list, made once with every member and updated
+ * in place for each interval: a list of a million intervals allocates
+ * only their values (a number or a string each). */
+static int row_make(cli_ivout *o)
+{
+	json_t *r = json_object();
+
+	o->row_q = cli_jint(0);
+	o->row_path = cli_jcstr("");
+	o->row_start = cli_jint(0);
+	o->row_end = cli_jint(0);
+	o->row_type = cli_jcstr("");
+	cli_jset(r, "quark", o->row_q);
+	cli_jset(r, "path", o->row_path);
+	cli_jset(r, "start", o->row_start);
+	cli_jset(r, "end", o->row_end);
+	cli_jset(r, "type", o->row_type);
+	cli_jset(r, "value", cli_jcstr(NULL));
+	o->row = r;
+	return r ? 0 : -1;
+}
+
+static void row_set(cli_ivout *o, const sht_interval *iv, const char *path,
+		    const char *label)
+{
+	json_integer_set(o->row_q, (json_int_t)iv->quark);
+	cli_jstr_set(o->row_path, path, strlen(path));
+	json_integer_set(o->row_start, iv->start);
+	json_integer_set(o->row_end, iv->end);
+	json_string_set(o->row_type, cli_type_name(iv->value.type));
+	cli_jset(o->row, "value", cli_json_value(&iv->value));
+	if (label)
+		cli_jset(o->row, "label", cli_jcstr(label));
+	else
+		json_object_del(o->row, "label");
+}
+
 void cli_ivout_interval(cli_ivout *o, const sht_interval *iv)
 {
 	const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
 	const char *label = sht_state_value_label(o->ss, iv->quark, &iv->value);
 
-	if (o->json)
-		cli_jlist_add(&o->list, cli_json_interval(iv, path, label));
-	else
+	if (!o->json) {
 		cli_print_interval_as(stdout, iv, path, o->tc, label);
+		return;
+	}
+	if (!o->row && row_make(o) < 0) {
+		cli_jlist_put(&o->list, NULL);   /* lost: the list fails */
+		return;
+	}
+	row_set(o, iv, path, label);
+	cli_jlist_put(&o->list, o->row);
 }
 
 void cli_ivout_result(cli_ivout *o, const sht_result *res)
@@ -244,6 +287,8 @@ int cli_ivout_end(cli_ivout *o)
 
 	if (o->json)
 		status = cli_jlist_end(&o->list);
+	json_decref(o->row);
+	o->row = NULL;
 	cli_path_free(&o->path);
 	return status;
 }

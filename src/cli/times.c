@@ -271,6 +271,59 @@ static bool local_to_time(int y, int mo, int d, int64_t ns_of_day,
 	return true;
 }
 
+/* Is the zone's offset the same at every hour between a and b (at most a
+ * day apart: beyond, the fast path is not worth checking)? */
+static bool same_offset_between(sht_time a, sht_time b, long offset)
+{
+	struct tm tm;
+	int64_t ns;
+
+	if (b < a || b - a > 86400 * NS_PER_S)
+		return false;
+	for (sht_time t = a; t < b; t += 3600 * NS_PER_S)
+		if (!local_tm(t, &tm, &ns) || tm.tm_gmtoff != offset)
+			return false;
+	return true;
+}
+
+/* The civil date of a day count since 1970-01-01 (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int *y, int *m, int *d)
+{
+	int64_t era, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	yoe = z - era * 146097;
+	yoe = (yoe - yoe / 1460 + yoe / 36524 - yoe / 146096) / 365;
+	doy = z - era * 146097 - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* The fast clock form, for a zone with one offset over the history: the
+ * local time is t + offset, exactly. */
+static const char *print_clock_fixed(const cli_timectx *c, sht_time t,
+				     char *buf, size_t size)
+{
+	int64_t sec = floor_div(t, NS_PER_S), ns = t - sec * NS_PER_S;
+	int64_t local = sec + c->offset, day = floor_div(local, 86400);
+	int64_t sod = local - day * 86400;
+	int y, m, d;
+
+	civil_from_days(day, &y, &m, &d);
+	if (y == c->year && m == c->month && d == c->day)
+		snprintf(buf, size, "%02d:%02d:%02d.%09" PRId64,
+			 (int)(sod / 3600), (int)(sod / 60 % 60),
+			 (int)(sod % 60), ns);
+	else
+		snprintf(buf, size, "%04d-%02d-%02d %02d:%02d:%02d.%09" PRId64,
+			 y, m, d, (int)(sod / 3600), (int)(sod / 60 % 60),
+			 (int)(sod % 60), ns);
+	return buf;
+}
+
 void cli_timectx_init(cli_timectx *c, sht_time start, sht_time end,
 		      cli_time_format format)
 {
@@ -292,6 +345,9 @@ void cli_timectx_init(cli_timectx *c, sht_time start, sht_time end,
 	snprintf(c->zone, sizeof(c->zone), "UTC%c%02ld:%02ld %s",
 		 tm.tm_gmtoff < 0 ? '-' : '+', labs(tm.tm_gmtoff) / 3600,
 		 labs(tm.tm_gmtoff) / 60 % 60, tm.tm_zone ? tm.tm_zone : "");
+	c->offset = tm.tm_gmtoff;
+	c->fixed = local_tm(end, &tm, &ns) && tm.tm_gmtoff == c->offset &&
+		   same_offset_between(start, end, c->offset);
 }
 
 int cli_time_resolve(const cli_timectx *c, const char *opt,
@@ -346,6 +402,8 @@ static const char *print_clock(const cli_timectx *c, sht_time t, char *buf,
 	sht_time back;
 	bool same_day;
 
+	if (c->fixed && t >= c->start && t <= c->end)
+		return print_clock_fixed(c, t, buf, size);
 	if (!local_tm(t, &tm, &ns))
 		return print_ns(t, buf, size);
 	same_day = tm.tm_year + 1900 == c->year && tm.tm_mon + 1 == c->month &&

@@ -46,6 +46,11 @@ typedef struct cli_timectx {
 	cli_time_format format;
 	int year, month, day;     /* the local date of start */
 	char zone[64];            /* "UTC+01:00 CET", of start */
+	/* The zone's offset from UTC, in s, if it is the same at start and
+	 * end (no daylight-saving change between): times then print by
+	 * arithmetic, without the C library's time zone code. */
+	bool fixed;
+	long offset;
 } cli_timectx;
 
 /* Parse text as a time option (any form above); on a bad form report a
