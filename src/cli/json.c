@@ -186,6 +186,37 @@ void json_cstring(json_writer *w, const char *s)
 	json_string(w, s, strlen(s));
 }
 
+/* A JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)? (no exponent needed). */
+static int json_number_ok(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return 0;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+void json_number_text(json_writer *w, const char *digits)
+{
+	json_before_value(w);
+	if (json_number_ok(digits))
+		fputs(digits, w->f);
+	else
+		json_write_quoted(w->f, digits, strlen(digits));
+}
+
 void json_int(json_writer *w, int64_t x)
 {
 	json_before_value(w);

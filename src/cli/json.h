@@ -43,6 +43,10 @@ void json_int(json_writer *w, int64_t x);
 void json_uint(json_writer *w, uint64_t x);
 void json_double(json_writer *w, double x);
 void json_bool(json_writer *w, int x);
+/* A number given as decimal text, written as is with all its digits
+ * (a decimal too long for a double); text that is not a plain JSON
+ * number is written as a string. */
+void json_number_text(json_writer *w, const char *digits);
 void json_null(json_writer *w);
 
 /* Members: json_key then the value. */

@@ -23,6 +23,7 @@ static const char main_usage[] =
 "  history   the intervals of one attribute over a time range\n"
 "  tree      list the attribute tree (names and quarks)\n"
 "  check     verify a file's checksums and structure\n"
+"  sync      synchronize the clocks of traces of several hosts\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  help      show the help of a command\n"
 "\n"
@@ -44,6 +45,7 @@ static const struct command commands[] = {
 	{ "history", cmd_history },
 	{ "tree", cmd_tree },
 	{ "check", cmd_check },
+	{ "sync", cmd_sync },
 	{ "demo", cmd_demo },
 	{ NULL, NULL }
 };

@@ -23,6 +23,7 @@ enum {
 	SHT__SECTION_PROVIDER = 2,
 	SHT__SECTION_CHECKPOINTS = 3,
 	SHT__SECTION_TYPES = 4,
+	SHT__SECTION_APP_FIRST = 5,  /* and up: sht_state_add_section */
 };
 
 /* A partial history's checkpoint: the state just before the event at
@@ -50,6 +51,9 @@ struct sht__backend_ops {
 	sht_err (*query_full)(void *be, sht_time t, sht_result *res);
 	sht_err (*query_2d)(void *be, const sht_query2d *q, sht_result *res);
 	void (*destroy)(void *be);
+	/* Write a section now (file-backed builds; NULL: not stored). */
+	sht_err (*add_section)(void *be, uint32_t kind, uint32_t version,
+			       const void *data, size_t len);
 };
 
 extern const struct sht__backend_ops sht__backend_tree;
