@@ -231,7 +231,10 @@ sht_err sht__ctfw_create(const char *dir, const sht__ctfw_opts *opts,
 		return err;
 	}
 	make_uuid(w->uuid);
-	make_uuid(w->clock_uuid);
+	if (opts->clock_uuid)
+		memcpy(w->clock_uuid, opts->clock_uuid, 16);
+	else
+		make_uuid(w->clock_uuid);
 	*out = w;
 	return SHT_OK;
 }

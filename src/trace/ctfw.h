@@ -87,6 +87,8 @@ typedef struct sht__ctfw_opts {
 	                             0: 256 KiB */
 	sht_time clock_offset;    /* ns from the origin at cycle 0; >= 0
 	                             (metadata: offset_s and offset) */
+	const uint8_t *clock_uuid;/* 16 bytes: the clock's UUID (the host
+	                             id of synchronization); NULL: random */
 } sht__ctfw_opts;
 
 typedef struct sht__ctfw sht__ctfw;

@@ -719,7 +719,7 @@ static void check_span_v11(const char *tmp)
 {
 	static const sht__ctfw_field fields[] = { { "v", SHT__CTFW_S64 } };
 	const sht_time t0 = 1500000000000000000;
-	sht__ctfw_opts wo = { 2, 4096, t0 - 1000000 };
+	sht__ctfw_opts wo = { 2, 4096, t0 - 1000000, NULL };
 	sht__ctfw *w = NULL;
 	sht_field val = { SHT_FIELD_INT, { .i = 0 } };
 	sht_time b = 0, e = 0, last = t0;

@@ -316,7 +316,7 @@ static sht_err write_events(sht__ctfw *w)
 
 static sht_err write_trace(const char *dir, sht__ctfw_stats *st)
 {
-	sht__ctfw_opts o = { NCPU, PKT, OFFSET };
+	sht__ctfw_opts o = { NCPU, PKT, OFFSET, NULL };
 	sht__ctfw *w;
 	sht_err err = sht__ctfw_create(dir, &o, &w);
 
@@ -813,7 +813,7 @@ static void test_round_trip(void)
 static void test_empty(void)
 {
 	const char *dir = tmp_path("empty");
-	sht__ctfw_opts o = { 2, 0, 0 };
+	sht__ctfw_opts o = { 2, 0, 0, NULL };
 	sht__ctfw_stats st;
 	sht__ctfw *w;
 	sht_source src;
@@ -840,7 +840,7 @@ static void test_empty(void)
 static void test_big_string(void)
 {
 	const char *dir = tmp_path("big");
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	sht__ctfw_opts o = { 1, PKT, 0, NULL };
 	char *s = malloc(4001);
 	sht__ctfw *w;
 	sht_field v = { .type = SHT_FIELD_STRING };
@@ -887,7 +887,7 @@ static void test_big_string(void)
 
 static void test_create_refusals(void)
 {
-	sht__ctfw_opts o = { 2, 0, 0 };
+	sht__ctfw_opts o = { 2, 0, 0, NULL };
 	sht__ctfw *w = (sht__ctfw *)&o;
 
 	mkdir(tmp_path("there"), 0755);
@@ -911,7 +911,7 @@ static void test_create_refusals(void)
 
 static void test_finish_exists(void)
 {
-	sht__ctfw_opts o = { 2, PKT, 0 };
+	sht__ctfw_opts o = { 2, PKT, 0, NULL };
 	char tmp[4300];
 	sht__ctfw *w;
 
@@ -932,7 +932,7 @@ static void test_finish_exists(void)
 
 static void test_order(void)
 {
-	sht__ctfw_opts o = { 2, PKT, 1000 };
+	sht__ctfw_opts o = { 2, PKT, 1000, NULL };
 	sht__ctfw *w;
 
 	ok(sht__ctfw_create(tmp_path("order"), &o, &w) == SHT_OK &&
@@ -960,7 +960,7 @@ static void test_order(void)
 
 static void test_destroy_cleans(void)
 {
-	sht__ctfw_opts o = { 3, PKT, 0 };
+	sht__ctfw_opts o = { 3, PKT, 0, NULL };
 	sht_field v[6];
 	char tmp[4300];
 	sht__ctfw *w;
@@ -994,7 +994,7 @@ static void test_destroy_cleans(void)
 /* One event of a one-field class of type t with value v: its status. */
 static sht_err try_value(sht__ctfw_type t, sht_field v)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	sht__ctfw_opts o = { 1, PKT, 0, NULL };
 	sht__ctfw_field f = { "f", t };
 	sht__ctfw *w;
 	sht_err err = sht__ctfw_create(tmp_path("val"), &o, &w);
@@ -1053,7 +1053,7 @@ static void test_values(void)
 static sht_err try_class(const char *name, const sht__ctfw_field *f,
 			 size_t n)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	sht__ctfw_opts o = { 1, PKT, 0, NULL };
 	sht__ctfw *w;
 	sht_err err = sht__ctfw_create(tmp_path("cls"), &o, &w);
 
@@ -1070,7 +1070,7 @@ static void test_declarations(void)
 		{ "a", SHT__CTFW_S32 }, { "a", SHT__CTFW_U32 },
 	};
 	static const sht__ctfw_field type[] = { { "a", (sht__ctfw_type)9 } };
-	sht__ctfw_opts o = { 2, PKT, 0 };
+	sht__ctfw_opts o = { 2, PKT, 0, NULL };
 	sht__ctfw *w;
 
 	is_int(try_class("ok", f_all, 6), SHT_OK, "a good class");
@@ -1113,7 +1113,7 @@ static void test_declarations(void)
  * write short, then fail with EFBIG: SHT_ERR_IO naming the file. */
 static void test_io_error(void)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	sht__ctfw_opts o = { 1, PKT, 0, NULL };
 	sht_field v = { .type = SHT_FIELD_STRING, .v.s = "0123456789" };
 	struct rlimit old, lim;
 	sht_err err = SHT_OK;
