@@ -335,3 +335,17 @@ void sht__hull_accuracy(const struct sht__hull *h, sht__dec *out)
 {
 	sht__dec_sub(out, &h->amax, &h->amin);
 }
+
+void sht__hull_slopes(const struct sht__hull *h, sht__dec *amax,
+		      sht__dec *amin)
+{
+	sht__dec_set(amax, &h->amax);
+	sht__dec_set(amin, &h->amin);
+}
+
+void sht__hull_formula(const struct sht__hull *h, sht__dec *alpha,
+		       sht__dec *beta)
+{
+	sht__dec_set(alpha, &h->alpha);
+	sht__dec_set(beta, &h->beta);
+}

@@ -117,6 +117,13 @@ void sht__hull_counts(const struct sht__hull *h, uint64_t *matches,
 /* The other host's transform onto the reference's clock (identity unless
  * the quality is accurate, approximate or fail). */
 sht_err sht__hull_transform(const struct sht__hull *h, sht_transform **out);
+/* The slopes of the two bounds (1 until computed). */
+void sht__hull_slopes(const struct sht__hull *h, sht__dec *amax,
+		      sht__dec *amin);
+/* The pair's formula: other = alpha * reference + beta (1 and 0 until
+ * computed). */
+void sht__hull_formula(const struct sht__hull *h, sht__dec *alpha,
+		       sht__dec *beta);
 /* alpha_max - alpha_min, exact. */
 void sht__hull_accuracy(const struct sht__hull *h, sht__dec *out);
 
