@@ -29,7 +29,7 @@
  *                   (a file has at least the 4 KiB header, one block per
  *                   section and the root node: with 64 KiB blocks a
  *                   partial history is never below ~320 KiB)
- *   intervals       intervals in the file's tree (sht_reader_info);
+ *   intervals       intervals in the file's tree (sht_reader_info_get);
  *                   interval_ratio = full history's / this file's
  *   checkpoints     entries of the checkpoint section (0 for the full one)
  *   single_*_us     Q single queries at uniform random (quark, t): quark
@@ -266,7 +266,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--no-sync")) {
-			o->no_sync = 1;
+			o->no_sync = true;
 			continue;
 		} else if (!strcmp(a, "--keep")) {
 			o->keep = 1;
@@ -759,7 +759,7 @@ static void run_queries(const struct opts *o, const char *path,
 {
 	struct session s;
 	sht_reader *r = NULL;
-	sht_info info;
+	sht_tree_info info;
 	double unused[5];
 
 	memset(&s, 0, sizeof s);
@@ -775,7 +775,7 @@ static void run_queries(const struct opts *o, const char *path,
 	/* The file: size, intervals, checkpoints. */
 	if (sht_reader_open(path, NULL, &r) != SHT_OK)
 		die("open %s: %s", path, sht_errmsg());
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	m->file_bytes = (double)info.file_bytes;
 	m->intervals = (double)info.intervals;
 	if (h->every)

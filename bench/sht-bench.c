@@ -545,7 +545,7 @@ static int check_answer(const struct workload *w, sht_quark q, sht_time t,
 struct store_opts {
 	struct workload w;
 	uint64_t size;
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	uint32_t intervals;     /* staircase I */
 	const char *dir;
 	int keep;
@@ -641,17 +641,17 @@ static void phase_build(void *ctx, struct metrics *ms)
 		snprintf(what, sizeof what, "sht_builder_insert #%" PRIu64,
 			 c.n);
 		fail(ms, what, err);
-		sht_builder_destroy(c.b);
+		sht_builder_close(c.b);
 		return;
 	}
 	err = sht_builder_finish(c.b, o->w.end);
 	t3 = now_s();
 	if (err < 0) {
 		fail(ms, "sht_builder_finish", err);
-		sht_builder_destroy(c.b);
+		sht_builder_close(c.b);
 		return;
 	}
-	sht_builder_destroy(c.b);
+	sht_builder_close(c.b);
 	t4 = now_s();
 
 	put(ms, "build_s", t4 - t0);
@@ -936,7 +936,7 @@ static int q2d_batch(struct qstate *s, int cold, const char *k_ms)
 static int time_opens(struct qstate *s, int cold, const char *key)
 {
 	const struct store_opts *o = s->o;
-	sht_open_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { o->cache_bytes };
 	double v[15];
 	int n = o->opens < 15 ? o->opens : 15;
 
@@ -964,10 +964,10 @@ static int time_opens(struct qstate *s, int cold, const char *key)
 static void phase_query(void *ctx, struct metrics *ms)
 {
 	const struct store_opts *o = ctx;
-	sht_open_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { o->cache_bytes };
 	struct qstate s;
-	sht_info info;
-	sht_stats *st;
+	sht_tree_info info;
+	sht_tree_stats *st;
 	sht_err err;
 	double t0, t1;
 
@@ -993,7 +993,7 @@ static void phase_query(void *ctx, struct metrics *ms)
 	if (time_opens(&s, 0, "open_ms") < 0)
 		goto out;
 
-	sht_reader_info(s.r, &info);
+	sht_reader_info_get(s.r, &info);
 	put_int(ms, "file_bytes", (double)info.file_bytes);
 	put_int(ms, "nodes", (double)info.nodes);
 	put_int(ms, "blocks", (double)info.blocks);
@@ -1016,10 +1016,10 @@ static void phase_query(void *ctx, struct metrics *ms)
 
 	st = xmalloc(sizeof *st);
 	t0 = now_s();
-	err = sht_reader_stats(s.r, st);
+	err = sht_reader_stats_get(s.r, st);
 	t1 = now_s();
 	if (err < 0) {
-		fail(ms, "sht_reader_stats", err);
+		fail(ms, "sht_reader_stats_get", err);
 		free(st);
 		goto out;
 	}
@@ -1398,7 +1398,7 @@ struct state_opts {
 	uint64_t size;
 	uint32_t intervals;     /* staircase I */
 	sht_backend backend;
-	sht_build_opts bo;      /* tree backend: variant, block, children,
+	sht_builder_opts bo;      /* tree backend: variant, block, children,
 				   no_sync, threads */
 	const char *dir;
 	int keep;
@@ -1551,7 +1551,7 @@ static int sq_single_name(struct squery *s)
 
 		wl_path(&s->o->w, q, name, sizeof name);
 		t0 = now_s();
-		err = sht_state_quark_path(s->ss, name, 0, &found);
+		err = sht_state_quark_path(s->ss, name, false, &found);
 		t1 = now_s();
 		if (err == SHT_OK)
 			err = sht_state_query(s->ss, found, t, s->res);
@@ -1758,7 +1758,7 @@ static void sq_check_history(struct squery *s)
 static int sq_all(struct squery *s)
 {
 	sq_check_history(s);
-	/* Warm-up (as the store benchmark's sht_reader_stats does before its
+	/* Warm-up (as the store benchmark's sht_reader_stats_get does before its
 	 * queries): 65 full queries evenly spread over the history read the
 	 * nodes of every part of it into the node cache; the 1 000 random
 	 * single queries below and the 20 full ones warm the rest. */
@@ -1909,7 +1909,7 @@ static int sq_opens(struct squery *s, int n, int cold, const char *name,
 		if (err < 0)
 			return sq_failed(s, "sht_state_open", err);
 		if (name) {
-			err = sht_state_quark_path(ss, name, 0, &q);
+			err = sht_state_quark_path(ss, name, false, &q);
 			t2 = now_s();
 			if (err < 0) {
 				sht_state_close(ss);
@@ -1938,7 +1938,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 	const struct state_opts *o = ctx;
 	struct squery s;
 	sht_reader *r;
-	sht_info info;
+	sht_tree_info info;
 	char name[64];
 	sht_quark last = (sht_quark)(o->w.quarks - 1);
 	sht_quark q = SHT_QUARK_NONE;
@@ -1964,7 +1964,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 		fail(ms, "sht_state_open", err);
 		return;
 	}
-	err = sht_state_quark_path(s.ss, name, 0, &q);
+	err = sht_state_quark_path(s.ss, name, false, &q);
 	t2 = now_s();
 	if (err < 0) {
 		fail(ms, "sht_state_quark_path", err);
@@ -1991,7 +1991,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 		fail(ms, "sht_reader_open", err);
 		goto out;
 	}
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	put_int(ms, "file_bytes", (double)info.file_bytes);
 	put_int(ms, "nodes", (double)info.nodes);
 	put_int(ms, "depth", info.depth);
@@ -2050,7 +2050,7 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 	memset(out, 0, sizeof *out);
 	put_int(out, "run", run);
 	put_int(out, "size", (double)o->size);
-	put_int(out, "threads", o->bo.threads);
+	put_int(out, "threads", o->bo.threaded);
 	put_int(out, "block_size", o->bo.block_size);
 	put_int(out, "max_children", o->bo.max_children);
 	if (o->w.wl.kind == SHT__WL_STAIRCASE)
@@ -2189,7 +2189,7 @@ static int cmd_store(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(&o, 0, sizeof o);
-	sht_build_opts_init(&o.bo);
+	sht_builder_opts_init(&o.bo);
 	if (o.bo.block_size == 0)
 		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	if (o.bo.max_children == 0)
@@ -2231,7 +2231,7 @@ static int cmd_store(int argc, char **argv)
 			o.intervals = (uint32_t)parse_u64(
 				a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = 1;
+			o.bo.no_sync = true;
 		else if (!strcmp(a, "--dir"))
 			o.dir = need_arg(argc, argv, &i);
 		else if (!strcmp(a, "--keep"))
@@ -2400,13 +2400,13 @@ static int cmd_state(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(&o, 0, sizeof o);
-	sht_build_opts_init(&o.bo);
+	sht_builder_opts_init(&o.bo);
 	if (o.bo.block_size == 0)
 		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	if (o.bo.max_children == 0)
 		o.bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
 	o.bo.no_sync = 0;
-	o.bo.threads = 0;
+	o.bo.threaded = false;
 	o.backend = SHT_BACKEND_TREE;
 	o.intervals = 20;
 	o.dir = tmp && *tmp ? tmp : "/tmp";
@@ -2441,7 +2441,7 @@ static int cmd_state(int argc, char **argv)
 
 			if (v > 1)
 				die("--threads: 0 or 1");
-			o.bo.threads = (int)v;
+			o.bo.threaded = v != 0;
 		} else if (!strcmp(a, "--variant")) {
 			const char *v = need_arg(argc, argv, &i);
 
@@ -2461,7 +2461,7 @@ static int cmd_state(int argc, char **argv)
 			o.intervals = (uint32_t)parse_u64(
 				a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = 1;
+			o.bo.no_sync = true;
 		else if (!strcmp(a, "--no-store"))
 			o.no_store = 1;
 		else if (!strcmp(a, "--dir"))

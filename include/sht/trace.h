@@ -59,6 +59,7 @@
 #ifndef SHT_TRACE_H
 #define SHT_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,7 +72,7 @@ extern "C" {
 #endif
 
 typedef struct sht_ctf_opts {
-	int merge;                /* nonzero: accept a directory holding
+	bool merge;               /* accept a directory holding
 	                             several traces and merge them in time */
 	uint32_t index_every;     /* events between index entries (which
 	                             check re-reads); 0: 4096 */
@@ -104,7 +105,7 @@ SHT_API void sht_ctf_close(sht_source *src);
 typedef struct sht_ctf_info {
 	uint32_t traces;          /* metadata files found below the path */
 	uint32_t streams;         /* src.ctf.fs output ports (streams) */
-	int muxed;                /* 1 if read through flt.utils.muxer */
+	bool muxed;               /* read through flt.utils.muxer */
 	uint64_t discarded_unknown; /* discarded-events messages with no
 	                               count (each counted as 1 event) */
 	uint64_t backward;        /* events earlier than the previous one
@@ -176,6 +177,15 @@ SHT_API sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
  */
 SHT_API sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
 				  sht_time *end);
+
+/*
+ * Where the event src delivered last comes from, for messages about it:
+ * "stream file F" (the file of the trace holding its packet; babeltrace2
+ * gives no packet number), into buf (size bytes, NUL-terminated); ""
+ * when src is not a CTF source or has delivered nothing.  Returns the
+ * length written.
+ */
+SHT_API size_t sht_ctf_where(const sht_source *src, char *buf, size_t size);
 
 /*
  * The trace's host id as Trace Compass takes it: the UUID of its clock

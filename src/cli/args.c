@@ -98,7 +98,7 @@ int cli_load_attrs(const char *path, sht_state *ss)
 int cli_resolve_path(const char *file, sht_state *ss, const char *path,
 		     sht_quark *out)
 {
-	sht_err err = sht_state_quark_path(ss, path, 0, out);
+	sht_err err = sht_state_quark_path(ss, path, false, out);
 
 	if (err == SHT_NOT_FOUND)
 		return cli_error("%s has no attribute '%s'", file, path);

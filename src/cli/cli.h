@@ -137,7 +137,7 @@ char *cli_base_name(const char *path);
 
 /* `--analysis stats` is offered when libsht has the event statistics
  * analysis (analysis.h defines its provider id). */
-#ifdef SHT_STATS_PROVIDER_ID
+#ifdef SHT_EVSTATS_PROVIDER_ID
 #define CLI_HAVE_STATS 1
 #define CLI_ANALYSES "'kernel' or 'stats'"
 #else
@@ -150,7 +150,7 @@ struct cli_analysis {
 	const char *name;         /* "kernel", "stats" or a FILE.xml */
 	sht_kernel *kernel;
 #if CLI_HAVE_STATS
-	sht_stats_analysis *stats;
+	sht_evstats *stats;
 #endif
 	sht_rules *rules;         /* a rules file (FILE.xml, FILE.rules) */
 	sht_kernel_layout layout;
@@ -365,7 +365,7 @@ int cli_check_reader(const char *file, sht_reader *r);
  * others), opts its options.  On failure the error is reported, the
  * partial file removed, and CLI_FAIL returned. */
 int cli_build_workload(const sht__workload *w, const char *path,
-		       sht_backend backend, const sht_build_opts *opts,
+		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out);
 
 /* Monotonic clock, in seconds. */

@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "stall.h"
-#include "trace/where.h"
 
 static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE]\n"
@@ -238,7 +237,7 @@ struct build_result {
 	sht_source_stats sst;
 	uint64_t attributes;
 	sht_time start, end;
-	sht_info info;
+	sht_tree_info info;
 	double seconds;
 };
 
@@ -252,7 +251,7 @@ static void run_failed(const struct build_opts *o, struct cli_progress *pg,
 	char where[512];
 
 	if (err == SHT_ERR_ORDER && n > 0) {
-		sht__trace_where(&pg->trace->src, where, sizeof where);
+		sht_ctf_where(&pg->trace->src, where, sizeof where);
 		cli_fail(err, "build the history of %s: event %" PRIu64
 			 " is out of time order%s%s", o->trace, n - 1,
 			 where[0] ? " in " : "", where);
@@ -296,7 +295,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
-	so.tree.threads = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	err = sht_state_create(tmp, res->start, &so, &ss);
 	if (err < 0) {
 		remove(tmp);
@@ -327,7 +326,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		remove(tmp);
 		return CLI_FAIL;
 	}
-	sht_reader_info(r, &res->info);
+	sht_reader_info_get(r, &res->info);
 	sht_reader_close(r);
 	return CLI_OK;
 }

@@ -64,7 +64,7 @@ static int check_parse(int argc, char **argv, const char **file)
 int cli_check_reader(const char *file, sht_reader *r)
 {
 	struct check_ctx c = { file, 0 };
-	sht_info in;
+	sht_tree_info in;
 	sht_err err;
 
 	err = sht_reader_check(r, check_report, &c, CHECK_MAX_REPORTS);
@@ -75,7 +75,7 @@ int cli_check_reader(const char *file, sht_reader *r)
 	}
 	if (err < 0)
 		return cli_fail(err, "check %s", file);
-	sht_reader_info(r, &in);
+	sht_reader_info_get(r, &in);
 	printf("%s: ok (%llu nodes, %llu intervals)\n", file,
 	       (unsigned long long)in.nodes, (unsigned long long)in.intervals);
 	return CLI_OK;

@@ -174,7 +174,7 @@ static int answer(sht_state *ss, sht_result *res, const struct fact *f)
 	int good;
 
 	printf("at %" PRId64 ": %s = ", f->ts, f->path);
-	if (sht_state_quark_path(ss, f->path, 0, &q) == SHT_OK &&
+	if (sht_state_quark_path(ss, f->path, false, &q) == SHT_OK &&
 	    sht_state_query(ss, q, f->ts, res) == SHT_OK &&
 	    sht_result_count(res) == 1)
 		iv = sht_result_at(res, 0);

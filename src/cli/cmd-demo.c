@@ -111,7 +111,7 @@ static int demo_by_path(const struct demo *d, sht_state *ss, sht_result *res,
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)a);
 	printf("query by path: attribute \"%s\" at t=%lld\n", name,
 	       (long long)t);
-	err = sht_state_quark_path(ss, name, 0, &q);
+	err = sht_state_quark_path(ss, name, false, &q);
 	if (err != SHT_OK) {
 		printf("  quark:    none (%s)  -> MISMATCH\n", err < 0 ?
 		       sht_errmsg() : sht_strerror(err));
@@ -201,14 +201,14 @@ static int demo_queries(const struct demo *d, sht_state *ss)
 static int demo_build(const struct demo *d)
 {
 	sht__workload w;
-	sht_build_opts opts;
+	sht_builder_opts opts;
 	cli_build_summary sum;
 	int status;
 
 	memset(&w, 0, sizeof(w));
 	w.kind = SHT__WL_STAIRCASE;
 	w.st = d->w;
-	sht_build_opts_init(&opts);
+	sht_builder_opts_init(&opts);
 	opts.variant = SHT_VARIANT_ESHT;
 	opts.no_sync = d->temporary;
 	printf("== build: staircase, %llu attributes, %llu intervals, eSHT, "

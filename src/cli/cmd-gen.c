@@ -97,7 +97,7 @@ static const cli_opt churn_opts[] = {
 struct gen_opts {
 	const char *cmd;          /* "gen staircase" or "gen churn" */
 	sht__workload w;
-	sht_build_opts build;
+	sht_builder_opts build;
 	const char *output;       /* -o FILE */
 	sht_backend backend;      /* --backend */
 	int have_backend;
@@ -120,11 +120,11 @@ double cli_now(void)
 static int build_file_stats(const char *path, cli_build_summary *out)
 {
 	sht_reader *r;
-	sht_info in;
+	sht_tree_info in;
 
 	if (cli_open_reader(path, &r) != CLI_OK)
 		return CLI_FAIL;
-	sht_reader_info(r, &in);
+	sht_reader_info_get(r, &in);
 	out->intervals = in.intervals;
 	out->file_bytes = in.file_bytes;
 	sht_reader_close(r);
@@ -132,7 +132,7 @@ static int build_file_stats(const char *path, cli_build_summary *out)
 }
 
 int cli_build_workload(const sht__workload *w, const char *path,
-		       sht_backend backend, const sht_build_opts *opts,
+		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out)
 {
 	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
@@ -274,7 +274,7 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 		o->build.max_children = (uint32_t)x;
 		return 0;
 	case OPT_NO_SYNC:
-		o->build.no_sync = 1;
+		o->build.no_sync = true;
 		return 0;
 	case OPT_OUTPUT:
 		o->output = val;
@@ -357,7 +357,7 @@ static int gen_select(struct gen_opts *o, const char *name)
 	}
 	o->w.st.intervals = 20;
 	o->w.st.step = 1000;
-	sht_build_opts_init(&o->build);
+	sht_builder_opts_init(&o->build);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ static const char *env_text(const cli_trace *t, const char *name, char *buf,
 
 	buf[0] = '\0';
 	if (cli_trace_env(t, name, &f) == SHT_OK)
-		sht__field_text(&f, buf, size);
+		sht_field_text(&f, buf, size);
 	return buf[0] ? buf : NULL;
 }
 

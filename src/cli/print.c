@@ -168,7 +168,7 @@ const char *cli_attr_path(sht_state *ss, sht_quark q, cli_path *p)
 	if (path_reserve(p, PATH_INITIAL) < 0)
 		return "";
 	err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
-	if (err == SHT_ERR_TOOBIG && path_reserve(p, need + 1u) == 0)
+	if (err == SHT_ERR_BUFFER && path_reserve(p, need + 1u) == 0)
 		err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
 	if (err < 0)
 		p->buf[0] = '\0';   /* no such attribute: a file without names */
@@ -225,15 +225,15 @@ struct info_names {
 	uint32_t provider_version;
 };
 
-static double level_fill(const sht_level_stats *l, uint32_t block_size)
+static double level_fill(const sht_tree_level_stats *l, uint32_t block_size)
 {
 	if (l->nodes == 0)
 		return 0.0;
 	return (double)l->used_bytes / ((double)l->nodes * block_size);
 }
 
-static void info_json(const char *path, const sht_info *in,
-		      const sht_stats *st, const struct info_names *nm)
+static void info_json(const char *path, const sht_tree_info *in,
+		      const sht_tree_stats *st, const struct info_names *nm)
 {
 	json_writer w;
 
@@ -264,7 +264,7 @@ static void info_json(const char *path, const sht_info *in,
 	json_kv_double(&w, "fill_core", st->fill_core);
 	json_key(&w, "levels");
 	json_array_begin(&w);
-	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++) {
+	for (uint32_t i = 0; i < st->levels && i < SHT_TREE_STATS_MAX_LEVELS; i++) {
 		json_object_begin(&w);
 		json_kv_uint(&w, "level", i);
 		json_kv_uint(&w, "nodes", st->level[i].nodes);
@@ -300,8 +300,8 @@ static void kv_f(const char *key, double x, const char *unit)
 	printf(KEY_FMT "%.4f%s\n", key, x, unit);
 }
 
-static void info_human(const char *path, const sht_info *in,
-		       const sht_stats *st, const struct info_names *nm)
+static void info_human(const char *path, const sht_tree_info *in,
+		       const sht_tree_stats *st, const struct info_names *nm)
 {
 	kv_s("file:", path);
 	kv_s("variant:", cli_variant_name(in->variant));
@@ -329,7 +329,7 @@ static void info_human(const char *path, const sht_info *in,
 	kv_f("fill_leaf:", st->fill_leaf, "");
 	kv_f("fill_core:", st->fill_core, "");
 	printf("levels:\n");
-	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++)
+	for (uint32_t i = 0; i < st->levels && i < SHT_TREE_STATS_MAX_LEVELS; i++)
 		printf("  level %lu: %llu nodes, %llu intervals, fill %.4f\n",
 		       (unsigned long)i,
 		       (unsigned long long)st->level[i].nodes,
@@ -340,12 +340,12 @@ static void info_human(const char *path, const sht_info *in,
 int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 {
 	struct info_names nm;
-	sht_info in;
-	sht_stats st;
+	sht_tree_info in;
+	sht_tree_stats st;
 	sht_err err;
 
-	sht_reader_info(r, &in);
-	err = sht_reader_stats(r, &st);
+	sht_reader_info_get(r, &in);
+	err = sht_reader_stats_get(r, &st);
 	if (err < 0)
 		return cli_fail(err, "read the statistics of %s", path);
 	if (cli_load_attrs(path, ss) != CLI_OK)

@@ -97,7 +97,7 @@ struct sht_ctf {
 	char *path;
 	char **dirs;                  /* trace directories (metadata found) */
 	size_t n_dirs;
-	int merge;
+	bool merge;
 	uint32_t every;          /* index spacing */
 
 	/* babeltrace2 */

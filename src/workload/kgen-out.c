@@ -334,7 +334,7 @@ sht_err sht__kgen_write_vstf(const sht__kgen_params *p, const char *path,
 		return err;
 	k.w = w;
 	err = kgen_pump(p, &k, progress, pctx, stats);
-	sht_vstf_writer_destroy(w);
+	sht_vstf_writer_close(w);
 	return err;
 }
 

@@ -314,7 +314,7 @@ static sht_err sink_finish(struct knet_sink *k)
 static void sink_destroy(struct knet_sink *k)
 {
 	if (k->vstf)
-		sht_vstf_writer_destroy(k->w);
+		sht_vstf_writer_close(k->w);
 	else
 		sht__ctfw_destroy(k->w);
 	k->w = NULL;

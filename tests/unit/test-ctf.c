@@ -849,7 +849,7 @@ static void check_state_run(const struct trace_case *tc)
 	const sht_quark *kids;
 	size_t n_kids = 0;
 	sht_quark counts;
-	if (sht_state_quark_path(ss, "counts", 0, &counts) == SHT_OK)
+	if (sht_state_quark_path(ss, "counts", false, &counts) == SHT_OK)
 		sht_state_attr_children(ss, counts, &kids, &n_kids);
 	is_int((int)n_kids, (int)n_names, "run %s: no other names", tc->dir);
 	sht_state_close(ss);

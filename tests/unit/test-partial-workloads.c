@@ -162,7 +162,7 @@ static sht_err build(const sht__workload *w, const char *path, sht_backend be,
 	sht_state_opts_init(&o);
 	o.backend = be;
 	o.tree.block_size = 4096;
-	o.tree.no_sync = 1;
+	o.tree.no_sync = true;
 	o.provider = p.id;
 	o.provider_version = p.version;
 	o.checkpoint_events = every;
@@ -610,7 +610,7 @@ static void check_partial(const sht__workload *w, const char *dir,
 	struct ckpt *cp = NULL, *want = NULL;
 	size_t ncp = 0, nwant;
 	uint64_t f_every = 0, f_events = 0, crossing = 0;
-	sht_info info;
+	sht_tree_info info;
 	struct cmp c;
 
 	snprintf(path, sizeof path, "%s/%s-partial-%llu.sht", dir,
@@ -627,7 +627,7 @@ static void check_partial(const sht__workload *w, const char *dir,
 	   (unsigned long long)every);
 	memset(&info, 0, sizeof info);
 	if (r)
-		sht_reader_info(r, &info);
+		sht_reader_info_get(r, &info);
 	sht_reader_close(r);
 	ok(read_checkpoints(path, &cp, &ncp, &f_every, &f_events),
 	   "%s every %llu: checkpoint section readable", sht__wl_name(w),
