@@ -34,6 +34,7 @@
 #ifndef SHT_SYNC_H
 #define SHT_SYNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,8 +77,8 @@ SHT_API sht_err sht_transform_copy(const sht_transform *t,
 /* NULL is a no-op. */
 SHT_API void sht_transform_free(sht_transform *t);
 
-/* 1 for the identity (slope 1, offset 0). */
-SHT_API int sht_transform_is_identity(const sht_transform *t);
+/* true for the identity (slope 1, offset 0). */
+SHT_API bool sht_transform_is_identity(const sht_transform *t);
 /* The slope and offset in plain decimal notation with all their digits
  * ("1" and "0" for the identity); valid while t lives. */
 SHT_API const char *sht_transform_slope(const sht_transform *t);
@@ -191,8 +192,8 @@ SHT_API size_t sht_sync_count(const sht_sync *s);
 typedef struct sht_sync_trace_info {
 	const char *name;         /* as given ("" if NULL) */
 	const char *host;
-	int reference;            /* 1: the reference host's trace */
-	int synced;               /* 1: on the reference's clock (the
+	bool reference;           /* the reference host's trace */
+	bool synced;              /* on the reference's clock (the
 	                             reference itself, or linked to it by
 	                             packets); 0: left as it is */
 	const sht_transform *transform;  /* valid while s lives */

@@ -113,6 +113,8 @@ double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
 struct cli_exp {
 	size_t n;
 	char **paths;             /* borrowed */
+	char **names;             /* the traces' real paths (malloc'd): their
+	                             names in the synchronization */
 	cli_trace *tr;
 	char **host;              /* malloc'd */
 	sht_net_layout *layout;

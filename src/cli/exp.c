@@ -62,7 +62,10 @@ static int exp_identify(struct cli_exp *e, size_t i)
 	} else {
 		e->host[i] = cli_base_name(e->paths[i]);
 	}
-	if (!e->host[i])
+	e->names[i] = realpath(e->paths[i], NULL);
+	if (!e->names[i])
+		e->names[i] = copy_str(e->paths[i]);
+	if (!e->host[i] || !e->names[i])
 		return cli_error("cannot open %s: out of memory", e->paths[i]);
 	e->layout[i] = sht_net_layout_from_env(
 		env_text(t, "domain", d, sizeof d),
@@ -81,7 +84,8 @@ int cli_exp_open(struct cli_exp *e, char **paths, size_t n)
 	e->tr = calloc(n, sizeof(*e->tr));
 	e->host = calloc(n, sizeof(*e->host));
 	e->layout = calloc(n, sizeof(*e->layout));
-	if (!e->tr || !e->host || !e->layout) {
+	e->names = calloc(n, sizeof(*e->names));
+	if (!e->tr || !e->host || !e->layout || !e->names) {
 		cli_exp_close(e);
 		return cli_error("cannot open the traces: out of memory");
 	}
@@ -104,7 +108,9 @@ void cli_exp_close(struct cli_exp *e)
 	for (size_t i = 0; i < e->n; i++) {
 		cli_trace_close(&e->tr[i]);
 		free(e->host[i]);
+		free(e->names[i]);
 	}
+	free(e->names);
 	free(e->tr);
 	free(e->host);
 	free(e->layout);
@@ -121,7 +127,7 @@ int cli_exp_sync(struct cli_exp *e, sht_sync **out)
 		return cli_error("cannot synchronize: out of memory");
 	for (i = 0; i < e->n; i++) {
 		in[i].src = &e->tr[i].src;
-		in[i].name = e->paths[i];
+		in[i].name = e->names[i];
 		in[i].host = e->host[i];
 		in[i].layout = e->layout[i];
 	}

@@ -165,7 +165,7 @@ void sht__matcher_stats(const struct sht__matcher *m, sht_sync_stats *out);
 
 struct sht__sync_trace {
 	char *name, *host;
-	int reference, synced;
+	bool reference, synced;
 	sht_transform *t;
 };
 

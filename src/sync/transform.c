@@ -248,7 +248,7 @@ sht_err sht__transform_inverse(const sht_transform *t, sht_transform **out)
 	return err;
 }
 
-int sht_transform_is_identity(const sht_transform *t)
+bool sht_transform_is_identity(const sht_transform *t)
 {
 	return t->kind == SHT__T_IDENTITY;
 }
