@@ -132,7 +132,7 @@ static void check(struct qs *s, sht_quark q, sht_time t,
 		  const struct sb_answer *a)
 {
 	char buf[64];
-	sht_value exp = sht__wl_expect(&s->o->wl, q, t, buf);
+	sht_value exp = shtgen_wl_expect(&s->o->wl, q, t, buf);
 
 	if (!a->found) {
 		if (exp.type != SHT_TYPE_NULL)
@@ -378,7 +378,7 @@ static void open_sht(struct qs *s)
 	bo.no_sync = true;
 	err = sht_builder_create(o->sht_path, 0, &bo, &b);
 	if (err >= 0) {
-		err = sht__wl_run(&o->wl, insert_sht, b);
+		err = shtgen_wl_run(&o->wl, insert_sht, b);
 		if (err >= 0)
 			err = sht_builder_finish(b, o->end);
 		sht_builder_close(b);

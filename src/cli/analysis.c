@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util/util.h"
 
 /* Section kind of a partial history's checkpoints (state/state-int.h):
  * u64 count, u64 events between checkpoints, u64 events, entries. */

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "sht/sht.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 #include "json.h"
 
 enum {
@@ -366,7 +366,7 @@ int cli_check_reader(const char *file, sht_reader *r);
  * the given backend; path is the file of the tree backend (NULL for the
  * others), opts its options.  On failure the error is reported, the
  * partial file removed, and CLI_FAIL returned. */
-int cli_build_workload(const sht__workload *w, const char *path,
+int cli_build_workload(const shtgen_workload *w, const char *path,
 		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out);
 

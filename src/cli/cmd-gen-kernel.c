@@ -1,6 +1,6 @@
 /*
  * cmd-gen-kernel.c: `sht gen kernel`: write a synthetic Linux kernel trace
- * (src/workload/kgen.h) as a CTF directory that babeltrace2 reads, or as
+ * (src/gen/include/shtgen/kgen.h) as a CTF directory that babeltrace2 reads, or as
  * a VSTF file, of a given number of events or an approximate size.
  */
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "workload/kgen.h"
-#include "workload/knet.h"
+#include <shtgen/kgen.h>
+#include <shtgen/knet.h>
 
 static const char gen_kernel_usage[] =
 "Usage: sht gen kernel -o OUT [--format ctf|vstf] [--events N | --size B]\n"
@@ -94,8 +94,8 @@ static const cli_opt gen_kernel_opts[] = {
 };
 
 struct gk_opts {
-	sht__kgen_params p;
-	sht__knet_params net;     /* --hosts: the rest of the parameters */
+	shtgen_kgen_params p;
+	shtgen_knet_params net;     /* --hosts: the rest of the parameters */
 	int hosts;                /* a --hosts option or another net one */
 	int net_opt;
 	const char *output;
@@ -165,7 +165,7 @@ static int gk_number(struct gk_opts *o, int id, const char *val)
 }
 
 /* "MIN:MAX" latencies. */
-static int parse_latency(const char *val, sht__knet_params *n)
+static int parse_latency(const char *val, shtgen_knet_params *n)
 {
 	const char *colon = strchr(val, ':');
 	char lo[32];
@@ -197,7 +197,7 @@ static int gk_net(struct gk_opts *o, int id, const char *val)
 	switch (id) {
 	case OPT_HOSTS:
 		if (cli_parse_u64("gen kernel", "--hosts", val, 2,
-				  SHT__KNET_MAX_HOSTS, &v) < 0)
+				  SHTGEN_KNET_MAX_HOSTS, &v) < 0)
 			return -1;
 		o->net.hosts = (uint32_t)v;
 		o->hosts = 1;
@@ -280,7 +280,7 @@ static void gk_progress(void *ctx, uint64_t events)
 }
 
 static void gk_summary(const struct gk_opts *o,
-		       const sht__kgen_write_stats *st)
+		       const shtgen_kgen_write_stats *st)
 {
 	json_writer w;
 
@@ -319,13 +319,13 @@ static void gk_summary(const struct gk_opts *o,
 /* --hosts N: the traces of N hosts into the directory o->output. */
 static int gen_hosts(struct gk_opts *o)
 {
-	sht__knet_write_stats st;
+	shtgen_knet_write_stats st;
 	json_writer w;
 	sht_err err;
 
 	o->net.k = o->p;
 	o->p.events *= o->net.hosts;      /* for the progress line */
-	err = sht__knet_write(&o->net, o->output, o->vstf,
+	err = shtgen_knet_write(&o->net, o->output, o->vstf,
 			      o->progress ? gk_progress : NULL, o, &st);
 	if (o->progress)
 		fprintf(stderr, "\r%*s\r", 60, "");
@@ -363,13 +363,13 @@ static int gen_hosts(struct gk_opts *o)
 int cmd_gen_kernel(int argc, char **argv)
 {
 	struct gk_opts o;
-	sht__kgen_write_stats st;
+	shtgen_kgen_write_stats st;
 	sht_err err;
 	int status;
 
 	memset(&o, 0, sizeof(o));
-	sht__kgen_params_init(&o.p);
-	sht__knet_params_init(&o.net);
+	shtgen_kgen_params_init(&o.p);
+	shtgen_knet_params_init(&o.net);
 	o.progress = isatty(STDERR_FILENO);
 	status = cli_parse_options(argc, argv, 2, "gen kernel",
 				   gen_kernel_opts, gen_kernel_usage, gk_opt,
@@ -386,7 +386,7 @@ int cmd_gen_kernel(int argc, char **argv)
 	if (!o.have_format)
 		o.vstf = ends_with(o.output, ".vstf");
 	if (o.size)
-		o.p.events = sht__kgen_events_for_size(&o.p, o.size, o.vstf);
+		o.p.events = shtgen_kgen_events_for_size(&o.p, o.size, o.vstf);
 	if (o.net_opt && !o.hosts)
 		return cli_usage_error("gen kernel", "--clock-offset, --drift, "
 				       "--packet-gap and --latency need "
@@ -394,10 +394,10 @@ int cmd_gen_kernel(int argc, char **argv)
 	if (o.hosts)
 		return gen_hosts(&o);
 	memset(&st, 0, sizeof(st));
-	err = o.vstf ? sht__kgen_write_vstf(&o.p, o.output,
+	err = o.vstf ? shtgen_kgen_write_vstf(&o.p, o.output,
 					    o.progress ? gk_progress : NULL,
 					    &o, &st)
-		     : sht__kgen_write_ctf(&o.p, o.output,
+		     : shtgen_kgen_write_ctf(&o.p, o.output,
 					   o.progress ? gk_progress : NULL,
 					   &o, &st);
 	if (o.progress)

@@ -96,7 +96,7 @@ static const cli_opt churn_opts[] = {
 /* Everything the command line says. */
 struct gen_opts {
 	const char *cmd;          /* "gen staircase" or "gen churn" */
-	sht__workload w;
+	shtgen_workload w;
 	sht_builder_opts build;
 	const char *output;       /* -o FILE */
 	sht_backend backend;      /* --backend */
@@ -131,7 +131,7 @@ static int build_file_stats(const char *path, cli_build_summary *out)
 	return CLI_OK;
 }
 
-int cli_build_workload(const sht__workload *w, const char *path,
+int cli_build_workload(const shtgen_workload *w, const char *path,
 		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out)
 {
@@ -144,16 +144,16 @@ int cli_build_workload(const sht__workload *w, const char *path,
 	sht_state_opts_init(&so);
 	so.backend = backend;
 	so.tree = *opts;
-	so.provider = sht__wl_name(w);
+	so.provider = shtgen_wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)
 			    : cli_fail(err, "create a %s state system",
 				       cli_backend_name(backend));
-	err = sht__wl_drive(w, ss);
+	err = shtgen_wl_drive(w, ss);
 	if (err < 0) {
-		cli_fail(err, "build %s%s%s", sht__wl_name(w),
+		cli_fail(err, "build %s%s%s", shtgen_wl_name(w),
 			 file ? " into " : "", file ? file : "");
 		sht_state_close(ss);
 		if (file)
@@ -164,13 +164,13 @@ int cli_build_workload(const sht__workload *w, const char *path,
 	out->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
 	out->seconds = cli_now() - t0;
-	out->workload = sht__wl_name(w);
+	out->workload = shtgen_wl_name(w);
 	out->path = file;
 	out->backend = backend;
 	out->variant = opts->variant;
 	if (file)
 		return build_file_stats(file, out);
-	out->intervals = sht__wl_intervals(w);
+	out->intervals = shtgen_wl_intervals(w);
 	return CLI_OK;
 }
 
@@ -183,13 +183,13 @@ static sht_err dump_emit(void *ctx, const sht_interval *iv)
 	return ferror(stdout) ? SHT_ERR_IO : SHT_OK;
 }
 
-static int gen_dump(const sht__workload *w)
+static int gen_dump(const shtgen_workload *w)
 {
-	sht_err err = sht__wl_run(w, dump_emit, NULL);
+	sht_err err = shtgen_wl_run(w, dump_emit, NULL);
 
 	if (err < 0)
 		return cli_error("cannot write the intervals of %s",
-				 sht__wl_name(w));
+				 shtgen_wl_name(w));
 	return cli_finish_output(CLI_OK);
 }
 
@@ -296,12 +296,12 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 /* Checks once every option is known. */
 static int gen_validate(struct gen_opts *o)
 {
-	int churn = o->w.kind == SHT__WL_CHURN;
+	int churn = o->w.kind == SHTGEN_WL_CHURN;
 
 	if (!o->have_size)
 		return cli_usage_error(o->cmd, "missing %s",
 				       churn ? "--threads N" : "--attributes A");
-	if (!churn && sht__wl_intervals(&o->w) == 0)
+	if (!churn && shtgen_wl_intervals(&o->w) == 0)
 		return cli_usage_error(o->cmd, "staircase too long: "
 				       "attributes * intervals * step exceeds "
 				       "the time range");
@@ -321,7 +321,7 @@ static int gen_validate(struct gen_opts *o)
 
 static int gen_parse(struct gen_opts *o, int argc, char **argv)
 {
-	const cli_opt *table = o->w.kind == SHT__WL_CHURN ?
+	const cli_opt *table = o->w.kind == SHTGEN_WL_CHURN ?
 			       churn_opts : staircase_opts;
 	cli_args a;
 	const char *val;
@@ -347,10 +347,10 @@ static int gen_parse(struct gen_opts *o, int argc, char **argv)
 static int gen_select(struct gen_opts *o, const char *name)
 {
 	if (strcmp(name, "staircase") == 0) {
-		o->w.kind = SHT__WL_STAIRCASE;
+		o->w.kind = SHTGEN_WL_STAIRCASE;
 		o->cmd = "gen staircase";
 	} else if (strcmp(name, "churn") == 0) {
-		o->w.kind = SHT__WL_CHURN;
+		o->w.kind = SHTGEN_WL_CHURN;
 		o->cmd = "gen churn";
 	} else {
 		return -1;

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "stall.h"
-#include "util/util.h"
 
 static char *copy_str(const char *s)
 {

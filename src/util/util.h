@@ -30,11 +30,6 @@ sht_err sht__error(sht_err err, const char *fmt, ...) SHT_PRINTF(2, 3);
 sht_err sht__error_sys(sht_err err, int errnum, const char *fmt, ...)
 	SHT_PRINTF(3, 4);
 
-/* Remove path and, if it is a directory, everything below it (links are
- * removed, not followed).  0, or -1 if something could not be removed
- * (or path did not exist). */
-int sht__rm_tree(const char *path);
-
 /* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start). */
 uint32_t sht__crc32c(uint32_t crc, const void *buf, size_t n);
 

@@ -24,8 +24,8 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
-#include "workload/workload.h"
+#include <shtgen/kgen.h>
+#include <shtgen/workload.h>
 
 struct wl {
 	const char *name;
@@ -50,7 +50,7 @@ static sht_err finish_builder(sht_builder *b, sht_err err, sht_time end)
 	return err;
 }
 
-static const sht__staircase STAIR = { 40, 200, 1000 };
+static const shtgen_staircase STAIR = { 40, 200, 1000 };
 
 static sht_err run_staircase(const struct wl *w, const char *path)
 {
@@ -64,8 +64,8 @@ static sht_err run_staircase(const struct wl *w, const char *path)
 	err = sht_builder_create(path, 0, &o, &b);
 	if (err != SHT_OK)
 		return err;
-	err = sht__staircase_run(&STAIR, emit_insert, b);
-	return finish_builder(b, err, sht__staircase_end(&STAIR));
+	err = shtgen_staircase_run(&STAIR, emit_insert, b);
+	return finish_builder(b, err, shtgen_staircase_end(&STAIR));
 }
 
 static sht_err run_mixed(const struct wl *w, const char *path)
@@ -89,10 +89,10 @@ static sht_err run_mixed(const struct wl *w, const char *path)
 
 static sht_err run_kernel(const struct wl *w, const char *path)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 20000;
 	kp.threads = 40;
 	sht_state_opts_init(&so);

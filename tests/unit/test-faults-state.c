@@ -19,7 +19,7 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 #define NT 12
 #define NANS (2 * NT + 1)
@@ -116,10 +116,10 @@ static void script(const char *path, const uint64_t *ref, uint64_t *out,
 
 static int build(const char *path)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 20000;
 	kp.threads = 40;
 	sht_state_opts_init(&so);

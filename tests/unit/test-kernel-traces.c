@@ -40,7 +40,7 @@
 #include "sht/sht.h"
 #include "util/util.h"
 #include "tap.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 /* Events checked per kind and trace, and quarks whose intervals are
  * walked; SHT_KT_SAMPLES=N overrides the first (0: every event, and every
@@ -827,23 +827,23 @@ static void check_kernel_trace(const struct kcase *kc)
 	facts_free(&fx);
 }
 
-/* A synthetic trace (src/workload/kgen.h) written as CTF, checked the
+/* A synthetic trace (src/gen/include/shtgen/kgen.h) written as CTF, checked the
  * same way: 8 CPUs, many threads, forks and exits. */
 static void check_synthetic(void)
 {
 	static char dir[4096];
-	sht__kgen_params p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen_write_stats st;
 	struct kcase kc = { dir, "synthetic", SHT_KERNEL_LAYOUT_LTTNG_2_7, 0,
 			    0, 1 };
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 300000;
 	p.cpus = 8;
 	p.threads = 500;
 	p.seed = 42;
 	snprintf(dir, sizeof dir, "%s/synthetic-ctf", tmpdir);
-	if (!is_int(sht__kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
+	if (!is_int(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
 		    "synthetic: write a %" PRIu64 "-event CTF trace", p.events))
 		return;
 	kc.events = st.gen.events;

@@ -24,8 +24,8 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
-#include "workload/workload.h"
+#include <shtgen/kgen.h>
+#include <shtgen/workload.h>
 
 struct reader_arg {
 	const orc *o;
@@ -112,7 +112,7 @@ static sht_err emit_insert(void *ctx, const sht_interval *iv)
 
 static sht_err build_staircase(const char *path)
 {
-	static const sht__staircase w = { 500, 100, 1000 };
+	static const shtgen_staircase w = { 500, 100, 1000 };
 	sht_builder_opts o;
 	sht_builder *b;
 	sht_err err;
@@ -123,19 +123,19 @@ static sht_err build_staircase(const char *path)
 	err = sht_builder_create(path, 0, &o, &b);
 	if (err != SHT_OK)
 		return err;
-	err = sht__staircase_run(&w, emit_insert, b);
+	err = shtgen_staircase_run(&w, emit_insert, b);
 	if (err == SHT_OK)
-		err = sht_builder_finish(b, sht__staircase_end(&w));
+		err = sht_builder_finish(b, shtgen_staircase_end(&w));
 	sht_builder_close(b);
 	return err;
 }
 
 static sht_err build_kernel(const char *path, uint64_t seed)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 100000;
 	kp.seed = seed;
 	sht_state_opts_init(&so);

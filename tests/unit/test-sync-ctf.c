@@ -19,7 +19,7 @@
 
 #include "sht/sht.h"
 #include "tap.h"
-#include "workload/knet.h"
+#include <shtgen/knet.h>
 
 #define TC_SLOPE "0.9999413783703139011056845831168394"
 #define TC_OFFSET "79796507913179.33347660124688298171"
@@ -176,17 +176,17 @@ static void test_synctraces(const char *shared)
 
 static void test_generated(const char *tmp)
 {
-	sht__knet_params p;
+	shtgen_knet_params p;
 	char dir[4096], path[2][4200], host[2][40];
 	sht_source ctf[2], gen[2];
 	sht_sync_input in[2];
 	sht_sync *a = NULL, *b = NULL;
 	sht_sync_trace_info ta, tb;
 
-	sht__knet_params_init(&p);
+	shtgen_knet_params_init(&p);
 	p.k.events = 100000;
 	snprintf(dir, sizeof dir, "%s/hosts", tmp);
-	if (!ok(sht__knet_write(&p, dir, 0, NULL, NULL, NULL) == SHT_OK,
+	if (!ok(shtgen_knet_write(&p, dir, 0, NULL, NULL, NULL) == SHT_OK,
 		"two hosts written as CTF"))
 		bail_out("%s", sht_errmsg());
 	for (int i = 0; i < 2; i++) {
@@ -203,7 +203,7 @@ static void test_generated(const char *tmp)
 	   sht_sync_quality_get(a) == SHT_SYNC_ACCURATE,
 	   "synchronized from CTF: accurate");
 	for (int i = 0; i < 2; i++) {
-		sht__knet_source(&p, (uint32_t)i, &gen[i]);
+		shtgen_knet_source(&p, (uint32_t)i, &gen[i]);
 		in[i].src = &gen[i];
 	}
 	ok(sht_sync_compute(in, 2, &b) == SHT_OK, "and from the generator");
@@ -221,7 +221,7 @@ static void test_generated(const char *tmp)
 	sht_sync_free(b);
 	for (int i = 0; i < 2; i++) {
 		sht_ctf_close(&ctf[i]);
-		sht__knet_source_free(&gen[i]);
+		shtgen_knet_source_free(&gen[i]);
 	}
 }
 

@@ -24,7 +24,7 @@
 
 #include "sync/sync-int.h"
 #include "tap.h"
-#include "workload/knet.h"
+#include <shtgen/knet.h>
 
 /* ---- Trace Compass's SyncTest --------------------------------------------- */
 
@@ -543,16 +543,16 @@ struct host_run {
 };
 
 /* Compute the synchronization of p's hosts; *s the result. */
-static sht_err sync_hosts(const sht__knet_params *p, sht_sync **s)
+static sht_err sync_hosts(const shtgen_knet_params *p, sht_sync **s)
 {
-	sht_source src[SHT__KNET_MAX_HOSTS];
-	sht_sync_input in[SHT__KNET_MAX_HOSTS] = { { 0 } };
-	char host[SHT__KNET_MAX_HOSTS][16];
+	sht_source src[SHTGEN_KNET_MAX_HOSTS];
+	sht_sync_input in[SHTGEN_KNET_MAX_HOSTS] = { { 0 } };
+	char host[SHTGEN_KNET_MAX_HOSTS][16];
 	sht_err err = SHT_OK;
 	uint32_t h;
 
 	for (h = 0; h < p->hosts && err == SHT_OK; h++) {
-		err = sht__knet_source(p, h, &src[h]);
+		err = shtgen_knet_source(p, h, &src[h]);
 		snprintf(host[h], sizeof host[h], "host-%02u", h);
 		in[h] = (sht_sync_input){ &src[h], host[h], host[h],
 					  SHT_NET_LAYOUT_LTTNG_2_9 };
@@ -560,7 +560,7 @@ static sht_err sync_hosts(const sht__knet_params *p, sht_sync **s)
 	if (err == SHT_OK)
 		err = sht_sync_compute(in, p->hosts, s);
 	for (uint32_t i = 0; i < h; i++)
-		sht__knet_source_free(&src[i]);
+		shtgen_knet_source_free(&src[i]);
 	return err;
 }
 
@@ -581,7 +581,7 @@ static int cmp_pkt(const void *a, const void *b)
  * receive of a packet never comes before its send.  Returns the number
  * of packets received too early; *pairs the packets seen at both ends.
  */
-static int check_hosts(const sht__knet_params *p, const sht_sync *s,
+static int check_hosts(const shtgen_knet_params *p, const sht_sync *s,
 		       uint64_t *pairs)
 {
 	size_t cap = 1 << 16, ns = 0, nr = 0;
@@ -596,7 +596,7 @@ static int check_hosts(const sht__knet_params *p, const sht_sync *s,
 		sht_field f;
 
 		sht_sync_trace(s, h, &ti);
-		sht__knet_source(p, h, &raw);
+		shtgen_knet_source(p, h, &raw);
 		sht_transform_source(&raw, ti.transform, &fixed);
 		while (fixed.ops->next(fixed.src, &ev) == SHT_OK) {
 			int out = strcmp(ev.name, "inet_sock_local_out") == 0;
@@ -617,7 +617,7 @@ static int check_hosts(const sht__knet_params *p, const sht_sync *s,
 				rcv[nr++] = x;
 		}
 		sht_transform_source_free(&fixed);
-		sht__knet_source_free(&raw);
+		shtgen_knet_source_free(&raw);
 	}
 	qsort(snd, ns, sizeof(*snd), cmp_pkt);
 	qsort(rcv, nr, sizeof(*rcv), cmp_pkt);
@@ -641,7 +641,7 @@ static int check_hosts(const sht__knet_params *p, const sht_sync *s,
 
 /* The corrected time of host h's clock reading c, against the truth:
  * how far host h's transform puts it from host 0's clock (= true time). */
-static int64_t transform_error(const sht__knet_params *p, const sht_sync *s,
+static int64_t transform_error(const shtgen_knet_params *p, const sht_sync *s,
 			       uint32_t h, sht_time c)
 {
 	sht_sync_trace_info ti;
@@ -650,14 +650,14 @@ static int64_t transform_error(const sht__knet_params *p, const sht_sync *s,
 
 	sht_sync_trace(s, h, &ti);
 	sht_transform_copy(ti.transform, &t);
-	e = sht_transform_apply(t, c) - sht__knet_true_time(p, h, c);
+	e = sht_transform_apply(t, c) - shtgen_knet_true_time(p, h, c);
 	sht_transform_free(t);
 	return e;
 }
 
 static void test_hosts(uint32_t hosts, uint64_t events, int64_t drift)
 {
-	sht__knet_params p;
+	shtgen_knet_params p;
 	sht_sync *s = NULL;
 	sht_sync_stats st;
 	sht_sync_trace_info ti;
@@ -665,7 +665,7 @@ static void test_hosts(uint32_t hosts, uint64_t events, int64_t drift)
 	int64_t worst = 0, e, span;
 	int bad;
 
-	sht__knet_params_init(&p);
+	shtgen_knet_params_init(&p);
 	p.hosts = hosts;
 	p.k.events = events;
 	p.drift_ppb = drift;
@@ -686,7 +686,7 @@ static void test_hosts(uint32_t hosts, uint64_t events, int64_t drift)
 	span = (int64_t)events * p.k.mean_gap;
 	for (uint32_t h = 1; h < hosts; h++) {
 		for (int k = 1; k < 20; k++) {
-			sht_time c = sht__knet_clock(&p, h, p.k.start +
+			sht_time c = shtgen_knet_clock(&p, h, p.k.start +
 						     span / 20 * k);
 
 			e = transform_error(&p, s, h, c);
@@ -712,12 +712,12 @@ static void test_hosts(uint32_t hosts, uint64_t events, int64_t drift)
  * long trace is well below the drift. */
 static void test_slope(void)
 {
-	sht__knet_params p;
+	shtgen_knet_params p;
 	sht_sync *s = NULL;
 	sht_sync_trace_info ti;
 	sht__dec got, want, one, diff, lim;
 
-	sht__knet_params_init(&p);
+	shtgen_knet_params_init(&p);
 	p.k.events = 2000000;
 	p.drift_ppb = 200000;          /* 200 ppm */
 	if (sync_hosts(&p, &s) != SHT_OK) {
@@ -755,7 +755,7 @@ static void test_store(void)
 {
 	const char *tmp = getenv("SHT_TMP");
 	char path[4096];
-	sht__knet_params p;
+	shtgen_knet_params p;
 	sht_state *ss = NULL;
 	sht_state_opts so;
 	sht_sync *s = NULL, *r = NULL;
@@ -764,7 +764,7 @@ static void test_store(void)
 	sht_err err;
 
 	snprintf(path, sizeof path, "%s/stored.sht", tmp ? tmp : ".");
-	sht__knet_params_init(&p);
+	shtgen_knet_params_init(&p);
 	p.k.events = 100000;
 	p.hosts = 3;
 	if (sync_hosts(&p, &s) != SHT_OK) {
@@ -822,18 +822,18 @@ static void test_store(void)
 
 static void test_bad_input(void)
 {
-	sht__kgen_params k;
+	shtgen_kgen_params k;
 	sht_source a, b;
 	sht_sync_input in[2];
 	sht_sync *s = NULL;
 	sht_sync_trace_info ti;
 	sht_sync_stats st;
 
-	sht__kgen_params_init(&k);
+	shtgen_kgen_params_init(&k);
 	k.events = 20000;
-	sht__kgen_source(&k, &a);
+	shtgen_kgen_source(&k, &a);
 	k.seed = 2;
-	sht__kgen_source(&k, &b);
+	shtgen_kgen_source(&k, &b);
 	in[0] = (sht_sync_input){ &a, "a", "host-a", SHT_NET_LAYOUT_LTTNG_2_9 };
 	in[1] = (sht_sync_input){ &b, "b", "host-b", SHT_NET_LAYOUT_LTTNG_2_9 };
 	ok(sht_sync_compute(in, 2, &s) == SHT_OK &&
@@ -863,8 +863,8 @@ static void test_bad_input(void)
 	in[0].host = NULL;
 	ok(sht_sync_compute(in, 2, &s) == SHT_ERR_INVALID,
 	   "no host id: invalid");
-	sht__kgen_source_free(&a);
-	sht__kgen_source_free(&b);
+	shtgen_kgen_source_free(&a);
+	shtgen_kgen_source_free(&b);
 }
 
 int main(void)

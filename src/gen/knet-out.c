@@ -9,16 +9,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "util/util.h"
-#include "workload/knet-int.h"
+#include "gen/gen-int.h"
+#include "gen/knet-int.h"
 
 /* ---- the source ------------------------------------------------------------ */
 
 struct knet_src {
 	struct knet_host s;
-	sht__knet_params p;
+	shtgen_knet_params p;
 	uint32_t h;
-	const sht__kgen_class *classes;
+	const shtgen_kgen_class *classes;
 	sht_field pv[6];
 };
 
@@ -26,12 +26,12 @@ static sht_field_type ks_field(const sht_event *ev, const char *name,
 			       sht_field *out)
 {
 	const struct knet_src *k = ev->data;
-	const sht__kgen_class *c;
+	const shtgen_kgen_class *c;
 
 	out->type = SHT_FIELD_NONE;
 	if (k->s.cur_packet) {
 		for (int i = 0; i < 6; i++)
-			if (strcmp(sht__knet_packet_fields[i], name) == 0)
+			if (strcmp(shtgen_knet_packet_fields[i], name) == 0)
 				return (*out = k->pv[i]).type;
 		return SHT_FIELD_NONE;
 	}
@@ -45,7 +45,7 @@ static sht_field_type ks_field(const sht_event *ev, const char *name,
 static sht_err ks_next(void *p, sht_event *ev)
 {
 	struct knet_src *k = p;
-	sht_err err = sht__knet_host_next(&k->s);
+	sht_err err = shtgen_knet_host_next(&k->s);
 
 	if (err != SHT_OK)
 		return err;
@@ -57,7 +57,7 @@ static sht_err ks_next(void *p, sht_event *ev)
 		ev->cpu = (int32_t)k->s.pev.cpu;
 		ev->name = k->s.pev.out ? "inet_sock_local_out"
 					: "inet_sock_local_in";
-		sht__knet_packet_values(&k->s.pev, k->pv);
+		shtgen_knet_packet_values(&k->s.pev, k->pv);
 	} else {
 		ev->ts = k->s.kev.ts;
 		ev->cpu = (int32_t)k->s.kev.cpu;
@@ -70,14 +70,14 @@ static sht_err ks_seek(void *p, uint64_t pos)
 {
 	struct knet_src *k = p;
 	struct knet_host fresh;
-	sht_err err = sht__knet_host_init(&fresh, &k->p, k->h);
+	sht_err err = shtgen_knet_host_init(&fresh, &k->p, k->h);
 
 	if (err < 0)
 		return err;
-	sht__knet_host_free(&k->s);
+	shtgen_knet_host_free(&k->s);
 	k->s = fresh;
 	for (uint64_t i = 0; i < pos && err == SHT_OK; i++)
-		err = sht__knet_host_next(&k->s);
+		err = shtgen_knet_host_next(&k->s);
 	if (err == SHT_END)
 		return SHT_ERR_RANGE;
 	return err < 0 ? err : SHT_OK;
@@ -93,7 +93,7 @@ static void ks_stats(void *p, sht_source_stats *out)
 
 static const sht_source_ops knet_src_ops = { ks_next, ks_seek, ks_stats };
 
-sht_err sht__knet_source(const sht__knet_params *p, uint32_t h,
+sht_err shtgen_knet_source(const shtgen_knet_params *p, uint32_t h,
 			 sht_source *out)
 {
 	struct knet_src *k = calloc(1, sizeof(*k));
@@ -101,29 +101,29 @@ sht_err sht__knet_source(const sht__knet_params *p, uint32_t h,
 	sht_err err;
 
 	if (!k)
-		return sht__error(SHT_ERR_NOMEM, "Cannot generate host %u: out "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot generate host %u: out "
 				  "of memory", h);
-	err = sht__knet_host_init(&k->s, p, h);
+	err = shtgen_knet_host_init(&k->s, p, h);
 	if (err < 0) {
 		free(k);
 		return err;
 	}
 	k->p = *p;
 	k->h = h;
-	k->classes = sht__kgen_classes(&n);
+	k->classes = shtgen_kgen_classes(&n);
 	out->ops = &knet_src_ops;
 	out->src = k;
 	return SHT_OK;
 }
 
-void sht__knet_source_free(sht_source *src)
+void shtgen_knet_source_free(sht_source *src)
 {
 	struct knet_src *k;
 
 	if (!src || src->ops != &knet_src_ops)
 		return;
 	k = src->src;
-	sht__knet_host_free(&k->s);
+	shtgen_knet_host_free(&k->s);
 	free(k);
 	src->ops = NULL;
 	src->src = NULL;
@@ -131,10 +131,10 @@ void sht__knet_source_free(sht_source *src)
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static const sht__ctfw_field packet_class[6] = {
-	{ "sk", SHT__CTFW_U64 }, { "seq", SHT__CTFW_U32 },
-	{ "ack_seq", SHT__CTFW_U32 }, { "check", SHT__CTFW_U32 },
-	{ "window", SHT__CTFW_U32 }, { "flags", SHT__CTFW_U32 },
+static const shtgen_ctfw_field packet_class[6] = {
+	{ "sk", SHTGEN_CTFW_U64 }, { "seq", SHTGEN_CTFW_U32 },
+	{ "ack_seq", SHTGEN_CTFW_U32 }, { "check", SHTGEN_CTFW_U32 },
+	{ "window", SHTGEN_CTFW_U32 }, { "flags", SHTGEN_CTFW_U32 },
 };
 
 static double now_s(void)
@@ -146,7 +146,7 @@ static double now_s(void)
 }
 
 /* Host h's clock UUID: a version-4 UUID drawn from the seed and h. */
-static void host_uuid(const sht__knet_params *p, uint32_t h, uint8_t u[16])
+static void host_uuid(const shtgen_knet_params *p, uint32_t h, uint8_t u[16])
 {
 	uint64_t x = p->k.seed * 0x9E3779B97F4A7C15ull + h + 1;
 
@@ -164,7 +164,7 @@ static sht_err host_env(uint32_t h, uint32_t i, const char **name,
 			sht_field *f, char *buf, size_t size)
 {
 	uint32_t n;
-	const sht__kgen_env *env = sht__kgen_environment(&n);
+	const shtgen_kgen_env *env = shtgen_kgen_environment(&n);
 
 	if (i >= n)
 		return SHT_NOT_FOUND;
@@ -189,7 +189,7 @@ enum { KNET_CLASSES_MAX = 128 };
 
 static sht_err bad_dir(const char *dir, const char *why)
 {
-	return sht__error(SHT_ERR_INVALID, "Cannot create %.64s...: %s", dir,
+	return sht_error_set(SHT_ERR_INVALID, "Cannot create %.64s...: %s", dir,
 			  why);
 }
 
@@ -201,13 +201,13 @@ struct knet_sink {
 	uint64_t bytes;
 };
 
-static sht_err ctf_open(struct knet_sink *k, const sht__knet_params *p,
+static sht_err ctf_open(struct knet_sink *k, const shtgen_knet_params *p,
 			uint32_t h, const char *path)
 {
-	sht__ctfw_opts o;
+	shtgen_ctfw_opts o;
 	uint8_t uuid[16];
 	uint32_t n, i;
-	const sht__kgen_class *c = sht__kgen_classes(&n);
+	const shtgen_kgen_class *c = shtgen_kgen_classes(&n);
 	const char *name;
 	sht_field f;
 	char buf[64];
@@ -218,22 +218,22 @@ static sht_err ctf_open(struct knet_sink *k, const sht__knet_params *p,
 	memset(&o, 0, sizeof(o));
 	host_uuid(p, h, uuid);
 	o.cpus = p->k.cpus;
-	o.clock_offset = sht__knet_clock(p, h, p->k.start);
+	o.clock_offset = shtgen_knet_clock(p, h, p->k.start);
 	o.clock_uuid = uuid;
-	err = sht__ctfw_create(path, &o, (sht__ctfw **)&k->w);
+	err = shtgen_ctfw_create(path, &o, (shtgen_ctfw **)&k->w);
 	for (i = 0; err == SHT_OK && host_env(h, i, &name, &f, buf,
 					       sizeof buf) == SHT_OK; i++)
 		err = f.type == SHT_FIELD_STRING
-			      ? sht__ctfw_env_str(k->w, name, f.v.s)
-			      : sht__ctfw_env_int(k->w, name, f.v.i);
+			      ? shtgen_ctfw_env_str(k->w, name, f.v.s)
+			      : shtgen_ctfw_env_int(k->w, name, f.v.i);
 	for (i = 0; err == SHT_OK && i < n; i++)
-		err = sht__ctfw_event_class(k->w, c[i].name, c[i].fields,
+		err = shtgen_ctfw_event_class(k->w, c[i].name, c[i].fields,
 					    c[i].nfields, &k->ids[i]);
 	if (err == SHT_OK)
-		err = sht__ctfw_event_class(k->w, "inet_sock_local_out",
+		err = shtgen_ctfw_event_class(k->w, "inet_sock_local_out",
 					    packet_class, 6, &k->ids[n]);
 	if (err == SHT_OK)
-		err = sht__ctfw_event_class(k->w, "inet_sock_local_in",
+		err = shtgen_ctfw_event_class(k->w, "inet_sock_local_in",
 					    packet_class, 6, &k->ids[n + 1]);
 	return err;
 }
@@ -257,7 +257,7 @@ static sht_err vstf_open(struct knet_sink *k, uint32_t h, const char *path)
 static sht_err sink_event(struct knet_sink *k, const struct knet_host *s)
 {
 	uint32_t n, i, id, nf;
-	const sht__kgen_class *c = sht__kgen_classes(&n);
+	const shtgen_kgen_class *c = shtgen_kgen_classes(&n);
 	const char *const *names;
 	const char *evname;
 	sht_field pv[6];
@@ -267,13 +267,13 @@ static sht_err sink_event(struct knet_sink *k, const struct knet_host *s)
 	sht_err err;
 
 	if (s->cur_packet) {
-		sht__knet_packet_values(&s->pev, pv);
+		shtgen_knet_packet_values(&s->pev, pv);
 		v = pv;
 		nf = 6;
 		id = n + (s->pev.out ? 0 : 1);
 		evname = s->pev.out ? "inet_sock_local_out"
 				    : "inet_sock_local_in";
-		names = sht__knet_packet_fields;
+		names = shtgen_knet_packet_fields;
 		ts = s->pev.ts;
 		cpu = s->pev.cpu;
 	} else {
@@ -286,7 +286,7 @@ static sht_err sink_event(struct knet_sink *k, const struct knet_host *s)
 		cpu = s->kev.cpu;
 	}
 	if (!k->vstf)
-		return sht__ctfw_event(k->w, k->ids[id], ts, cpu, v);
+		return shtgen_ctfw_event(k->w, k->ids[id], ts, cpu, v);
 	err = sht_vstf_writer_begin(k->w, ts, (int32_t)cpu, evname);
 	for (i = 0; i < nf && err == SHT_OK; i++)
 		err = sht_vstf_writer_field(k->w, names ? names[i]
@@ -297,7 +297,7 @@ static sht_err sink_event(struct knet_sink *k, const struct knet_host *s)
 
 static sht_err sink_finish(struct knet_sink *k)
 {
-	sht__ctfw_stats cs;
+	shtgen_ctfw_stats cs;
 	sht_vstf_write_stats vs;
 	sht_err err;
 
@@ -305,7 +305,7 @@ static sht_err sink_finish(struct knet_sink *k)
 		err = sht_vstf_writer_finish(k->w, &vs);
 		k->bytes = vs.bytes;
 	} else {
-		err = sht__ctfw_finish(k->w, &cs);
+		err = shtgen_ctfw_finish(k->w, &cs);
 		k->bytes = cs.bytes;
 	}
 	return err;
@@ -316,15 +316,15 @@ static void sink_destroy(struct knet_sink *k)
 	if (k->vstf)
 		sht_vstf_writer_close(k->w);
 	else
-		sht__ctfw_destroy(k->w);
+		shtgen_ctfw_destroy(k->w);
 	k->w = NULL;
 }
 
 /* Write host h's trace to path. */
-static sht_err write_host(const sht__knet_params *p, uint32_t h,
+static sht_err write_host(const shtgen_knet_params *p, uint32_t h,
 			  const char *path, int vstf,
-			  sht__kgen_progress_fn progress, void *pctx,
-			  sht__knet_write_stats *st)
+			  shtgen_kgen_progress_fn progress, void *pctx,
+			  shtgen_knet_write_stats *st)
 {
 	struct knet_sink k;
 	struct knet_host s;
@@ -332,11 +332,11 @@ static sht_err write_host(const sht__knet_params *p, uint32_t h,
 
 	memset(&k, 0, sizeof(k));
 	k.vstf = vstf;
-	err = sht__knet_host_init(&s, p, h);
+	err = shtgen_knet_host_init(&s, p, h);
 	if (err < 0)
 		return err;
 	err = vstf ? vstf_open(&k, h, path) : ctf_open(&k, p, h, path);
-	while (err == SHT_OK && (err = sht__knet_host_next(&s)) == SHT_OK) {
+	while (err == SHT_OK && (err = shtgen_knet_host_next(&s)) == SHT_OK) {
 		err = sink_event(&k, &s);
 		if (progress && (st->events + s.index) % 65536 == 0)
 			progress(pctx, st->events + s.index);
@@ -349,18 +349,18 @@ static sht_err write_host(const sht__knet_params *p, uint32_t h,
 		st->bytes += k.bytes;
 	}
 	sink_destroy(&k);
-	sht__knet_host_free(&s);
+	shtgen_knet_host_free(&s);
 	return err;
 }
 
-sht_err sht__knet_write(const sht__knet_params *p, const char *dir, int vstf,
-			sht__kgen_progress_fn progress, void *pctx,
-			sht__knet_write_stats *stats)
+sht_err shtgen_knet_write(const shtgen_knet_params *p, const char *dir, int vstf,
+			shtgen_kgen_progress_fn progress, void *pctx,
+			shtgen_knet_write_stats *stats)
 {
-	sht__knet_write_stats st;
+	shtgen_knet_write_stats st;
 	char path[4200];
 	double t0 = now_s();
-	sht_err err = sht__knet_params_check(p);
+	sht_err err = shtgen_knet_params_check(p);
 
 	memset(&st, 0, sizeof(st));
 	if (err < 0)
@@ -368,7 +368,7 @@ sht_err sht__knet_write(const sht__knet_params *p, const char *dir, int vstf,
 	if (strlen(dir) > 4000)
 		return bad_dir(dir, "name too long");
 	if (mkdir(dir, 0777) != 0)
-		return sht__error(errno == EEXIST ? SHT_ERR_INVALID : SHT_ERR_IO,
+		return sht_error_set(errno == EEXIST ? SHT_ERR_INVALID : SHT_ERR_IO,
 				  "Cannot create %s: %s", dir, strerror(errno));
 	for (uint32_t h = 0; h < p->hosts && err == SHT_OK; h++) {
 		snprintf(path, sizeof path, "%s/host%u%s", dir, h,
@@ -376,7 +376,7 @@ sht_err sht__knet_write(const sht__knet_params *p, const char *dir, int vstf,
 		err = write_host(p, h, path, vstf, progress, pctx, &st);
 	}
 	if (err < 0) {
-		sht__rm_tree(dir);
+		shtgen_rm_tree(dir);
 		return err;
 	}
 	st.seconds = now_s() - t0;

@@ -1,5 +1,5 @@
 /*
- * stats.c: the event statistics analysis as a provider (sht/analysis.h):
+ * evstats.c: the event statistics analysis as a provider (sht/analysis.h):
  * total, event_types/<name>, cpus/<cpu>/total, cpus/<cpu>/event_types/<name>,
  * int64 counters incremented at each event's timestamp.
  *

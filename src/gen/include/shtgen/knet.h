@@ -32,53 +32,53 @@
  * DIR/host0.vstf, ... as VSTF.  The same parameters give the same
  * events; with hosts = 1 ... there is nothing to synchronize (2 at least).
  */
-#ifndef SHT_KNET_H
-#define SHT_KNET_H
+#ifndef SHTGEN_KNET_H
+#define SHTGEN_KNET_H
 
 #include <stdint.h>
 
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
-#define SHT__KNET_MAX_HOSTS 64u
+#define SHTGEN_KNET_MAX_HOSTS 64u
 
-typedef struct sht__knet_params {
-	sht__kgen_params k;       /* every host's kernel (seed + h) */
-	uint32_t hosts;           /* 2 .. SHT__KNET_MAX_HOSTS */
+typedef struct shtgen_knet_params {
+	shtgen_kgen_params k;       /* every host's kernel (seed + h) */
+	uint32_t hosts;           /* 2 .. SHTGEN_KNET_MAX_HOSTS */
 	int64_t offset;           /* ns; default 3 ms */
 	int64_t drift_ppb;        /* default 50 000 (50 ppm) */
 	uint32_t packet_gap;      /* ns; default 100 000 */
 	uint32_t lat_min, lat_max;/* ns; default 20 000 .. 200 000 */
-} sht__knet_params;
+} shtgen_knet_params;
 
-void sht__knet_params_init(sht__knet_params *p);
+void shtgen_knet_params_init(shtgen_knet_params *p);
 /* SHT_OK or SHT_ERR_INVALID with a message naming the bad parameter. */
-sht_err sht__knet_params_check(const sht__knet_params *p);
+sht_err shtgen_knet_params_check(const shtgen_knet_params *p);
 
 /* Host h's clock at true time t (exact). */
-sht_time sht__knet_clock(const sht__knet_params *p, uint32_t h, sht_time t);
+sht_time shtgen_knet_clock(const shtgen_knet_params *p, uint32_t h, sht_time t);
 /* The true time at which host h's clock read c (the largest t with
  * C_h(t) <= c). */
-sht_time sht__knet_true_time(const sht__knet_params *p, uint32_t h,
+sht_time shtgen_knet_true_time(const shtgen_knet_params *p, uint32_t h,
 			     sht_time c);
 
 /* Host h's events as a source: kernel events and packet events, in time
  * order (pos = ordinal; seek restarts and skips).  Free with
- * sht__knet_source_free. */
-sht_err sht__knet_source(const sht__knet_params *p, uint32_t h,
+ * shtgen_knet_source_free. */
+sht_err shtgen_knet_source(const shtgen_knet_params *p, uint32_t h,
 			 sht_source *out);
-void sht__knet_source_free(sht_source *src);
+void shtgen_knet_source_free(sht_source *src);
 
-typedef struct sht__knet_write_stats {
+typedef struct shtgen_knet_write_stats {
 	uint64_t events;          /* all hosts */
 	uint64_t packet_events;   /* of those, sends and receives */
 	uint64_t bytes;
 	double seconds;
-} sht__knet_write_stats;
+} shtgen_knet_write_stats;
 
 /* Write every host's trace below dir (created; must not exist): CTF
  * directories, or VSTF files if vstf.  On failure nothing is left. */
-sht_err sht__knet_write(const sht__knet_params *p, const char *dir, int vstf,
-			sht__kgen_progress_fn progress, void *pctx,
-			sht__knet_write_stats *stats);
+sht_err shtgen_knet_write(const shtgen_knet_params *p, const char *dir, int vstf,
+			shtgen_kgen_progress_fn progress, void *pctx,
+			shtgen_knet_write_stats *stats);
 
-#endif /* SHT_KNET_H */
+#endif /* SHTGEN_KNET_H */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
-#include "workload/knet-int.h"
+#include "gen/gen-int.h"
+#include "gen/knet-int.h"
 
 enum {
 	DEF_OFFSET = 3000000,     /* 3 ms */
@@ -26,10 +26,10 @@ enum {
 	SEGMENT = 1448,           /* bytes per packet (a TCP segment) */
 };
 
-void sht__knet_params_init(sht__knet_params *p)
+void shtgen_knet_params_init(shtgen_knet_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	sht__kgen_params_init(&p->k);
+	shtgen_kgen_params_init(&p->k);
 	p->hosts = 2;
 	p->offset = DEF_OFFSET;
 	p->drift_ppb = DEF_DRIFT;
@@ -40,11 +40,11 @@ void sht__knet_params_init(sht__knet_params *p)
 
 static sht_err bad(const char *what)
 {
-	return sht__error(SHT_ERR_INVALID, "Cannot generate the traces of "
+	return sht_error_set(SHT_ERR_INVALID, "Cannot generate the traces of "
 			  "several hosts: %s", what);
 }
 
-sht_err sht__knet_params_check(const sht__knet_params *p)
+sht_err shtgen_knet_params_check(const shtgen_knet_params *p)
 {
 	__int128 span = (__int128)p->k.events * 2 * p->k.mean_gap;
 	__int128 far = (__int128)p->k.start + span +
@@ -52,7 +52,7 @@ sht_err sht__knet_params_check(const sht__knet_params *p)
 							: p->offset) +
 		       span * p->hosts / 1000 + p->lat_max;
 
-	if (p->hosts < 2 || p->hosts > SHT__KNET_MAX_HOSTS)
+	if (p->hosts < 2 || p->hosts > SHTGEN_KNET_MAX_HOSTS)
 		return bad("hosts must be 2 .. 64");
 	if (p->drift_ppb <= -1000000000 / (int64_t)p->hosts ||
 	    p->drift_ppb >= 1000000000 / (int64_t)p->hosts)
@@ -69,7 +69,7 @@ sht_err sht__knet_params_check(const sht__knet_params *p)
 	    p->k.start - (__int128)p->hosts * (p->offset < 0 ? -p->offset : 0)
 		    < 0)
 		return bad("start, offset and events leave the time range");
-	return sht__kgen_params_check(&p->k);
+	return shtgen_kgen_params_check(&p->k);
 }
 
 /* floor(a / b), b > 0. */
@@ -80,7 +80,7 @@ static __int128 floor_div(__int128 a, __int128 b)
 	return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-sht_time sht__knet_clock(const sht__knet_params *p, uint32_t h, sht_time t)
+sht_time shtgen_knet_clock(const shtgen_knet_params *p, uint32_t h, sht_time t)
 {
 	__int128 d = (__int128)(t - p->k.start) * h * p->drift_ppb;
 
@@ -88,7 +88,7 @@ sht_time sht__knet_clock(const sht__knet_params *p, uint32_t h, sht_time t)
 			  floor_div(d, 1000000000));
 }
 
-sht_time sht__knet_true_time(const sht__knet_params *p, uint32_t h,
+sht_time shtgen_knet_true_time(const shtgen_knet_params *p, uint32_t h,
 			     sht_time c)
 {
 	__int128 rate = 1000000000 + (__int128)h * p->drift_ppb;
@@ -96,9 +96,9 @@ sht_time sht__knet_true_time(const sht__knet_params *p, uint32_t h,
 		floor_div(((__int128)c - p->k.start - (__int128)h * p->offset) *
 			  1000000000, rate));
 
-	while (sht__knet_clock(p, h, t) > c)
+	while (shtgen_knet_clock(p, h, t) > c)
 		t--;
-	while (sht__knet_clock(p, h, t + 1) <= c)
+	while (shtgen_knet_clock(p, h, t + 1) <= c)
 		t++;
 	return t;
 }
@@ -175,7 +175,7 @@ static void heap_pop(struct knet_host *s, struct knet_pev *out)
  * heap.  -1 when out of memory. */
 static int next_packet(struct knet_host *s)
 {
-	const sht__knet_params *p = &s->p;
+	const shtgen_knet_params *p = &s->p;
 	uint32_t link = below(s, p->hosts - 1), dir = below(s, 2);
 	uint32_t lat = p->lat_min + below(s, p->lat_max - p->lat_min + 1);
 	uint32_t len = 1 + below(s, SEGMENT);
@@ -191,14 +191,14 @@ static int next_packet(struct knet_host *s)
 	s->seq[link][dir] += len;
 	if (src == s->h) {
 		e.out = 1;
-		e.ts = sht__knet_clock(p, s->h, t);
+		e.ts = shtgen_knet_clock(p, s->h, t);
 		e.order = s->order++;
 		if (heap_push(s, &e) != 0)
 			return -1;
 	}
 	if (dst == s->h) {
 		e.out = 0;
-		e.ts = sht__knet_clock(p, s->h, t + lat);
+		e.ts = shtgen_knet_clock(p, s->h, t + lat);
 		e.order = s->order++;
 		if (heap_push(s, &e) != 0)
 			return -1;
@@ -210,11 +210,11 @@ static int next_packet(struct knet_host *s)
 
 /* ---- a host's stream ------------------------------------------------------- */
 
-sht_err sht__knet_host_init(struct knet_host *s, const sht__knet_params *p,
+sht_err shtgen_knet_host_init(struct knet_host *s, const shtgen_knet_params *p,
 			    uint32_t h)
 {
-	sht__kgen_params k = p->k;
-	sht_err err = sht__knet_params_check(p);
+	shtgen_kgen_params k = p->k;
+	sht_err err = shtgen_knet_params_check(p);
 
 	memset(s, 0, sizeof(*s));
 	if (err < 0)
@@ -224,8 +224,8 @@ sht_err sht__knet_host_init(struct knet_host *s, const sht__knet_params *p,
 	s->p = *p;
 	s->h = h;
 	k.seed = p->k.seed + h;
-	k.start = sht__knet_clock(p, h, p->k.start);
-	err = sht__kgen_create(&k, &s->g);
+	k.start = shtgen_knet_clock(p, h, p->k.start);
+	err = shtgen_kgen_create(&k, &s->g);
 	if (err < 0)
 		return err;
 	/* The schedule's own seed: the same on every host. */
@@ -238,28 +238,28 @@ sht_err sht__knet_host_init(struct knet_host *s, const sht__knet_params *p,
 	return SHT_OK;
 }
 
-void sht__knet_host_free(struct knet_host *s)
+void shtgen_knet_host_free(struct knet_host *s)
 {
-	sht__kgen_destroy(s->g);
+	shtgen_kgen_destroy(s->g);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }
 
-sht_err sht__knet_host_next(struct knet_host *s)
+sht_err shtgen_knet_host_next(struct knet_host *s)
 {
 	sht_err err;
 
 	if (!s->have_k && !s->k_done) {
-		err = sht__kgen_next(s->g, &s->kev);
+		err = shtgen_kgen_next(s->g, &s->kev);
 		if (err < 0)
 			return err;
 		s->have_k = err == SHT_OK;
 		s->k_done = err == SHT_END;
 	}
 	if (s->have_k) {
-		while (sht__knet_clock(&s->p, s->h, s->next_t) <= s->kev.ts)
+		while (shtgen_knet_clock(&s->p, s->h, s->next_t) <= s->kev.ts)
 			if (next_packet(s) != 0)
-				return sht__error(SHT_ERR_NOMEM, "Cannot "
+				return sht_error_set(SHT_ERR_NOMEM, "Cannot "
 						  "generate packets: out of "
 						  "memory");
 		if (s->nheap && s->heap[0].ts <= s->kev.ts) {
@@ -281,7 +281,7 @@ sht_err sht__knet_host_next(struct knet_host *s)
 	return SHT_OK;
 }
 
-void sht__knet_packet_values(const struct knet_pev *e, sht_field v[6])
+void shtgen_knet_packet_values(const struct knet_pev *e, sht_field v[6])
 {
 	const uint64_t u[6] = { e->sk, e->seq, e->ack, 0, 0x1000, 0x5018 };
 
@@ -291,6 +291,6 @@ void sht__knet_packet_values(const struct knet_pev *e, sht_field v[6])
 	}
 }
 
-const char *const sht__knet_packet_fields[6] = {
+const char *const shtgen_knet_packet_fields[6] = {
 	"sk", "seq", "ack_seq", "check", "window", "flags",
 };

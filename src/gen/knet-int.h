@@ -3,10 +3,10 @@
  * (knet.h), shared by knet.c (schedule, stream) and knet-out.c (source,
  * CTF and VSTF output).  Private to src/workload/.
  */
-#ifndef SHT_KNET_INT_H
-#define SHT_KNET_INT_H
+#ifndef SHTGEN_KNET_INT_H
+#define SHTGEN_KNET_INT_H
 
-#include "workload/knet.h"
+#include <shtgen/knet.h>
 
 /* A packet event of this host. */
 struct knet_pev {
@@ -19,16 +19,16 @@ struct knet_pev {
 };
 
 struct knet_host {
-	sht__knet_params p;
+	shtgen_knet_params p;
 	uint32_t h;
-	sht__kgen *g;             /* the host's kernel */
-	sht__kgen_event kev;      /* next kernel event, if have_k */
+	shtgen_kgen *g;             /* the host's kernel */
+	shtgen_kgen_event kev;      /* next kernel event, if have_k */
 	int have_k, k_done;
 	/* the schedule (the same on every host) */
 	uint64_t rng;
 	sht_time next_t;          /* true time of the next packet */
 	uint64_t npackets;
-	uint32_t seq[SHT__KNET_MAX_HOSTS][2];   /* per link and direction */
+	uint32_t seq[SHTGEN_KNET_MAX_HOSTS][2];   /* per link and direction */
 	/* this host's packet events not delivered yet */
 	struct knet_pev *heap;
 	size_t nheap, capheap;
@@ -40,14 +40,14 @@ struct knet_host {
 	uint64_t packets;         /* of those, packet events */
 };
 
-sht_err sht__knet_host_init(struct knet_host *s, const sht__knet_params *p,
+sht_err shtgen_knet_host_init(struct knet_host *s, const shtgen_knet_params *p,
 			    uint32_t h);
-void sht__knet_host_free(struct knet_host *s);
+void shtgen_knet_host_free(struct knet_host *s);
 /* The next event becomes current: SHT_OK, SHT_END, or an error. */
-sht_err sht__knet_host_next(struct knet_host *s);
+sht_err shtgen_knet_host_next(struct knet_host *s);
 
-/* A packet event's payload, in sht__knet_packet_fields order. */
-extern const char *const sht__knet_packet_fields[6];
-void sht__knet_packet_values(const struct knet_pev *e, sht_field v[6]);
+/* A packet event's payload, in shtgen_knet_packet_fields order. */
+extern const char *const shtgen_knet_packet_fields[6];
+void shtgen_knet_packet_values(const struct knet_pev *e, sht_field v[6]);
 
-#endif /* SHT_KNET_INT_H */
+#endif /* SHTGEN_KNET_INT_H */
