@@ -178,7 +178,9 @@ struct cli_history {
 	sht_state *ss;
 	cli_trace trace;          /* partial: the trace it was built from */
 	struct cli_analysis an;   /* partial: the analysis that built it */
-	int have_trace, have_an;
+	sht_source fixed;         /* partial, synchronized (build --sync):
+	                             the trace on the corrected clock */
+	int have_trace, have_an, have_fixed;
 };
 
 /* Open path; a partial history needs trace (else an error says so) and

@@ -146,6 +146,23 @@ is "$rc" 0 "build --sync of one trace: built"
 printf '%s' "$err" | grep -q 'one trace only'
 ok $? "with the warning"
 
+# partial histories on the corrected clock replay their trace through its
+# transform: their answers are the full corrected history's
+pd=$SHT_TMP/partial
+rm -rf -- "$pd"
+expect_rc 0 "build --sync --partial" "$SHT" build --sync "$src" "$dst" -o "$pd" \
+	--partial 5000 --no-progress
+at=1361214085000000000
+run "$SHT" query "$pd/scp_src.sht" --at $at --trace "$src"
+is "$rc" 0 "query of the partial corrected history"
+partial_out=$out
+run "$SHT" query "$o/scp_src.sht" --at $at
+is "$partial_out" "$out" "equals the full corrected history's answer"
+expect_rc 1 "a trace outside the experiment is refused" \
+	"$SHT" query "$pd/scp_src.sht" --at $at --trace "$traces/bug446190"
+printf '%s' "$err" | grep -q 'not one of them'
+ok $? "the message says so"
+
 # ---- generated CTF hosts ------------------------------------------------------------
 c=$SHT_TMP/ctfhosts
 rm -rf -- "$c"
