@@ -749,6 +749,141 @@ static void test_slope(void)
 	sht_sync_free(s);
 }
 
+/* ---- the kernel network events of each layout ------------------------------------ */
+
+/* A knet source whose packets look like another layout's events. */
+struct relabel {
+	sht_source in;
+	const char *out_name, *in_name, *prefix;
+	sht_field_type (*inner)(const sht_event *, const char *, sht_field *);
+	const void *inner_data;
+};
+
+static struct relabel *cur_relabel;
+
+static sht_field_type rl_field(const sht_event *ev, const char *name,
+			       sht_field *out)
+{
+	const struct relabel *r = cur_relabel;
+	sht_event e = *ev;
+	size_t n = strlen(r->prefix);
+
+	e.data = r->inner_data;
+	e.field = r->inner;
+	if (strncmp(name, r->prefix, n) != 0) {
+		out->type = SHT_FIELD_NONE;
+		return SHT_FIELD_NONE;      /* only the layout's paths */
+	}
+	return sht_event_field(&e, name + n, out);
+}
+
+static sht_err rl_next(void *p, sht_event *ev)
+{
+	struct relabel *r = p;
+	sht_err err = r->in.ops->next(r->in.src, ev);
+
+	if (err != SHT_OK)
+		return err;
+	cur_relabel = r;
+	if (!strcmp(ev->name, "inet_sock_local_out") ||
+	    !strcmp(ev->name, "inet_sock_local_in")) {
+		ev->name = ev->name[16] == 'o' ? r->out_name : r->in_name;
+		r->inner = ev->field;
+		r->inner_data = ev->data;
+		ev->field = rl_field;
+	}
+	return SHT_OK;
+}
+
+static sht_err rl_seek(void *p, uint64_t pos)
+{
+	struct relabel *r = p;
+
+	return r->in.ops->seek(r->in.src, pos);
+}
+
+static const sht_source_ops rl_ops = { rl_next, rl_seek, NULL };
+
+/* The 2-host exchange with its packets as in_name / out_name events whose
+ * key is under prefix, read as layout: the quality and host 1's slope. */
+static sht_sync_quality sync_as(const char *out_name, const char *in_name,
+				const char *prefix, sht_net_layout layout,
+				char *slope, size_t size)
+{
+	shtgen_knet_params p;
+	struct relabel r[2];
+	sht_source src[2];
+	sht_sync_input in[2];
+	sht_sync *s = NULL;
+	sht_sync_trace_info ti;
+	sht_sync_quality q = SHT_SYNC_ABSENT;
+
+	shtgen_knet_params_init(&p);
+	p.k.events = 100000;
+	for (int h = 0; h < 2; h++) {
+		r[h] = (struct relabel){ { 0 }, out_name, in_name, prefix,
+					 NULL, NULL };
+		shtgen_knet_source(&p, (uint32_t)h, &r[h].in);
+		src[h] = (sht_source){ &rl_ops, &r[h] };
+		in[h] = (sht_sync_input){ &src[h], NULL, h ? "b" : "a", layout };
+	}
+	slope[0] = '\0';
+	if (sht_sync_compute(in, 2, &s) == SHT_OK) {
+		q = sht_sync_quality_get(s);
+		sht_sync_trace(s, 1, &ti);
+		snprintf(slope, size, "%s", sht_transform_slope(ti.transform));
+	}
+	sht_sync_free(s);
+	for (int h = 0; h < 2; h++)
+		shtgen_knet_source_free(&r[h].in);
+	return q;
+}
+
+static void test_layouts(void)
+{
+	char want[64], got[64];
+	const char *p29 = "network_header.*.transport_header.tcp.";
+	const char *p20 = "transport_fields.thtype_tcp.";
+
+	ok(sync_as("inet_sock_local_out", "inet_sock_local_in", "",
+		   SHT_NET_LAYOUT_NONE, want, sizeof want) == SHT_SYNC_ACCURATE,
+	   "inet_sock events are matched in any trace (slope %s)", want);
+	ok(sync_as("net_dev_queue", "net_if_receive_skb", p29,
+		   SHT_NET_LAYOUT_LTTNG_2_9, got, sizeof got) ==
+		   SHT_SYNC_ACCURATE && !strcmp(got, want),
+	   "2.9: net_dev_queue / net_if_receive_skb with network_header "
+	   "paths give the same transform");
+	ok(sync_as("net_dev_queue", "net_if_receive_skb", p20,
+		   SHT_NET_LAYOUT_LTTNG_2_7, got, sizeof got) ==
+		   SHT_SYNC_ACCURATE && !strcmp(got, want),
+	   "2.7: net_if_receive_skb with transport_fields paths");
+	ok(sync_as("net_dev_queue", "netif_receive_skb", p20,
+		   SHT_NET_LAYOUT_LTTNG_2_0, got, sizeof got) ==
+		   SHT_SYNC_ACCURATE && !strcmp(got, want),
+	   "2.0: netif_receive_skb with transport_fields paths");
+	ok(sync_as("net_dev_queue", "netif_receive_skb", p20,
+		   SHT_NET_LAYOUT_LTTNG_2_7, got, sizeof got) !=
+		   SHT_SYNC_ACCURATE,
+	   "2.7 does not take 2.0's receive event name");
+	ok(sync_as("net_dev_queue", "net_if_receive_skb", p29,
+		   SHT_NET_LAYOUT_NONE, got, sizeof got) == SHT_SYNC_ABSENT,
+	   "a trace that is not an LTTng kernel trace ignores them");
+	ok(sync_as("net_dev_queue", "net_if_receive_skb", p20,
+		   SHT_NET_LAYOUT_LTTNG_2_9, got, sizeof got) == SHT_SYNC_ABSENT,
+	   "2.9 does not read 2.0's field paths");
+	is_int(sht_net_layout_from_env("kernel", "lttng-modules", "2", "12"),
+	       SHT_NET_LAYOUT_LTTNG_2_9, "env: lttng-modules 2.12 is 2.9");
+	is_int(sht_net_layout_from_env("\"kernel\"", "\"lttng-modules\"",
+				       "2", "8"), SHT_NET_LAYOUT_LTTNG_2_7,
+	       "env: 2.8 (quoted) is 2.7");
+	is_int(sht_net_layout_from_env("kernel", "lttng-modules", "2", "1"),
+	       SHT_NET_LAYOUT_LTTNG_2_0, "env: 2.1 is 2.0");
+	is_int(sht_net_layout_from_env("ust", "lttng-ust", "2", "12"),
+	       SHT_NET_LAYOUT_NONE, "env: a user-space trace: none");
+	is_int(sht_net_layout_from_env("kernel", "perf", "1", "0"),
+	       SHT_NET_LAYOUT_NONE, "env: perf: none");
+}
+
 /* ---- storing ---------------------------------------------------------------------- */
 
 static void test_store(void)
@@ -880,6 +1015,7 @@ int main(void)
 	test_hosts(2, 300000, -80000);
 	test_hosts(3, 200000, 30000);
 	test_slope();
+	test_layouts();
 	test_store();
 	test_bad_input();
 	return done_testing();
