@@ -223,7 +223,62 @@ struct info_names {
 	uint64_t attributes;
 	const char *provider;
 	uint32_t provider_version;
+	sht_sync *sync;           /* stored synchronization (build --sync) */
 };
+
+/* The synchronization a history was built with, as JSON (or null). */
+static void sync_json(json_writer *w, const sht_sync *s)
+{
+	sht_sync_trace_info ti;
+	sht_sync_stats st;
+
+	if (!s) {
+		json_null(w);
+		return;
+	}
+	sht_sync_stats_get(s, &st);
+	json_object_begin(w);
+	json_kv_string(w, "quality",
+		       sht_sync_quality_name(sht_sync_quality_get(s)));
+	json_kv_uint(w, "matches", st.matches);
+	json_key(w, "traces");
+	json_array_begin(w);
+	for (size_t i = 0; i < sht_sync_count(s); i++) {
+		sht_sync_trace(s, i, &ti);
+		json_object_begin(w);
+		json_kv_string(w, "path", ti.name);
+		json_kv_string(w, "host", ti.host);
+		json_key(w, "slope");
+		json_number_text(w, sht_transform_slope(ti.transform));
+		json_key(w, "offset");
+		json_number_text(w, sht_transform_offset(ti.transform));
+		json_key(w, "reference");
+		json_bool(w, ti.reference);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void sync_human(const sht_sync *s)
+{
+	sht_sync_trace_info ti;
+	sht_sync_stats st;
+
+	if (!s)
+		return;
+	sht_sync_stats_get(s, &st);
+	printf("%-20s%s, %llu matches, %zu traces:\n", "synchronization:",
+	       sht_sync_quality_name(sht_sync_quality_get(s)),
+	       (unsigned long long)st.matches, sht_sync_count(s));
+	for (size_t i = 0; i < sht_sync_count(s); i++) {
+		sht_sync_trace(s, i, &ti);
+		printf("  %s: host %s, slope %s, offset %s%s\n", ti.name,
+		       ti.host, sht_transform_slope(ti.transform),
+		       sht_transform_offset(ti.transform),
+		       ti.reference ? " (reference)" : "");
+	}
+}
 
 static double level_fill(const sht_tree_level_stats *l, uint32_t block_size)
 {
@@ -256,6 +311,8 @@ static void info_json(const char *path, const sht_tree_info *in,
 	json_kv_uint(&w, "attributes", nm->attributes);
 	json_kv_string(&w, "provider", nm->provider);
 	json_kv_uint(&w, "provider_version", nm->provider_version);
+	json_key(&w, "sync");
+	sync_json(&w, nm->sync);
 	json_kv_int(&w, "start", in->start);
 	json_kv_int(&w, "end", in->end);
 	json_kv_uint(&w, "file_bytes", in->file_bytes);
@@ -322,6 +379,7 @@ static void info_human(const char *path, const sht_tree_info *in,
 	cli_print_name(stdout, nm->provider, strlen(nm->provider));
 	putchar('\n');
 	kv_u("provider_version:", nm->provider_version);
+	sync_human(nm->sync);
 	kv_i("start:", in->start);
 	kv_i("end:", in->end);
 	kv_u("file_bytes:", in->file_bytes);
@@ -352,10 +410,16 @@ int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 		return CLI_FAIL;
 	nm.attributes = sht_state_attr_count(ss);
 	sht_state_provider(ss, &nm.provider, &nm.provider_version);
+	nm.sync = NULL;
+	err = sht_sync_stored(ss, &nm.sync);
+	if (err < 0)
+		return cli_fail(err, "read the synchronization stored in %s",
+				path);
 	if (json)
 		info_json(path, &in, &st, &nm);
 	else
 		info_human(path, &in, &st, &nm);
+	sht_sync_free(nm.sync);
 	return CLI_OK;
 }
 

@@ -141,6 +141,11 @@ is "$(json 'not d["sync"]["stored"] and not any(h["reused"] for h in d["historie
 	"--force synchronizes and builds again"
 "$SHT" check "$o/scp_src.sht" >/dev/null
 ok $? "the corrected history checks"
+run "$SHT" info --json "$o/scp_src.sht"
+is "$(jtext 'd["sync"]["quality"] + " " + d["sync"]["traces"][0]["slope"]')" "accurate $TC_SLOPE" \
+	"sht info shows the stored synchronization"
+run "$SHT" info --json "$SHT_TMP/one/scp_src.sht"
+is "$(json 'd["sync"]["quality"]')" absent "one trace: absent stored"
 run "$SHT" build --sync "$src" -o "$SHT_TMP/one" --no-progress
 is "$rc" 0 "build --sync of one trace: built"
 printf '%s' "$err" | grep -q 'one trace only'
