@@ -132,6 +132,10 @@ int cli_exp_sync(struct cli_exp *e, sht_sync **out);
  * host, no packet exchanged, hosts without a path to the reference);
  * nothing if every trace is synchronized. */
 void cli_sync_warn(const struct cli_exp *e, const sht_sync *s);
+/* The member "traces" of a JSON object: per trace of s its path
+ * (paths[i], or the name stored in s if paths is NULL), host, slope and
+ * offset (numbers with all their digits), reference and synced. */
+void cli_sync_json_traces(json_writer *w, const sht_sync *s, char **paths);
 /* A trace's base name (last path element; "trace" if none), malloc'd. */
 char *cli_base_name(const char *path);
 

@@ -161,22 +161,7 @@ static void print_sync(const struct cli_exp *e, const sht_sync *s,
 	json_kv_uint(&w, "matches", st.matches);
 	json_key(&w, "stored");
 	json_bool(&w, from != NULL);
-	json_key(&w, "traces");
-	json_array_begin_lines(&w);
-	for (size_t i = 0; i < e->n; i++) {
-		sht_sync_trace(s, i, &ti);
-		json_object_begin(&w);
-		json_kv_string(&w, "path", e->paths[i]);
-		json_kv_string(&w, "host", ti.host);
-		json_key(&w, "slope");
-		json_number_text(&w, sht_transform_slope(ti.transform));
-		json_key(&w, "offset");
-		json_number_text(&w, sht_transform_offset(ti.transform));
-		json_key(&w, "reference");
-		json_bool(&w, ti.reference);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
+	cli_sync_json_traces(&w, s, e->paths);
 	json_object_end(&w);
 }
 

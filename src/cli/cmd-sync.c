@@ -96,7 +96,6 @@ static void print_text(const struct cli_exp *e, const sht_sync *s,
 static void print_json(const struct cli_exp *e, const sht_sync *s,
 		       double seconds)
 {
-	sht_sync_trace_info ti;
 	sht_sync_pair_info pi;
 	sht_sync_stats st;
 	json_writer w;
@@ -104,24 +103,7 @@ static void print_json(const struct cli_exp *e, const sht_sync *s,
 	sht_sync_stats_get(s, &st);
 	json_init(&w, stdout);
 	json_object_begin(&w);
-	json_key(&w, "traces");
-	json_array_begin_lines(&w);
-	for (size_t i = 0; i < sht_sync_count(s); i++) {
-		sht_sync_trace(s, i, &ti);
-		json_object_begin(&w);
-		json_kv_string(&w, "path", e->paths[i]);
-		json_kv_string(&w, "host", ti.host);
-		json_key(&w, "slope");
-		json_number_text(&w, sht_transform_slope(ti.transform));
-		json_key(&w, "offset");
-		json_number_text(&w, sht_transform_offset(ti.transform));
-		json_key(&w, "reference");
-		json_bool(&w, ti.reference);
-		json_key(&w, "synced");
-		json_bool(&w, ti.synced);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
+	cli_sync_json_traces(&w, s, e->paths);
 	json_kv_uint(&w, "matches", st.matches);
 	json_kv_string(&w, "quality",
 		       sht_sync_quality_name(sht_sync_quality_get(s)));

@@ -229,7 +229,6 @@ struct info_names {
 /* The synchronization a history was built with, as JSON (or null). */
 static void sync_json(json_writer *w, const sht_sync *s)
 {
-	sht_sync_trace_info ti;
 	sht_sync_stats st;
 
 	if (!s) {
@@ -241,22 +240,7 @@ static void sync_json(json_writer *w, const sht_sync *s)
 	json_kv_string(w, "quality",
 		       sht_sync_quality_name(sht_sync_quality_get(s)));
 	json_kv_uint(w, "matches", st.matches);
-	json_key(w, "traces");
-	json_array_begin(w);
-	for (size_t i = 0; i < sht_sync_count(s); i++) {
-		sht_sync_trace(s, i, &ti);
-		json_object_begin(w);
-		json_kv_string(w, "path", ti.name);
-		json_kv_string(w, "host", ti.host);
-		json_key(w, "slope");
-		json_number_text(w, sht_transform_slope(ti.transform));
-		json_key(w, "offset");
-		json_number_text(w, sht_transform_offset(ti.transform));
-		json_key(w, "reference");
-		json_bool(w, ti.reference);
-		json_object_end(w);
-	}
-	json_array_end(w);
+	cli_sync_json_traces(w, s, NULL);
 	json_object_end(w);
 }
 

@@ -92,30 +92,32 @@ static int64_t align(mpz_t ca, mpz_t cb, const sht__dec *a, const sht__dec *b)
 	return e;
 }
 
-void sht__dec_add(sht__dec *r, const sht__dec *a, const sht__dec *b)
+/* r = a + b, or a - b if sub. */
+static void add_sub(sht__dec *r, const sht__dec *a, const sht__dec *b,
+		    int sub)
 {
 	mpz_t ca, cb;
 	int64_t e;
 
 	mpz_inits(ca, cb, NULL);
 	e = align(ca, cb, a, b);
-	mpz_add(r->c, ca, cb);
+	if (sub)
+		mpz_sub(r->c, ca, cb);
+	else
+		mpz_add(r->c, ca, cb);
 	r->e = e;
 	mpz_clears(ca, cb, NULL);
 	normalize(r);
 }
 
+void sht__dec_add(sht__dec *r, const sht__dec *a, const sht__dec *b)
+{
+	add_sub(r, a, b, 0);
+}
+
 void sht__dec_sub(sht__dec *r, const sht__dec *a, const sht__dec *b)
 {
-	mpz_t ca, cb;
-	int64_t e;
-
-	mpz_inits(ca, cb, NULL);
-	e = align(ca, cb, a, b);
-	mpz_sub(r->c, ca, cb);
-	r->e = e;
-	mpz_clears(ca, cb, NULL);
-	normalize(r);
+	add_sub(r, a, b, 1);
 }
 
 void sht__dec_mul(sht__dec *r, const sht__dec *a, const sht__dec *b)
