@@ -335,6 +335,42 @@ static void random_dec(char *buf, size_t size)
 	buf[o] = '\0';
 }
 
+/* Transforms applied by sht: synctraces' own over its time range, and
+ * random slopes and offsets, at random times (Python checks them against
+ * its port of Trace Compass's fast transform). */
+static int write_transform_cases(FILE *f)
+{
+	const char *slopes[] = { "0.9999413783703139011056845831168394",
+				 "1.000058625066383030723307598788165",
+				 "3.5", "0.25", "7.000000000000000000000000000000001" };
+	const char *offsets[] = { "79796507913179.33347660124688298171",
+				  "-79801185988752.877651439554251", "0", "-12.5",
+				  "1000000.999" };
+	int n = 0;
+
+	for (int k = 0; k < 5; k++) {
+		sht_transform *t;
+
+		if (sht_transform_create(slopes[k], offsets[k], &t) != SHT_OK)
+			continue;
+		for (int i = 0; i < 2000; i++) {
+			/* within synctraces' 23 s, then anywhere after 2000 */
+			int64_t ts = 1361214076525090092LL +
+				     (int64_t)(rnd() % 23004992763ull);
+
+			if (k >= 2)
+				ts = 946684800000000000LL +
+				     (int64_t)(rnd() % 1000000000000000000ull);
+			fprintf(f, "T %s %s %lld %lld\n", slopes[k], offsets[k],
+				(long long)ts,
+				(long long)sht_transform_apply(t, ts));
+			n++;
+		}
+		sht_transform_free(t);
+	}
+	return n;
+}
+
 /* Random operations, checked by python3's decimal module (prec 34,
  * ROUND_HALF_EVEN for the rounded ones, exact for the others). */
 static void test_dec_python(void)
@@ -355,6 +391,7 @@ static void test_dec_python(void)
 		ok(0, "write %s", path);
 		return;
 	}
+	n += write_transform_cases(f);
 	for (int i = 0; i < 20000; i++) {
 		char op = ops[rnd() % 6], *r;
 
@@ -371,8 +408,8 @@ static void test_dec_python(void)
 	snprintf(cmd, sizeof cmd, "python3 '%s/tests/unit/sync-dec-oracle.py' "
 		 "'%s'", src, path);
 	rc = system(cmd);
-	ok(rc == 0, "%d random decimal operations agree with python3's "
-	   "decimal module", n);
+	ok(rc == 0, "%d random decimal operations and transformed times agree "
+	   "with python3's decimal module", n);
 }
 
 /* ---- transforms --------------------------------------------------------------- */
