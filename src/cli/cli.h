@@ -118,6 +118,7 @@ struct cli_exp {
 	cli_trace *tr;
 	char **host;              /* malloc'd */
 	sht_net_layout *layout;
+	int show_progress;        /* a progress line while synchronizing */
 };
 
 /* Open the n traces (n >= 1); on failure report, close what was opened

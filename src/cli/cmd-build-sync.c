@@ -206,6 +206,7 @@ int cli_build_sync(const struct build_opts *o)
 	status = cli_exp_open(&e, o->traces, o->ntraces);
 	if (status != CLI_OK)
 		return status;
+	e.show_progress = !o->no_progress && isatty(STDERR_FILENO);
 	files = output_names(o, &e);
 	if (!files) {
 		cli_exp_close(&e);

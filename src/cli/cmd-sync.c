@@ -6,11 +6,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static const char sync_usage[] =
-"Usage: sht sync TRACE... [--json]\n"
+"Usage: sht sync TRACE... [--json] [--no-progress]\n"
 "\n"
 "Synchronize the clocks of traces recorded on several hosts (CTF trace\n"
 "directories or VSTF files) from the TCP packets they exchanged: a\n"
@@ -35,12 +36,15 @@ static const char sync_usage[] =
 "              \"offset\", \"reference\", \"synced\"}], \"matches\",\n"
 "              \"quality\", \"pairs\": [...], ...}; slope and offset are\n"
 "              JSON numbers with all their digits\n"
+"  --no-progress  no progress line (shown only when stderr is a\n"
+"              terminal)\n"
 "  -h, --help  show this help\n";
 
-enum { OPT_JSON = 1 };
+enum { OPT_JSON = 1, OPT_NO_PROGRESS };
 
 static const cli_opt sync_opts[] = {
 	{ "json", 0, 0, OPT_JSON },
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -48,6 +52,7 @@ struct sync_opts {
 	char **traces;
 	size_t n;
 	int json;
+	int no_progress;
 };
 
 static int sync_opt(void *ctx, int id, const char *val)
@@ -56,6 +61,10 @@ static int sync_opt(void *ctx, int id, const char *val)
 
 	if (id == OPT_JSON) {
 		o->json = 1;
+		return 0;
+	}
+	if (id == OPT_NO_PROGRESS) {
+		o->no_progress = 1;
 		return 0;
 	}
 	o->traces[o->n++] = (char *)(uintptr_t)val;   /* CLI_ARG_POS */
@@ -159,6 +168,7 @@ int cmd_sync(int argc, char **argv)
 	if (status == CLI_OK)
 		status = cli_exp_open(&e, o.traces, o.n);
 	if (status == CLI_OK) {
+		e.show_progress = !o.no_progress && isatty(STDERR_FILENO);
 		t0 = cli_now();
 		status = cli_exp_sync(&e, &s);
 		if (status == CLI_OK) {

@@ -119,13 +119,26 @@ void cli_exp_close(struct cli_exp *e)
 int cli_exp_sync(struct cli_exp *e, sht_sync **out)
 {
 	sht_sync_input *in = calloc(e->n, sizeof(*in));
+	struct cli_progress *pg = calloc(e->n, sizeof(*pg));
+	sht_source *src = calloc(e->n, sizeof(*src));
 	sht_err err;
 	size_t i;
 
-	if (!in)
+	if (!in || !pg || !src) {
+		free(in);
+		free(pg);
+		free(src);
 		return cli_error("cannot synchronize: out of memory");
+	}
 	for (i = 0; i < e->n; i++) {
-		in[i].src = &e->tr[i].src;
+		/* Progress sources feed the watchdog; the first trace's line
+		 * shows how far the merged reading is (they go together in
+		 * time). */
+		cli_progress_init(&pg[i], &e->tr[i], "synchronizing",
+				  i == 0 && e->show_progress);
+		cli_progress_start(&pg[i]);
+		cli_progress_source(&pg[i], &src[i]);
+		in[i].src = &src[i];
 		in[i].name = e->names[i];
 		in[i].host = e->host[i];
 		in[i].layout = e->layout[i];
@@ -133,7 +146,10 @@ int cli_exp_sync(struct cli_exp *e, sht_sync **out)
 	cli_stall_arm(e->n == 1 ? e->paths[0] : "the traces", NULL);
 	err = sht_sync_compute(in, e->n, out);
 	cli_stall_disarm();
+	cli_progress_clear(&pg[0]);
 	free(in);
+	free(pg);
+	free(src);
 	if (err < 0)
 		return cli_fail(err, "synchronize the traces");
 	for (i = 0; i < e->n; i++) {
