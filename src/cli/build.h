@@ -52,9 +52,10 @@ int cli_build_newer(const char *file, const char *trace);
 int cli_build_same_sync(sht_state *ss, const sht_sync *s);
 /* "reusing FILE ..." or its JSON object. */
 int cli_build_print_reuse(const char *file, sht_state *ss, int json);
-void cli_build_print_summary(const struct build_opts *o, const char *file,
-			     const struct cli_analysis *an,
-			     const struct build_result *res);
+/* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
+int cli_build_print_summary(const struct build_opts *o, const char *file,
+			    const struct cli_analysis *an,
+			    const struct build_result *res);
 /* Build (or reuse) o->trace's history into file, the trace open in
  * pg->trace: prints its summary. */
 int cli_build_run(const struct build_opts *o, const char *file,

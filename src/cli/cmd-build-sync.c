@@ -131,12 +131,12 @@ static sht_sync *stored_sync(const struct cli_exp *e, char **files,
 	return NULL;
 }
 
-static void print_sync(const struct cli_exp *e, const sht_sync *s,
-		       const char *from, int json)
+static int print_sync(const struct cli_exp *e, const sht_sync *s,
+		      const char *from, int json)
 {
 	sht_sync_trace_info ti;
 	sht_sync_stats st;
-	json_writer w;
+	json_t *o;
 
 	sht_sync_stats_get(s, &st);
 	if (!json) {
@@ -152,17 +152,15 @@ static void print_sync(const struct cli_exp *e, const sht_sync *s,
 			       sht_transform_offset(ti.transform),
 			       ti.reference ? " (reference)" : "");
 		}
-		return;
+		return CLI_OK;
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "quality",
-		       sht_sync_quality_name(sht_sync_quality_get(s)));
-	json_kv_uint(&w, "matches", st.matches);
-	json_key(&w, "stored");
-	json_bool(&w, from != NULL);
-	cli_sync_json_traces(&w, s, e->paths);
-	json_object_end(&w);
+	o = json_object();
+	cli_jset(o, "quality",
+		 cli_jcstr(sht_sync_quality_name(sht_sync_quality_get(s))));
+	cli_jset(o, "matches", cli_juint(st.matches));
+	cli_jset(o, "stored", cli_jbool(from != NULL));
+	cli_jset(o, "traces", cli_sync_json_traces(s, e->paths));
+	return cli_json_print(o);
 }
 
 /* Build every trace's history in turn. */
@@ -218,11 +216,12 @@ int cli_build_sync(const struct build_opts *o)
 		cli_sync_warn(&e, s);
 	if (status == CLI_OK) {
 		if (o->json)
-			fputs("{\"sync\": ", stdout);
-		print_sync(&e, s, from, o->json);
+			fputs("{\"sync\":", stdout);
+		status = print_sync(&e, s, from, o->json);
 		if (o->json)
-			fputs(",\n\"histories\": [\n", stdout);
-		status = build_all(o, &e, files, s);
+			fputs(",\"histories\":[\n", stdout);
+		if (status == CLI_OK)
+			status = build_all(o, &e, files, s);
 		if (o->json)
 			fputs("]}\n", stdout);
 		status = cli_finish_output(status);

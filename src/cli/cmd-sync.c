@@ -102,47 +102,40 @@ static void print_text(const struct cli_exp *e, const sht_sync *s,
 	       seconds);
 }
 
-static void print_json(const struct cli_exp *e, const sht_sync *s,
-		       double seconds)
+static int print_json(const struct cli_exp *e, const sht_sync *s,
+		      double seconds)
 {
 	sht_sync_pair_info pi;
 	sht_sync_stats st;
-	json_writer w;
+	json_t *o = json_object(), *pairs = json_array(), *p;
 
 	sht_sync_stats_get(s, &st);
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	cli_sync_json_traces(&w, s, e->paths);
-	json_kv_uint(&w, "matches", st.matches);
-	json_kv_string(&w, "quality",
-		       sht_sync_quality_name(sht_sync_quality_get(s)));
-	json_key(&w, "pairs");
-	json_array_begin_lines(&w);
+	cli_jset(o, "traces", cli_sync_json_traces(s, e->paths));
+	cli_jset(o, "matches", cli_juint(st.matches));
+	cli_jset(o, "quality",
+		 cli_jcstr(sht_sync_quality_name(sht_sync_quality_get(s))));
 	for (size_t k = 0; k < sht_sync_pair_count(s); k++) {
 		sht_sync_pair(s, k, &pi);
-		json_object_begin(&w);
-		json_kv_string(&w, "reference", pi.reference);
-		json_kv_string(&w, "other", pi.other);
-		json_kv_uint(&w, "matches", pi.matches);
-		json_kv_uint(&w, "accurate", pi.accurate);
-		json_kv_string(&w, "quality", sht_sync_quality_name(pi.quality));
-		json_key(&w, "slope");
-		json_number_text(&w, pi.slope);
-		json_key(&w, "offset");
-		json_number_text(&w, pi.offset);
-		json_key(&w, "accuracy");
-		json_number_text(&w, pi.accuracy);
-		json_object_end(&w);
+		p = json_object();
+		cli_jset(p, "reference", cli_jcstr(pi.reference));
+		cli_jset(p, "other", cli_jcstr(pi.other));
+		cli_jset(p, "matches", cli_juint(pi.matches));
+		cli_jset(p, "accurate", cli_juint(pi.accurate));
+		cli_jset(p, "quality",
+			 cli_jcstr(sht_sync_quality_name(pi.quality)));
+		cli_jset(p, "slope", cli_jdecimal(pi.slope));
+		cli_jset(p, "offset", cli_jdecimal(pi.offset));
+		cli_jset(p, "accuracy", cli_jdecimal(pi.accuracy));
+		cli_jappend(pairs, p);
 	}
-	json_array_end(&w);
-	json_kv_uint(&w, "events", st.events);
-	json_kv_uint(&w, "packets", st.packets);
-	json_kv_uint(&w, "pending", st.pending);
-	json_kv_uint(&w, "peak_pending", st.peak_pending);
-	json_kv_uint(&w, "hull_points", st.hull_points);
-	json_kv_double(&w, "seconds", seconds);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	cli_jset(o, "pairs", pairs);
+	cli_jset(o, "events", cli_juint(st.events));
+	cli_jset(o, "packets", cli_juint(st.packets));
+	cli_jset(o, "pending", cli_juint(st.pending));
+	cli_jset(o, "peak_pending", cli_juint(st.peak_pending));
+	cli_jset(o, "hull_points", cli_juint(st.hull_points));
+	cli_jset(o, "seconds", cli_jreal(seconds));
+	return cli_json_print(o);
 }
 
 int cmd_sync(int argc, char **argv)
@@ -173,11 +166,13 @@ int cmd_sync(int argc, char **argv)
 		status = cli_exp_sync(&e, &s);
 		if (status == CLI_OK) {
 			cli_sync_warn(&e, s);
-			if (o.json)
-				print_json(&e, s, cli_now() - t0);
-			else
+			if (o.json) {
+				status = print_json(&e, s, cli_now() - t0);
+			} else {
 				print_text(&e, s, cli_now() - t0);
-			status = cli_finish_output(CLI_OK);
+				status = CLI_OK;
+			}
+			status = cli_finish_output(status);
 		}
 		sht_sync_free(s);
 		cli_exp_close(&e);

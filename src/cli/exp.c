@@ -209,26 +209,23 @@ void cli_sync_warn(const struct cli_exp *e, const sht_sync *s)
 	}
 }
 
-void cli_sync_json_traces(json_writer *w, const sht_sync *s, char **paths)
+json_t *cli_sync_json_traces(const sht_sync *s, char **paths)
 {
 	sht_sync_trace_info ti;
+	json_t *arr = json_array(), *o;
 
-	json_key(w, "traces");
-	json_array_begin_lines(w);
 	for (size_t i = 0; i < sht_sync_count(s); i++) {
 		sht_sync_trace(s, i, &ti);
-		json_object_begin(w);
-		json_kv_string(w, "path", paths ? paths[i] : ti.name);
-		json_kv_string(w, "host", ti.host);
-		json_key(w, "slope");
-		json_number_text(w, sht_transform_slope(ti.transform));
-		json_key(w, "offset");
-		json_number_text(w, sht_transform_offset(ti.transform));
-		json_key(w, "reference");
-		json_bool(w, ti.reference);
-		json_key(w, "synced");
-		json_bool(w, ti.synced);
-		json_object_end(w);
+		o = json_object();
+		cli_jset(o, "path", cli_jcstr(paths ? paths[i] : ti.name));
+		cli_jset(o, "host", cli_jcstr(ti.host));
+		cli_jset(o, "slope",
+			 cli_jdecimal(sht_transform_slope(ti.transform)));
+		cli_jset(o, "offset",
+			 cli_jdecimal(sht_transform_offset(ti.transform)));
+		cli_jset(o, "reference", cli_jbool(ti.reference));
+		cli_jset(o, "synced", cli_jbool(ti.synced));
+		cli_jappend(arr, o);
 	}
-	json_array_end(w);
+	return arr;
 }
