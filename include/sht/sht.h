@@ -16,5 +16,6 @@
 #include "sht/rules.h"
 #include "sht/trace.h"
 #include "sht/vstf.h"
+#include "sht/sync.h"
 
 #endif /* SHT_SHT_H */

@@ -249,6 +249,27 @@ SHT_API sht_err sht_state_open_partial(const char *path,
 				       const sht_source *src,
 				       const sht_provider *p, sht_state **out);
 
+/*
+ * Sections of the application's own (docs/FORMAT.md §6): bytes stored
+ * with the history, e.g. the clock transforms of a synchronized trace
+ * (sht/sync.h, kind 16).  Kinds 1 .. 15 are the state system's (it uses
+ * 1 .. 5); the application uses SHT_STATE_SECTION_FIRST (16) and up, each
+ * kind once; a file holds 8 sections in all (a partial history uses up to
+ * 5, a full one up to 3).
+ * sht_state_add_section writes the bytes now, while building into a file
+ * (tree or partial backend): SHT_ERR_INVALID for a kind below
+ * SHT_STATE_SECTION_FIRST, one already stored, no free slot, or a
+ * backend without a file; SHT_ERR_STATE after finish or failure.
+ * sht_state_section reads one back from an opened history (*data
+ * malloc'd; version and len may be NULL): SHT_NOT_FOUND if absent.
+ */
+#define SHT_STATE_SECTION_FIRST 16u
+SHT_API sht_err sht_state_add_section(sht_state *ss, uint32_t kind,
+				      uint32_t version, const void *data,
+				      size_t len);
+SHT_API sht_err sht_state_section(sht_state *ss, uint32_t kind,
+				  uint32_t *version, void **data, size_t *len);
+
 /* Provider identity stored with the history ("" and 0 if none). */
 SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,
 				   uint32_t *version);

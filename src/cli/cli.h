@@ -36,6 +36,7 @@ int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
@@ -109,6 +110,42 @@ sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
  * span), or -1 if unknown. */
 double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
 
+/* ---- experiments: several traces on one timeline (exp.c) -------------- */
+
+/* The traces of an experiment, opened, with what synchronization needs:
+ * each trace's host id (its CTF clock's UUID; else the trace's file or
+ * directory name, as Trace Compass names a host without one) and the
+ * network layout of its environment. */
+struct cli_exp {
+	size_t n;
+	char **paths;             /* borrowed */
+	char **names;             /* the traces' real paths (malloc'd): their
+	                             names in the synchronization */
+	cli_trace *tr;
+	char **host;              /* malloc'd */
+	sht_net_layout *layout;
+	int show_progress;        /* a progress line while synchronizing */
+};
+
+/* Open the n traces (n >= 1); on failure report, close what was opened
+ * and return CLI_FAIL. */
+int cli_exp_open(struct cli_exp *e, char **paths, size_t n);
+void cli_exp_close(struct cli_exp *e);
+/* Synchronize the traces: read each from where it stands to its end,
+ * then seek each back to its first event.  On failure report and return
+ * CLI_FAIL. */
+int cli_exp_sync(struct cli_exp *e, sht_sync **out);
+/* Say on stderr why s leaves traces on their own clocks (one trace, one
+ * host, no packet exchanged, hosts without a path to the reference);
+ * nothing if every trace is synchronized. */
+void cli_sync_warn(const struct cli_exp *e, const sht_sync *s);
+/* The traces of s as a JSON array: per trace its path (paths[i], or the
+ * name stored in s if paths is NULL), host, slope and offset (numbers
+ * with all their digits), reference and synced. */
+json_t *cli_sync_json_traces(const sht_sync *s, char **paths);
+/* A trace's base name (last path element; "trace" if none), malloc'd. */
+char *cli_base_name(const char *path);
+
 /* ---- analyses and histories (analysis.c) ------------------------------ */
 
 /* `--analysis stats` is offered when libsht has the event statistics
@@ -152,7 +189,9 @@ struct cli_history {
 	sht_state *ss;
 	cli_trace trace;          /* partial: the trace it was built from */
 	struct cli_analysis an;   /* partial: the analysis that built it */
-	int have_trace, have_an;
+	sht_source fixed;         /* partial, synchronized (build --sync):
+	                             the trace on the corrected clock */
+	int have_trace, have_an, have_fixed;
 };
 
 /* Open path; a partial history needs trace (else an error says so) and

@@ -17,11 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cli.h"
 #include "stall.h"
 
 static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE] [--analysis A] [--partial N] [OPTION]...\n"
+"  or:  sht build TRACE... --sync [-o DIR] [OPTION]...\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -39,10 +41,24 @@ static const char build_usage[] =
 "is not older than any file of TRACE (metadata, streams, index).\n"
 "--force rebuilds anyway.\n"
 "\n"
+"With --sync, the TRACEs (one or more, from several hosts) are an\n"
+"experiment: their clocks are synchronized first (as 'sht sync' does:\n"
+"matched TCP packets, the fully incremental convex hull), then each\n"
+"trace's history is built on the corrected time axis, its events'\n"
+"timestamps transformed onto the reference host's clock, into\n"
+"DIR/<trace name>.sht (DIR: -o, default the current directory; a name\n"
+"taken twice gets -2, -3 ...).  Each history stores the transforms of\n"
+"the whole experiment, so a build of the same traces later reuses them\n"
+"instead of synchronizing again, and its histories too when they can be\n"
+"reused as above.\n"
+"\n"
 "Options:\n"
 "  -o, --output FILE  the history file (default: the name of TRACE's\n"
 "                     directory + \".sht\", in the current directory, e.g.\n"
-"                     many-threads.sht for traces/many-threads)\n"
+"                     many-threads.sht for traces/many-threads); with\n"
+"                     --sync, the directory of the histories (created)\n"
+"  --sync             synchronize the TRACEs' clocks and build each\n"
+"                     history on the corrected time axis (see above)\n"
 "  --analysis A       kernel (default): the Linux kernel analysis, its\n"
 "                     layout picked from the trace's environment;\n"
 "                     stats: event counts per type, in total and per CPU\n"
@@ -88,6 +104,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_MERGE,
 	OPT_SINGLE_THREAD,
+	OPT_SYNC,
 };
 
 static const cli_opt build_opts[] = {
@@ -99,20 +116,8 @@ static const cli_opt build_opts[] = {
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ "merge", 0, 0, OPT_MERGE },
 	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
+	{ "sync", 0, 0, OPT_SYNC },
 	{ NULL, 0, 0, 0 }
-};
-
-/* Everything the command line says. */
-struct build_opts {
-	const char *trace;
-	const char *output;       /* -o FILE, or NULL: the default name */
-	const char *analysis;     /* "kernel" */
-	uint64_t partial;         /* --partial N, 0: full history */
-	int json;
-	int force;
-	int no_progress;
-	int merge;                /* --merge: several traces, merged */
-	int single_thread;        /* --single-thread: no builder threads */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
@@ -169,12 +174,11 @@ static int newest_mtime(const char *dir, int depth, struct timespec *newest)
  * the help).  Returns 1 (reusable: *ss is the opened history, for the
  * message; the caller closes it), else 0.
  */
-static int can_reuse(const struct build_opts *o, const char *file,
-		     const struct cli_analysis *an, sht_time first_ts,
-		     sht_state **ss)
+int cli_build_can_reuse(const struct build_opts *o, const char *file,
+			const struct cli_analysis *an, sht_time first_ts,
+			sht_state **ss)
 {
 	struct stat st;
-	struct timespec newest = { 0, 0 };
 	const char *id;
 	uint32_t version;
 	int64_t every;
@@ -196,16 +200,24 @@ static int can_reuse(const struct build_opts *o, const char *file,
 	every = cli_partial_every(file);
 	if (every < 0 || (uint64_t)every != o->partial)
 		return 0;
-	if (newest_mtime(o->trace, 0, &newest) != 0)
+	if (!cli_build_newer(file, o->trace))
 		return 0;
-	if (st.st_mtim.tv_sec < newest.tv_sec ||
-	    (st.st_mtim.tv_sec == newest.tv_sec &&
-	     st.st_mtim.tv_nsec < newest.tv_nsec))
-		return 0;
-	return 1;
+	return !o->sync || cli_build_same_sync(*ss, o->sync);
 }
 
-static int print_reuse(const char *file, sht_state *ss, int json)
+int cli_build_newer(const char *file, const char *trace)
+{
+	struct stat st;
+	struct timespec newest = { 0, 0 };
+
+	if (stat(file, &st) != 0 || newest_mtime(trace, 0, &newest) != 0)
+		return 0;
+	return !(st.st_mtim.tv_sec < newest.tv_sec ||
+		 (st.st_mtim.tv_sec == newest.tv_sec &&
+		  st.st_mtim.tv_nsec < newest.tv_nsec));
+}
+
+int cli_build_print_reuse(const char *file, sht_state *ss, int json)
 {
 	const char *id = "";
 	uint32_t version = 0;
@@ -228,14 +240,6 @@ static int print_reuse(const char *file, sht_state *ss, int json)
 
 /* ---- building ---------------------------------------------------------- */
 
-struct build_result {
-	uint64_t events, skipped;
-	sht_source_stats sst;
-	uint64_t attributes;
-	sht_time start, end;
-	sht_tree_info info;
-	double seconds;
-};
 
 /* Report a run stopped by err after n events (docs/RELIABILITY.md §5):
  * an event out of time order is named by its ordinal and, for CTF, its
@@ -280,7 +284,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
-	sht_source src;
+	sht_source src, fixed;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	struct cli_notes notes;
@@ -303,7 +307,20 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		return cli_fail(err, "create %s", tmp);
 	}
 	cli_progress_source(pg, &src);   /* it feeds the watchdog too */
-	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
+	err = SHT_OK;
+	if (o->transform) {
+		/* Outside the progress source: progress sees the trace's own
+		 * times, the analysis the corrected ones. */
+		err = sht_transform_source(&src, o->transform, &fixed);
+		src = fixed;
+	}
+	if (err == SHT_OK && o->sync)
+		err = sht_sync_store(o->sync, ss);
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &an->prov, &res->events,
+				    &res->skipped);
+	if (o->transform)
+		sht_transform_source_free(&fixed);
 	cli_stall_disarm();
 	cli_progress_clear(pg);
 	if (err < 0) {
@@ -333,9 +350,9 @@ static int build_history(const struct build_opts *o, const char *tmp,
 }
 
 /* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
-static int print_summary(const struct build_opts *o, const char *file,
-			 const struct cli_analysis *an,
-			 const struct build_result *res)
+int cli_build_print_summary(const struct build_opts *o, const char *file,
+			    const struct cli_analysis *an,
+			    const struct build_result *res)
 {
 	double rate = res->seconds > 0 ? (double)res->events / res->seconds
 				       : 0.0;
@@ -406,8 +423,8 @@ static char *default_output(const char *trace)
 }
 
 /* Run the build once the trace is open in pg->trace. */
-static int build_run(const struct build_opts *o, const char *file,
-		     struct cli_progress *pg)
+int cli_build_run(const struct build_opts *o, const char *file,
+		  struct cli_progress *pg)
 {
 	struct cli_analysis an;
 	struct build_result res;
@@ -429,12 +446,21 @@ static int build_run(const struct build_opts *o, const char *file,
 		err = pg->trace->src.ops->seek(pg->trace->src.src, 0);
 	if (err < 0)
 		return cli_fail(err, "read the first event of %s", o->trace);
-	res.start = ev.ts;
 	pg->first_ts = ev.ts;
+	res.start = ev.ts;
+	if (o->transform) {
+		sht_transform *t;
+
+		if (sht_transform_copy(o->transform, &t) != SHT_OK)
+			return cli_error("cannot build %s: out of memory",
+					 o->trace);
+		res.start = sht_transform_apply(t, ev.ts);
+		sht_transform_free(t);
+	}
 	if (cli_analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
 		return CLI_FAIL;
-	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
-		status = print_reuse(file, old, o->json);
+	if (!o->force && cli_build_can_reuse(o, file, &an, res.start, &old)) {
+		status = cli_build_print_reuse(file, old, o->json);
 		sht_state_close(old);
 		cli_analysis_destroy(&an);
 		return status;
@@ -458,7 +484,8 @@ static int build_run(const struct build_opts *o, const char *file,
 	free(tmp);
 	if (status == CLI_OK) {
 		res.seconds = cli_now() - t0;
-		status = cli_finish_output(print_summary(o, file, &an, &res));
+		status = cli_finish_output(cli_build_print_summary(o, file,
+								   &an, &res));
 	}
 	cli_analysis_destroy(&an);
 	return status;
@@ -472,7 +499,12 @@ static int build_opt(void *ctx, int id, const char *val)
 
 	switch (id) {
 	case CLI_ARG_POS:
-		return cli_take_file("build", &o->trace, val);
+		o->traces[o->ntraces++] = (char *)(uintptr_t)val;
+		o->trace = o->traces[0];
+		return 0;
+	case OPT_SYNC:
+		o->want_sync = 1;
+		return 0;
 	case OPT_OUTPUT:
 		if (!*val) {
 			cli_usage_error("build", "empty value for --output");
@@ -512,25 +544,46 @@ static int build_opt(void *ctx, int id, const char *val)
 	}
 }
 
+static int build_one(struct build_opts *o_);
+
 int cmd_build(int argc, char **argv)
 {
 	struct build_opts o;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	o.analysis = "kernel";
+	o.traces = calloc((size_t)argc + 1, sizeof(*o.traces));
+	if (!o.traces)
+		return cli_error("cannot build: out of memory");
+	status = cli_parse_options(argc, argv, 1, "build", build_opts,
+				   build_usage, build_opt, &o);
+	if (status == CLI_OK && !o.trace)
+		status = cli_usage_error("build", "missing TRACE");
+	if (status == CLI_OK && o.ntraces > 1 && !o.want_sync)
+		status = cli_usage_error("build", "several TRACEs need --sync "
+					 "(an experiment on one time axis)");
+	if (status == CLI_OK && o.want_sync && o.merge)
+		status = cli_usage_error("build", "--merge and --sync do not "
+					 "go together");
+	if (status == CLI_OK && o.want_sync)
+		status = cli_build_sync(&o);
+	else if (status == CLI_OK)
+		status = build_one(&o);
+	free(o.traces);
+	return status < 0 ? cli_finish_output(CLI_OK) : status;   /* --help */
+}
+
+/* One trace, one history (without --sync). */
+static int build_one(struct build_opts *o_)
+{
+	struct build_opts o = *o_;
 	struct cli_progress pg;
 	cli_trace trace;
 	char *def = NULL;
 	const char *file;
 	int status;
 
-	memset(&o, 0, sizeof(o));
-	o.analysis = "kernel";
-	status = cli_parse_options(argc, argv, 1, "build", build_opts,
-				   build_usage, build_opt, &o);
-	if (status < 0)
-		return cli_finish_output(CLI_OK);   /* --help */
-	if (status != CLI_OK)
-		return status;
-	if (!o.trace)
-		return cli_usage_error("build", "missing TRACE");
 	file = o.output;
 	if (!file) {
 		def = default_output(o.trace);
@@ -544,7 +597,7 @@ int cmd_build(int argc, char **argv)
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));
-		status = build_run(&o, file, &pg);
+		status = cli_build_run(&o, file, &pg);
 		cli_trace_close(&trace);
 	}
 	cli_stall_disarm();

@@ -53,6 +53,11 @@ json_t *cli_juint(uint64_t x);
 /* null if x is not finite. */
 json_t *cli_jreal(double x);
 json_t *cli_jbool(bool x);
+/* A number given as decimal text ("-12.5"), written as a JSON number with
+ * all its digits (a double would keep 17): the value is a string holding a
+ * marker that the output replaces by the digits.  Text that is not a
+ * plain JSON number stays a string. */
+json_t *cli_jdecimal(const char *digits);
 
 /* obj[key] = v, taking v's reference.  obj or v NULL, or a failed insert,
  * is remembered as an allocation failure. */

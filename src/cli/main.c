@@ -26,6 +26,7 @@ static const char main_usage[] =
 "  describe  say which analysis built a file, from which trace, with which\n"
 "            options, and what its attributes and values mean\n"
 "  check     verify a file's checksums and structure\n"
+"  sync      synchronize the clocks of traces of several hosts\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  help      show the help of a command\n"
 "\n"
@@ -51,6 +52,7 @@ static const struct command commands[] = {
 	{ "tree", cmd_tree },
 	{ "describe", cmd_describe },
 	{ "check", cmd_check },
+	{ "sync", cmd_sync },
 	{ "demo", cmd_demo },
 	{ NULL, NULL }
 };

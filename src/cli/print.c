@@ -300,7 +300,45 @@ struct info_names {
 	uint64_t attributes;
 	const char *provider;
 	uint32_t provider_version;
+	sht_sync *sync;           /* stored synchronization (build --sync) */
 };
+
+/* The synchronization a history was built with, as JSON (or null). */
+static json_t *sync_json(const sht_sync *s)
+{
+	sht_sync_stats st;
+	json_t *o;
+
+	if (!s)
+		return json_null();
+	sht_sync_stats_get(s, &st);
+	o = json_object();
+	cli_jset(o, "quality",
+		 cli_jcstr(sht_sync_quality_name(sht_sync_quality_get(s))));
+	cli_jset(o, "matches", cli_juint(st.matches));
+	cli_jset(o, "traces", cli_sync_json_traces(s, NULL));
+	return o;
+}
+
+static void sync_human(const sht_sync *s)
+{
+	sht_sync_trace_info ti;
+	sht_sync_stats st;
+
+	if (!s)
+		return;
+	sht_sync_stats_get(s, &st);
+	printf("%-20s%s, %llu matches, %zu traces:\n", "synchronization:",
+	       sht_sync_quality_name(sht_sync_quality_get(s)),
+	       (unsigned long long)st.matches, sht_sync_count(s));
+	for (size_t i = 0; i < sht_sync_count(s); i++) {
+		sht_sync_trace(s, i, &ti);
+		printf("  %s: host %s, slope %s, offset %s%s\n", ti.name,
+		       ti.host, sht_transform_slope(ti.transform),
+		       sht_transform_offset(ti.transform),
+		       ti.reference ? " (reference)" : "");
+	}
+}
 
 static double level_fill(const sht_tree_level_stats *l, uint32_t block_size)
 {
@@ -348,6 +386,7 @@ static int info_json(const char *path, const sht_tree_info *in,
 	cli_jset(o, "attributes", cli_juint(nm->attributes));
 	cli_jset(o, "provider", cli_jcstr(nm->provider));
 	cli_jset(o, "provider_version", cli_juint(nm->provider_version));
+	cli_jset(o, "sync", sync_json(nm->sync));
 	cli_jset(o, "start", cli_jint(in->start));
 	cli_jset(o, "end", cli_jint(in->end));
 	cli_jset(o, "file_bytes", cli_juint(in->file_bytes));
@@ -402,6 +441,7 @@ static void info_human(const char *path, const sht_tree_info *in,
 	cli_print_name(stdout, nm->provider, strlen(nm->provider));
 	putchar('\n');
 	kv_u("provider_version:", nm->provider_version);
+	sync_human(nm->sync);
 	kv_i("start:", in->start);
 	kv_i("end:", in->end);
 	kv_u("file_bytes:", in->file_bytes);
@@ -419,6 +459,7 @@ static void info_human(const char *path, const sht_tree_info *in,
 
 int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 {
+	int status;
 	struct info_names nm;
 	sht_tree_info in;
 	sht_tree_stats st;
@@ -432,10 +473,18 @@ int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 		return CLI_FAIL;
 	nm.attributes = sht_state_attr_count(ss);
 	sht_state_provider(ss, &nm.provider, &nm.provider_version);
+	nm.sync = NULL;
+	err = sht_sync_stored(ss, &nm.sync);
+	if (err < 0)
+		return cli_fail(err, "read the synchronization stored in %s",
+				path);
+	status = CLI_OK;
 	if (json)
-		return info_json(path, &in, &st, &nm);
-	info_human(path, &in, &st, &nm);
-	return CLI_OK;
+		status = info_json(path, &in, &st, &nm);
+	else
+		info_human(path, &in, &st, &nm);
+	sht_sync_free(nm.sync);
+	return status;
 }
 
 /* ---- build summary ----------------------------------------------------- */

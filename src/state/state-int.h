@@ -26,6 +26,8 @@ enum {
 	SHT__SECTION_CHECKPOINTS = 3,
 	SHT__SECTION_TYPES = 4,
 	SHT__SECTION_ABOUT = 5,      /* model and build notes (describe.c) */
+	SHT__SECTION_APP_FIRST = 16, /* and up: sht_state_add_section; the
+	                                state system keeps 1 .. 15 */
 };
 
 /* A partial history's checkpoint: the state just before the event at

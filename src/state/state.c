@@ -357,6 +357,40 @@ int64_t sht_state_cacheable_count(sht_state *ss)
 	return n;
 }
 
+sht_err sht_state_add_section(sht_state *ss, uint32_t kind,
+			      uint32_t version, const void *data, size_t len)
+{
+	sht_err err = SHT_OK;
+
+	if (kind < SHT__SECTION_APP_FIRST)
+		return sht__error(SHT_ERR_INVALID, "Cannot add section kind=%u: "
+				  "kinds below %u are the state system's",
+				  kind, (unsigned)SHT__SECTION_APP_FIRST);
+	sht__lock(ss);
+	if (ss->readonly || ss->finished || ss->failed)
+		err = sht__error(SHT_ERR_STATE, "Cannot add section kind=%u: "
+				 "the history is %s", kind,
+				 ss->readonly ? "opened read-only"
+				 : ss->finished ? "finished" : "failed");
+	else if (!ss->ops->add_section)
+		err = sht__error(SHT_ERR_INVALID, "Cannot add section kind=%u: "
+				 "the %s backend has no file", kind,
+				 ss->ops->name);
+	else
+		err = ss->ops->add_section(ss->be, kind, version, data, len);
+	sht__unlock(ss);
+	return err;
+}
+
+sht_err sht_state_section(sht_state *ss, uint32_t kind, uint32_t *version,
+			  void **data, size_t *len)
+{
+	if (!ss->reader)
+		return sht__error(SHT_ERR_STATE, "Cannot read section kind=%u: "
+				  "the history is not an opened file", kind);
+	return sht_reader_section(ss->reader, kind, version, data, len);
+}
+
 sht_err sht_state_provider(sht_state *ss, const char **id, uint32_t *version)
 {
 	*id = ss->provider;

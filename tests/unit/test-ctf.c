@@ -719,7 +719,7 @@ static void check_span_v11(const char *tmp)
 {
 	static const shtgen_ctfw_field fields[] = { { "v", SHTGEN_CTFW_S64 } };
 	const sht_time t0 = 1500000000000000000;
-	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000 };
+	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_field val = { SHT_FIELD_INT, { .i = 0 } };
 	sht_time b = 0, e = 0, last = t0;
