@@ -94,7 +94,7 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 static int run(const struct args *a, const char *out, double *t_ev,
 	       double *t_fin, shtgen_ctfw_stats *st)
 {
-	shtgen_ctfw_opts o = { a->cpus, a->packet_size, 1000000000 };
+	shtgen_ctfw_opts o = { a->cpus, a->packet_size, 1000000000, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_field v[7];
 	uint32_t id;

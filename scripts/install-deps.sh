@@ -5,8 +5,9 @@
 set -euo pipefail
 
 required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
-          libbabeltrace2-dev babeltrace2 libxml2-dev libsqlite3-dev sqlite3
-          libmicrohttpd-dev libjansson-dev zlib1g-dev python3-bt2)
+          libbabeltrace2-dev babeltrace2 libxml2-dev libgmp-dev libsqlite3-dev
+          sqlite3 libjansson-dev tzdata help2man man-db
+          libmicrohttpd-dev zlib1g-dev python3-bt2)
 # Node.js and npm run the TSP conformance and load tests (tests/server/,
 # their npm packages pinned by package-lock.json, installed by
 # scripts/npm-ci.sh).  A machine whose node already comes with npm (e.g.

@@ -397,6 +397,7 @@ void sht_evstats_provider(sht_evstats *s, sht_provider *out)
 	out->version = SHT_EVSTATS_PROVIDER_VERSION;
 	out->handle = handle;
 	out->ctx = s;
+	out->model = sht_evstats_model();
 }
 
 void sht_evstats_info_get(const sht_evstats *s, sht_evstats_info *out)

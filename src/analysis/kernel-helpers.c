@@ -1,6 +1,6 @@
 /*
  * kernel-helpers.c: field readers, attribute look-ups and the helper
- * operations of KERNEL_MODEL.md §4.3, shared by the kernel handlers.
+ * operations of docs/KERNEL-MODEL.md §4.3, shared by the kernel handlers.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  *
  * kernel.c dispatches an event by name (§5) to one handler; the handlers
  * (kernel-sched.c, kernel-irq.c, kernel-syscall.c, kernel-statedump.c)
- * perform the look-ups of ../shared/KERNEL_MODEL.md §6 in the order
+ * perform the look-ups of docs/KERNEL-MODEL.md §6 in the order
  * written there, since that order gives the quark numbers; kernel-helpers.c
  * holds the field readers and the helper operations of §4.3.
  *

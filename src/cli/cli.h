@@ -17,6 +17,7 @@
 #include "sht/sht.h"
 #include <shtgen/workload.h>
 #include "json.h"
+#include "times.h"
 
 enum {
 	CLI_OK = 0,       /* success */
@@ -35,7 +36,9 @@ int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_view(int argc, char **argv);
@@ -76,6 +79,10 @@ int cli_open_state(const char *path, sht_state **out);
  * on failure report "cannot read the attribute tree of PATH" and return
  * CLI_FAIL.  A file without one has an empty tree: CLI_OK. */
 int cli_load_attrs(const char *path, sht_state *ss);
+/* Load the model and notes of an opened history; on failure report
+ * "cannot read the model of PATH" and return CLI_FAIL (a file without
+ * them has an empty model: CLI_OK). */
+int cli_load_model(const char *path, sht_state *ss);
 /* Quark of the attribute at path ("/"-separated names) in the opened
  * history file; on failure (no such attribute: "FILE has no attribute
  * 'PATH'") report and return CLI_FAIL. */
@@ -104,6 +111,42 @@ sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
  * are: 0 .. 1 (VSTF: by events; CTF: by time over the packet index's
  * span), or -1 if unknown. */
 double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
+
+/* ---- experiments: several traces on one timeline (exp.c) -------------- */
+
+/* The traces of an experiment, opened, with what synchronization needs:
+ * each trace's host id (its CTF clock's UUID; else the trace's file or
+ * directory name, as Trace Compass names a host without one) and the
+ * network layout of its environment. */
+struct cli_exp {
+	size_t n;
+	char **paths;             /* borrowed */
+	char **names;             /* the traces' real paths (malloc'd): their
+	                             names in the synchronization */
+	cli_trace *tr;
+	char **host;              /* malloc'd */
+	sht_net_layout *layout;
+	int show_progress;        /* a progress line while synchronizing */
+};
+
+/* Open the n traces (n >= 1); on failure report, close what was opened
+ * and return CLI_FAIL. */
+int cli_exp_open(struct cli_exp *e, char **paths, size_t n);
+void cli_exp_close(struct cli_exp *e);
+/* Synchronize the traces: read each from where it stands to its end,
+ * then seek each back to its first event.  On failure report and return
+ * CLI_FAIL. */
+int cli_exp_sync(struct cli_exp *e, sht_sync **out);
+/* Say on stderr why s leaves traces on their own clocks (one trace, one
+ * host, no packet exchanged, hosts without a path to the reference);
+ * nothing if every trace is synchronized. */
+void cli_sync_warn(const struct cli_exp *e, const sht_sync *s);
+/* The traces of s as a JSON array: per trace its path (paths[i], or the
+ * name stored in s if paths is NULL), host, slope and offset (numbers
+ * with all their digits), reference and synced. */
+json_t *cli_sync_json_traces(const sht_sync *s, char **paths);
+/* A trace's base name (last path element; "trace" if none), malloc'd. */
+char *cli_base_name(const char *path);
 
 /* ---- analyses and histories (analysis.c) ------------------------------ */
 
@@ -139,13 +182,18 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 void cli_analysis_destroy(struct cli_analysis *an);
 /* "lttng-2.0", "lttng-2.6", "lttng-2.7" or "auto". */
 const char *cli_layout_name(sht_kernel_layout l);
+/* The events between checkpoints of a history (0: a full history), or
+ * -1 if the file cannot be read (the rule of front/reuse.c). */
+int64_t cli_partial_every(const char *file);
 
 /* A history opened for queries: a partial one replays its trace. */
 struct cli_history {
 	sht_state *ss;
 	cli_trace trace;          /* partial: the trace it was built from */
 	struct cli_analysis an;   /* partial: the analysis that built it */
-	int have_trace, have_an;
+	sht_source fixed;         /* partial, synchronized (build --sync):
+	                             the trace on the corrected clock */
+	int have_trace, have_an, have_fixed;
 };
 
 /* Open path; a partial history needs trace (else an error says so) and
@@ -156,6 +204,27 @@ struct cli_history {
 int cli_history_open(const char *path, const char *trace, const char *rules,
 		     struct cli_history *h);
 void cli_history_close(struct cli_history *h);
+
+/* ---- build notes (notes.c) -------------------------------------------- */
+
+/* What `sht build` notes in a history (model.h, sht_build_note): tool,
+ * trace, trace format, tracer, host, analysis, kernel layout, options
+ * (those that decide the contents: --partial N, --merge); empty values
+ * are left out. */
+#define CLI_NOTES_MAX 10
+struct cli_notes {
+	sht_build_note note[CLI_NOTES_MAX];
+	size_t count;
+	char tool[96], tracer[128], host[128], options[96];
+	char *trace_abs, *analysis_abs;   /* realpath()s, or NULL */
+};
+
+void cli_notes_build(struct cli_notes *n, const char *trace,
+		     const cli_trace *t, const struct cli_analysis *an,
+		     uint64_t partial, int merge);
+void cli_notes_free(struct cli_notes *n);
+/* The value of a history's note key, or NULL. */
+const char *cli_note(sht_state *ss, const char *key);
 
 /* ---- progress line (progress.c) --------------------------------------- */
 
@@ -183,45 +252,32 @@ void cli_progress_stats(struct cli_progress *p, sht_source_stats *out);
 /* ---- option parser (args.c) -------------------------------------------- */
 
 /*
- * Options are "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE", or
- * flags "--name", "-x", anywhere among the positional arguments; "--"
- * ends the options.
+ * Options are parsed by getopt_long: "--name VALUE", "--name=VALUE", "-x
+ * VALUE", "-xVALUE", flags "--name", "-x" (several in one "-xy"), a long
+ * name abbreviated to any unambiguous prefix, anywhere among the positional
+ * arguments, in command-line order; "--" ends the options.  Every table
+ * has --help and -h.
  */
 typedef struct cli_opt {
 	const char *name;   /* long name without "--" */
 	char short_name;    /* 0 if none */
 	int has_arg;        /* 1: takes a value */
-	int id;             /* returned by cli_next (> 0) */
+	int id;             /* passed to the callback (> 0, < 1000) */
 } cli_opt;
 
 enum {
-	CLI_ARG_END = 0,    /* no more arguments */
-	CLI_ARG_POS = -1,   /* a positional argument, in *val */
-	CLI_ARG_BAD = -2,   /* usage error, already reported */
+	CLI_ARG_POS = -1,   /* id of a positional argument */
 	CLI_OPT_HELP = 1000 /* id of the --help/-h option every table has */
 };
 
-typedef struct cli_args {
-	int argc;
-	char **argv;
-	int next;           /* index of the next argument */
-	int no_more_opts;   /* "--" seen */
-	const char *cmd;    /* command name, for messages */
-	const cli_opt *opts;/* table, ended by a {NULL} entry */
-} cli_args;
-
-void cli_args_init(cli_args *a, int argc, char **argv, int first,
-		   const char *cmd, const cli_opt *opts);
-
-/* Next option id, CLI_ARG_POS, CLI_ARG_END or CLI_ARG_BAD; *val gets
- * the option's value or the positional argument. */
-int cli_next(cli_args *a, const char **val);
-
 /*
  * The option loop every command runs: each option and positional argument
- * (id CLI_ARG_POS) goes to fn, which returns < 0 after reporting a usage
- * error; --help prints usage.  Returns CLI_OK, CLI_USAGE, or -1 after
- * --help.
+ * (id CLI_ARG_POS), from argv[first] on, goes to fn with its value (NULL
+ * for a flag), in command-line order; fn returns < 0 after reporting a
+ * usage error.  --help prints usage.  Errors are reported as "sht: unknown
+ * option '--x'", "option '--x' needs a value", "option '--x' takes no
+ * value", "ambiguous option '--x'".  Returns CLI_OK, CLI_USAGE, CLI_FAIL
+ * (out of memory), or -1 after --help.
  */
 typedef int (*cli_opt_fn)(void *ctx, int id, const char *val);
 /* Take the one positional FILE argument: -1 (usage error reported) if
@@ -266,12 +322,19 @@ void cli_print_interval_path(FILE *f, const sht_interval *iv,
 void cli_print_name(FILE *f, const char *s, size_t len);
 /* One value as in the human form: null, a number, or a quoted string. */
 void cli_print_value(FILE *f, const sht_value *v);
-/* One interval as {"quark", "path", "start", "end", "type", "value"};
- * path NULL leaves "path" out. */
-void cli_json_interval(json_writer *w, const sht_interval *iv,
-		       const char *path);
+/* The value, then " (label)" if label is not NULL: "2 (Usermode)". */
+void cli_print_labeled(FILE *f, const sht_value *v, const char *label);
+/* "quark  path  [start, end]  type  value[ (label)]", times in tc's
+ * format (NULL: nanoseconds). */
+void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
+			   const cli_timectx *tc, const char *label);
+/* One interval as {"quark", "path", "start", "end", "type", "value",
+ * "label"}; path NULL leaves "path" out, label NULL "label".  Times in
+ * nanoseconds.  A new reference (NULL: out of memory). */
+json_t *cli_json_interval(const sht_interval *iv, const char *path,
+			  const char *label);
 /* The value alone as JSON. */
-void cli_json_value(json_writer *w, const sht_value *v);
+json_t *cli_json_value(const sht_value *v);
 
 /* The full path of an attribute, in a buffer that grows as needed. */
 typedef struct cli_path {
@@ -288,14 +351,22 @@ void cli_path_free(cli_path *p);
  * its attribute's path: human lines, or one JSON array. */
 typedef struct cli_ivout {
 	int json;
-	json_writer w;
-	sht_state *ss;            /* where the paths come from */
+	cli_jlist list;
+	sht_state *ss;            /* where the paths and labels come from */
+	const cli_timectx *tc;    /* how times print (human form) */
 	cli_path path;
+	/* JSON: the element reused for every interval, and its members. */
+	json_t *row, *row_q, *row_path, *row_start, *row_end, *row_type;
 } cli_ivout;
 
-void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json);
+/* Start the output; the human form begins with tc's legend line if its
+ * format is not nanoseconds. */
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
+		     const cli_timectx *tc);
 void cli_ivout_result(cli_ivout *o, const sht_result *res);
-void cli_ivout_end(cli_ivout *o);
+void cli_ivout_interval(cli_ivout *o, const sht_interval *iv);
+/* CLI_OK, or CLI_FAIL after reporting if JSON output was lost. */
+int cli_ivout_end(cli_ivout *o);
 
 /* Header and statistics of an open file, its attribute count and
  * provider identity (sht info): r and ss open the same file. */
@@ -316,7 +387,8 @@ typedef struct cli_build_summary {
 /* "tree", "memory" or "null". */
 const char *cli_backend_name(sht_backend b);
 
-void cli_print_build_summary(const cli_build_summary *s, int json);
+/* CLI_OK, or CLI_FAIL after reporting (JSON output lost). */
+int cli_print_build_summary(const cli_build_summary *s, int json);
 
 /* Run the integrity check on an open file (sht check): problems to
  * stderr, "FILE: ok (N nodes, M intervals)" to stdout if sound.

@@ -16,16 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cli.h"
 #include "reuse.h"
 #include "stall.h"
 
 static const char build_usage[] =
-"Usage: sht build TRACE [-o FILE]\n"
-"                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
-"                 [--partial N]\n"
-"                 [--json] [--force] [--no-progress] [--merge]\n"
-"                 [--single-thread]\n"
+"Usage: sht build TRACE [-o FILE] [--analysis A] [--partial N] [OPTION]...\n"
+"  or:  sht build TRACE... --sync [-o DIR] [OPTION]...\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -43,16 +41,30 @@ static const char build_usage[] =
 "is not older than any file of TRACE (metadata, streams, index).\n"
 "--force rebuilds anyway.\n"
 "\n"
+"With --sync, the TRACEs (one or more, from several hosts) are an\n"
+"experiment: their clocks are synchronized first (as 'sht sync' does:\n"
+"matched TCP packets, the fully incremental convex hull), then each\n"
+"trace's history is built on the corrected time axis, its events'\n"
+"timestamps transformed onto the reference host's clock, into\n"
+"DIR/<trace name>.sht (DIR: -o, default the current directory; a name\n"
+"taken twice gets -2, -3 ...).  Each history stores the transforms of\n"
+"the whole experiment, so a build of the same traces later reuses them\n"
+"instead of synchronizing again, and its histories too when they can be\n"
+"reused as above.\n"
+"\n"
 "Options:\n"
 "  -o, --output FILE  the history file (default: the name of TRACE's\n"
 "                     directory + \".sht\", in the current directory, e.g.\n"
-"                     many-threads.sht for traces/many-threads)\n"
+"                     many-threads.sht for traces/many-threads); with\n"
+"                     --sync, the directory of the histories (created)\n"
+"  --sync             synchronize the TRACEs' clocks and build each\n"
+"                     history on the corrected time axis (see above)\n"
 "  --analysis A       kernel (default): the Linux kernel analysis, its\n"
 "                     layout picked from the trace's environment;\n"
 "                     stats: event counts per type, in total and per CPU\n"
 "                     (when libsht has it); RULES.xml: a Trace Compass\n"
 "                     XML state provider, RULES.rules: the same in sht's\n"
-"                     native syntax (docs/RULES.md); its id and a hash\n"
+"                     native syntax (RULES.md); its id and a hash\n"
 "                     of the file's bytes are stored as the provider\n"
 "                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
@@ -81,7 +93,7 @@ static const char build_usage[] =
 "exit status 1 and no FILE; events the tracer lost are counted in the\n"
 "summary and a warning.  A trace reader that makes no progress for 60 s\n"
 "(SHT_STALL_SECONDS; 0: no limit), or aborts (babeltrace2 asserts on some\n"
-"corrupt streams), stops the build the same way (docs/RELIABILITY.md).\n";
+"corrupt streams), stops the build the same way (RELIABILITY.md).\n";
 
 enum {
 	OPT_OUTPUT = 1,
@@ -92,6 +104,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_MERGE,
 	OPT_SINGLE_THREAD,
+	OPT_SYNC,
 };
 
 static const cli_opt build_opts[] = {
@@ -103,41 +116,43 @@ static const cli_opt build_opts[] = {
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ "merge", 0, 0, OPT_MERGE },
 	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
+	{ "sync", 0, 0, OPT_SYNC },
 	{ NULL, 0, 0, 0 }
-};
-
-/* Everything the command line says. */
-struct build_opts {
-	const char *trace;
-	const char *output;       /* -o FILE, or NULL: the default name */
-	const char *analysis;     /* "kernel" */
-	uint64_t partial;         /* --partial N, 0: full history */
-	int json;
-	int force;
-	int no_progress;
-	int merge;                /* --merge: several traces, merged */
-	int single_thread;        /* --single-thread: no builder threads */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
 
-/* Whether file is a complete history this build would produce again (the
- * rule of front/reuse.c, shared with sht serve).  Returns 1 (reusable:
+/*
+ * Whether file is a complete history this build would produce again (see
+ * the help): front/reuse.c's rule, shared with sht serve, then what only
+ * sht build records (its notes, a synchronisation).  Returns 1 (reusable:
  * *ss is the opened history, for the message; the caller closes it),
- * else 0. */
-static int can_reuse(const struct build_opts *o, const char *file,
-		     const struct cli_analysis *an, sht_time first_ts,
-		     sht_state **ss)
+ * else 0.
+ */
+int cli_build_can_reuse(const struct build_opts *o, const char *file,
+			const struct cli_analysis *an, sht_time first_ts,
+			sht_state **ss)
 {
-	return fe_reusable(file, o->trace, an->prov.id, an->prov.version,
-			   first_ts, o->partial, ss);
+	if (!fe_reusable(file, o->trace, an->prov.id, an->prov.version,
+			 first_ts, o->partial, ss))
+		return 0;
+	/* Built before histories kept their model and notes: rebuild it so
+	 * that it has them. */
+	if (!cli_note(*ss, "tool"))
+		return 0;
+	return !o->sync || cli_build_same_sync(*ss, o->sync);
 }
 
-static int print_reuse(const char *file, sht_state *ss, int json)
+int cli_build_newer(const char *file, const char *trace)
+{
+	return fe_newer(file, trace);
+}
+
+int cli_build_print_reuse(const char *file, sht_state *ss, int json)
 {
 	const char *id = "";
 	uint32_t version = 0;
-	json_writer w;
+	json_t *o;
 
 	sht_state_provider(ss, &id, &version);
 	if (!json) {
@@ -145,29 +160,17 @@ static int print_reuse(const char *file, sht_state *ss, int json)
 		       "--force rebuilds)\n", file, id, version);
 		return cli_finish_output(CLI_OK);
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "file", file);
-	json_key(&w, "reused");
-	json_bool(&w, 1);
-	json_kv_string(&w, "provider", id);
-	json_kv_uint(&w, "provider_version", version);
-	json_kv_uint(&w, "attributes", sht_state_attr_count(ss));
-	json_object_end(&w);
-	fputc('\n', stdout);
-	return cli_finish_output(CLI_OK);
+	o = json_object();
+	cli_jset(o, "file", cli_jcstr(file));
+	cli_jset(o, "reused", cli_jbool(true));
+	cli_jset(o, "provider", cli_jcstr(id));
+	cli_jset(o, "provider_version", cli_juint(version));
+	cli_jset(o, "attributes", cli_juint(sht_state_attr_count(ss)));
+	return cli_finish_output(cli_json_print(o));
 }
 
 /* ---- building ---------------------------------------------------------- */
 
-struct build_result {
-	uint64_t events, skipped;
-	sht_source_stats sst;
-	uint64_t attributes;
-	sht_time start, end;
-	sht_tree_info info;
-	double seconds;
-};
 
 /* Report a run stopped by err after n events (docs/RELIABILITY.md §5):
  * an event out of time order is named by its ordinal and, for CTF, its
@@ -212,25 +215,43 @@ static int build_history(const struct build_opts *o, const char *tmp,
 			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
-	sht_source src;
+	sht_source src, fixed;
 	sht_state_opts so;
 	sht_state *ss = NULL;
+	struct cli_notes notes;
 	sht_reader *r;
 	sht_err err;
 
+	cli_notes_build(&notes, o->trace, pg->trace, an, o->partial, o->merge);
 	sht_state_opts_init(&so);
+	so.notes = notes.note;
+	so.n_notes = notes.count;
 	so.backend = o->partial ? SHT_BACKEND_PARTIAL : SHT_BACKEND_TREE;
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
 	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	err = sht_state_create(tmp, res->start, &so, &ss);
+	cli_notes_free(&notes);   /* copied */
 	if (err < 0) {
 		remove(tmp);
 		return cli_fail(err, "create %s", tmp);
 	}
 	cli_progress_source(pg, &src);   /* it feeds the watchdog too */
-	err = sht_state_run(ss, &src, &an->prov, &res->events, &res->skipped);
+	err = SHT_OK;
+	if (o->transform) {
+		/* Outside the progress source: progress sees the trace's own
+		 * times, the analysis the corrected ones. */
+		err = sht_transform_source(&src, o->transform, &fixed);
+		src = fixed;
+	}
+	if (err == SHT_OK && o->sync)
+		err = sht_sync_store(o->sync, ss);
+	if (err == SHT_OK)
+		err = sht_state_run(ss, &src, &an->prov, &res->events,
+				    &res->skipped);
+	if (o->transform)
+		sht_transform_source_free(&fixed);
 	cli_stall_disarm();
 	cli_progress_clear(pg);
 	if (err < 0) {
@@ -259,13 +280,14 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	return CLI_OK;
 }
 
-static void print_summary(const struct build_opts *o, const char *file,
-			  const struct cli_analysis *an,
-			  const struct build_result *res)
+/* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
+int cli_build_print_summary(const struct build_opts *o, const char *file,
+			    const struct cli_analysis *an,
+			    const struct build_result *res)
 {
 	double rate = res->seconds > 0 ? (double)res->events / res->seconds
 				       : 0.0;
-	json_writer w;
+	json_t *j;
 
 	if (!o->json) {
 		printf("%s: %" PRIu64 " events (%" PRIu64 " skipped, "
@@ -281,35 +303,33 @@ static void print_summary(const struct build_opts *o, const char *file,
 		       res->attributes, res->info.nodes, res->info.depth,
 		       res->info.file_bytes, an->prov.id, an->name,
 		       an->kernel ? cli_layout_name(an->layout) : "none");
-		return;
+		return CLI_OK;
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "file", file);
-	json_kv_string(&w, "trace", o->trace);
-	json_key(&w, "reused");
-	json_bool(&w, 0);
-	json_kv_string(&w, "analysis", an->name);
-	json_kv_string(&w, "layout", an->kernel ? cli_layout_name(an->layout) : "none");
-	json_kv_string(&w, "provider", an->prov.id);
-	json_kv_uint(&w, "provider_version", an->prov.version);
-	json_kv_string(&w, "backend", o->partial ? "partial" : "tree");
-	json_kv_uint(&w, "checkpoint_events", o->partial);
-	json_kv_uint(&w, "events", res->events);
-	json_kv_uint(&w, "events_skipped", res->skipped);
-	json_kv_uint(&w, "discarded_events", res->sst.discarded_events);
-	json_kv_uint(&w, "discarded_packets", res->sst.discarded_packets);
-	json_kv_int(&w, "start", res->start);
-	json_kv_int(&w, "end", res->end);
-	json_kv_uint(&w, "intervals", res->info.intervals);
-	json_kv_uint(&w, "attributes", res->attributes);
-	json_kv_uint(&w, "nodes", res->info.nodes);
-	json_kv_uint(&w, "depth", res->info.depth);
-	json_kv_uint(&w, "file_bytes", res->info.file_bytes);
-	json_kv_double(&w, "seconds", res->seconds);
-	json_kv_double(&w, "events_per_second", rate);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	j = json_object();
+	cli_jset(j, "file", cli_jcstr(file));
+	cli_jset(j, "trace", cli_jcstr(o->trace));
+	cli_jset(j, "reused", cli_jbool(false));
+	cli_jset(j, "analysis", cli_jcstr(an->name));
+	cli_jset(j, "layout", cli_jcstr(an->kernel ?
+					cli_layout_name(an->layout) : "none"));
+	cli_jset(j, "provider", cli_jcstr(an->prov.id));
+	cli_jset(j, "provider_version", cli_juint(an->prov.version));
+	cli_jset(j, "backend", cli_jcstr(o->partial ? "partial" : "tree"));
+	cli_jset(j, "checkpoint_events", cli_juint(o->partial));
+	cli_jset(j, "events", cli_juint(res->events));
+	cli_jset(j, "events_skipped", cli_juint(res->skipped));
+	cli_jset(j, "discarded_events", cli_juint(res->sst.discarded_events));
+	cli_jset(j, "discarded_packets", cli_juint(res->sst.discarded_packets));
+	cli_jset(j, "start", cli_jint(res->start));
+	cli_jset(j, "end", cli_jint(res->end));
+	cli_jset(j, "intervals", cli_juint(res->info.intervals));
+	cli_jset(j, "attributes", cli_juint(res->attributes));
+	cli_jset(j, "nodes", cli_juint(res->info.nodes));
+	cli_jset(j, "depth", cli_juint(res->info.depth));
+	cli_jset(j, "file_bytes", cli_juint(res->info.file_bytes));
+	cli_jset(j, "seconds", cli_jreal(res->seconds));
+	cli_jset(j, "events_per_second", cli_jreal(rate));
+	return cli_json_print(j);
 }
 
 /* The default FILE: the last name of TRACE + ".sht" (malloc'd). */
@@ -334,8 +354,8 @@ static char *default_output(const char *trace)
 }
 
 /* Run the build once the trace is open in pg->trace. */
-static int build_run(const struct build_opts *o, const char *file,
-		     struct cli_progress *pg)
+int cli_build_run(const struct build_opts *o, const char *file,
+		  struct cli_progress *pg)
 {
 	struct cli_analysis an;
 	struct build_result res;
@@ -357,12 +377,21 @@ static int build_run(const struct build_opts *o, const char *file,
 		err = pg->trace->src.ops->seek(pg->trace->src.src, 0);
 	if (err < 0)
 		return cli_fail(err, "read the first event of %s", o->trace);
-	res.start = ev.ts;
 	pg->first_ts = ev.ts;
+	res.start = ev.ts;
+	if (o->transform) {
+		sht_transform *t;
+
+		if (sht_transform_copy(o->transform, &t) != SHT_OK)
+			return cli_error("cannot build %s: out of memory",
+					 o->trace);
+		res.start = sht_transform_apply(t, ev.ts);
+		sht_transform_free(t);
+	}
 	if (cli_analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
 		return CLI_FAIL;
-	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
-		status = print_reuse(file, old, o->json);
+	if (!o->force && cli_build_can_reuse(o, file, &an, res.start, &old)) {
+		status = cli_build_print_reuse(file, old, o->json);
 		sht_state_close(old);
 		cli_analysis_destroy(&an);
 		return status;
@@ -386,8 +415,8 @@ static int build_run(const struct build_opts *o, const char *file,
 	free(tmp);
 	if (status == CLI_OK) {
 		res.seconds = cli_now() - t0;
-		print_summary(o, file, &an, &res);
-		status = cli_finish_output(CLI_OK);
+		status = cli_finish_output(cli_build_print_summary(o, file,
+								   &an, &res));
 	}
 	cli_analysis_destroy(&an);
 	return status;
@@ -401,7 +430,12 @@ static int build_opt(void *ctx, int id, const char *val)
 
 	switch (id) {
 	case CLI_ARG_POS:
-		return cli_take_file("build", &o->trace, val);
+		o->traces[o->ntraces++] = (char *)(uintptr_t)val;
+		o->trace = o->traces[0];
+		return 0;
+	case OPT_SYNC:
+		o->want_sync = 1;
+		return 0;
 	case OPT_OUTPUT:
 		if (!*val) {
 			cli_usage_error("build", "empty value for --output");
@@ -441,25 +475,46 @@ static int build_opt(void *ctx, int id, const char *val)
 	}
 }
 
+static int build_one(struct build_opts *o_);
+
 int cmd_build(int argc, char **argv)
 {
 	struct build_opts o;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	o.analysis = "kernel";
+	o.traces = calloc((size_t)argc + 1, sizeof(*o.traces));
+	if (!o.traces)
+		return cli_error("cannot build: out of memory");
+	status = cli_parse_options(argc, argv, 1, "build", build_opts,
+				   build_usage, build_opt, &o);
+	if (status == CLI_OK && !o.trace)
+		status = cli_usage_error("build", "missing TRACE");
+	if (status == CLI_OK && o.ntraces > 1 && !o.want_sync)
+		status = cli_usage_error("build", "several TRACEs need --sync "
+					 "(an experiment on one time axis)");
+	if (status == CLI_OK && o.want_sync && o.merge)
+		status = cli_usage_error("build", "--merge and --sync do not "
+					 "go together");
+	if (status == CLI_OK && o.want_sync)
+		status = cli_build_sync(&o);
+	else if (status == CLI_OK)
+		status = build_one(&o);
+	free(o.traces);
+	return status < 0 ? cli_finish_output(CLI_OK) : status;   /* --help */
+}
+
+/* One trace, one history (without --sync). */
+static int build_one(struct build_opts *o_)
+{
+	struct build_opts o = *o_;
 	struct cli_progress pg;
 	cli_trace trace;
 	char *def = NULL;
 	const char *file;
 	int status;
 
-	memset(&o, 0, sizeof(o));
-	o.analysis = "kernel";
-	status = cli_parse_options(argc, argv, 1, "build", build_opts,
-				   build_usage, build_opt, &o);
-	if (status < 0)
-		return cli_finish_output(CLI_OK);   /* --help */
-	if (status != CLI_OK)
-		return status;
-	if (!o.trace)
-		return cli_usage_error("build", "missing TRACE");
 	file = o.output;
 	if (!file) {
 		def = default_output(o.trace);
@@ -473,7 +528,7 @@ int cmd_build(int argc, char **argv)
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));
-		status = build_run(&o, file, &pg);
+		status = cli_build_run(&o, file, &pg);
 		cli_trace_close(&trace);
 	}
 	cli_stall_disarm();

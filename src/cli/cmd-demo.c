@@ -1,6 +1,6 @@
 /*
  * cmd-demo.c: `sht demo staircase [--attributes A] [-o FILE]`: the store
- * and state system on an embedded workload: drive the staircase of BENCHMARKS.md
+ * and state system on an embedded workload: drive the staircase of GENERATOR.md
  * through the state system into an eSHT file, show the file's statistics,
  * answer a few queries (by quark and by attribute path) and compare each
  * answer with the workload's formula, check the file.
@@ -16,12 +16,13 @@
 static const char demo_usage[] =
 "Usage: sht demo staircase [--attributes A] [-o FILE]\n"
 "\n"
-"Perform the state changes of the staircase workload of A attributes\n"
-"(default 100000, named \"0\" .. \"A-1\"; 20 changes each, 1000 ns apart)\n"
-"through the state system into an eSHT history file, print the build\n"
-"summary and the file's statistics, answer three single queries, one\n"
-"query by attribute path and one full query, comparing every answer with\n"
-"the workload's formula (\"ok\" or \"MISMATCH\"), and check the file.\n"
+"Run the staircase demo: perform the state changes of the staircase\n"
+"workload of A attributes (default 100000, named \"0\" .. \"A-1\"; 20\n"
+"changes each, 1000 ns apart) through the state system into an eSHT\n"
+"history file, print the build summary and the file's statistics,\n"
+"answer three single queries, one query by attribute path and one full\n"
+"query, comparing every answer with the workload's formula (\"ok\" or\n"
+"\"MISMATCH\"), and check the file.\n"
 "Exits with status 1 on any mismatch.\n"
 "\n"
 "Options:\n"
@@ -285,31 +286,31 @@ static int demo_temp_path(struct demo *d)
 	return CLI_OK;
 }
 
+static int demo_opt(void *ctx, int id, const char *val)
+{
+	struct demo *d = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error("demo staircase", "unexpected argument '%s'",
+				val);
+		return -1;
+	}
+	if (id == OPT_OUTPUT) {
+		d->path = val;
+		return 0;
+	}
+	return cli_parse_u64("demo staircase", "--attributes", val, 1,
+			     (uint64_t)SHT_QUARK_MAX + 1u, &d->w.attributes);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int demo_parse(struct demo *d, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "demo staircase", demo_opts,
+				   demo_usage, demo_opt, d);
 
-	cli_args_init(&a, argc, argv, 1, "demo staircase", demo_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(demo_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error("demo staircase", "unexpected argument "
-					       "'%s'", val);
-		if (id == OPT_OUTPUT)
-			d->path = val;
-		else if (cli_parse_u64("demo staircase", "--attributes", val, 1,
-				       (uint64_t)SHT_QUARK_MAX + 1u,
-				       &d->w.attributes) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (shtgen_staircase_count(&d->w) == 0)
 		return cli_usage_error("demo staircase", "too many attributes");
 	return CLI_OK;

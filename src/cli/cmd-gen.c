@@ -1,6 +1,6 @@
 /*
  * cmd-gen.c: `sht gen staircase|churn`: perform the state changes of a
- * synthetic workload of BENCHMARKS.md on a state system, which writes a
+ * synthetic workload of GENERATOR.md on a state system, which writes a
  * history file (with its attribute tree and provider identity), and print
  * what the build took.  --dump prints the workload's intervals from the
  * interval generator instead.  cli_build_workload is shared with
@@ -13,19 +13,18 @@
 #include "cli.h"
 
 static const char gen_usage[] =
-"Usage: sht gen staircase --attributes A [--intervals I] [--step D]\n"
-"                         [BUILD OPTIONS] -o FILE\n"
-"       sht gen churn --threads N [BUILD OPTIONS] -o FILE\n"
-"       sht gen WORKLOAD ... --backend memory|null\n"
-"       sht gen WORKLOAD ... --dump\n"
-"       sht gen kernel -o TRACE ...   (a synthetic kernel trace: see\n"
-"                                     'sht gen kernel --help')\n"
+"Usage: sht gen staircase --attributes A -o FILE [OPTION]...\n"
+"  or:  sht gen churn --threads N -o FILE [OPTION]...\n"
+"  or:  sht gen staircase|churn ... --backend memory|null\n"
+"  or:  sht gen staircase|churn ... --dump\n"
+"  or:  sht gen kernel -o OUT [OPTION]...\n"
 "\n"
-"Perform the state changes of a synthetic workload (see BENCHMARKS.md)\n"
+"Perform the state changes of a synthetic workload (see GENERATOR.md)\n"
 "through the state system into the history file FILE, which keeps the\n"
 "attribute names and the provider identity (the workload's name, version\n"
 "1), and print one summary line: intervals, seconds, intervals/s,\n"
-"attributes, bytes.\n"
+"attributes, bytes.  'sht gen kernel' writes a synthetic Linux kernel\n"
+"trace instead (see 'sht gen kernel --help', sht-gen-kernel(1)).\n"
 "\n"
 "Workloads:\n"
 "  staircase     A attributes changing in turn, every D ns, I times each\n"
@@ -136,6 +135,10 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 		       cli_build_summary *out)
 {
 	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
+	char tool[96];
+	const sht_build_note notes[] = {
+		{ "tool", tool }, { "workload", shtgen_wl_name(w) },
+	};
 	sht_state_opts so;
 	sht_state *ss;
 	double t0 = cli_now();
@@ -146,6 +149,11 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 	so.tree = *opts;
 	so.provider = shtgen_wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
+	so.model = shtgen_wl_model(w);
+	snprintf(tool, sizeof(tool), "sht %s (libsht %s)", SHT_VERSION_STRING,
+		 sht_version_string());
+	so.notes = notes;
+	so.n_notes = sizeof(notes) / sizeof(notes[0]);
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)
@@ -319,28 +327,26 @@ static int gen_validate(struct gen_opts *o)
 	return CLI_OK;
 }
 
+static int gen_opt(void *ctx, int id, const char *val)
+{
+	struct gen_opts *o = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error(o->cmd, "unexpected argument '%s'", val);
+		return -1;
+	}
+	return gen_build_opt(o, id, val);
+}
+
 static int gen_parse(struct gen_opts *o, int argc, char **argv)
 {
 	const cli_opt *table = o->w.kind == SHTGEN_WL_CHURN ?
 			       churn_opts : staircase_opts;
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 2, o->cmd, table, gen_usage,
+				   gen_opt, o);
 
-	cli_args_init(&a, argc, argv, 2, o->cmd, table);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(gen_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error(o->cmd, "unexpected argument "
-					       "'%s'", val);
-		if (gen_build_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	return gen_validate(o);
 }
 
@@ -391,6 +397,5 @@ int cmd_gen(int argc, char **argv)
 				    &sum);
 	if (status != CLI_OK)
 		return status;
-	cli_print_build_summary(&sum, o.json);
-	return cli_finish_output(CLI_OK);
+	return cli_finish_output(cli_print_build_summary(&sum, o.json));
 }

@@ -87,12 +87,21 @@ static int newest_mtime(const char *dir, int depth, struct timespec *newest)
 	return status;
 }
 
+int fe_newer(const char *file, const char *trace_path)
+{
+	struct stat st;
+	struct timespec newest = { 0, 0 };
+
+	if (stat(file, &st) != 0 || newest_mtime(trace_path, 0, &newest) != 0)
+		return 0;
+	return !newer(&newest, &st.st_mtim);
+}
+
 static int check(const char *file, const char *trace_path, const char *id,
 		 uint32_t version, sht_time first_ts, uint64_t partial,
 		 sht_state *ss)
 {
 	struct stat st;
-	struct timespec newest = { 0, 0 };
 	const char *have;
 	uint32_t have_version;
 	int64_t every;
@@ -107,9 +116,7 @@ static int check(const char *file, const char *trace_path, const char *id,
 	every = fe_partial_every(file);
 	if (every < 0 || (uint64_t)every != partial)
 		return 0;
-	if (newest_mtime(trace_path, 0, &newest) != 0)
-		return 0;
-	return !newer(&newest, &st.st_mtim);
+	return fe_newer(file, trace_path);
 }
 
 int fe_reusable(const char *file, const char *trace_path, const char *id,

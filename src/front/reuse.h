@@ -15,6 +15,10 @@
  * if the file cannot be read. */
 int64_t fe_partial_every(const char *file);
 
+/* 1 if file is not older than any file of the trace at trace_path (a
+ * VSTF file: itself; a directory: every regular file below it). */
+int fe_newer(const char *file, const char *trace_path);
+
 /*
  * Whether file is a complete history that running the provider (id,
  * version) over the trace at trace_path would produce again: provider id

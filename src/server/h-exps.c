@@ -118,7 +118,11 @@ static int create(struct srv_req *req, struct srv_reply *rep)
 		return -1;
 	pthread_mutex_lock(&r->lock);
 	rc = existing(r, rep, name, t, n);
-	if (rc == 1) {
+	if (rc == 1 && r->nexps >= SRV_EXPS_MAX) {
+		rc = -1;
+		srv_reply_error(rep, 429, "Too many experiments",
+				"at most %d experiments may be open", SRV_EXPS_MAX);
+	} else if (rc == 1) {
 		e = srv_exp_new(name, t, n);
 		rc = e && srv_registry_add_exp(r, e) == 0 ? 0 : -2;
 	}

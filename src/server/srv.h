@@ -38,6 +38,7 @@
 #define SRV_ITEMS_MAX 200000           /* requested_items */
 #define SRV_LINES_MAX 10000            /* table lines per request */
 #define SRV_TRACES_MAX 1024            /* traces open at once */
+#define SRV_EXPS_MAX 1024              /* experiments open at once */
 #define SRV_EXP_TRACES_MAX 64          /* traces in one experiment */
 #define SRV_NAME_MAX 1024              /* names, uuids, output ids */
 #define SRV_SEARCH_SECONDS 10          /* a table search's time budget */

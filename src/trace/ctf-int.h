@@ -206,6 +206,17 @@ sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 /* The source's next(). */
 sht_err sht__ctf_next(void *src, sht_event *ev);
 
+/* A scalar field's value as sht_ctf_open's field() gives it. */
+sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out);
+
+/* ctf-path.c: the field at a dotted path ("a.b.c": structure members,
+ * "*" or the selected option's name for a variant's option) below the
+ * first element, which is looked up as field() looks up names (payload,
+ * specific then common context).  SHT_FIELD_NONE if the path leads
+ * nowhere. */
+sht_field_type sht__ctf_field_path(const bt_event *ev, const bt_field *payload,
+				   const char *path, sht_field *out);
+
 /* ctf-seek.c */
 
 /* The source's seek(). */

@@ -719,7 +719,7 @@ static void check_span_v11(const char *tmp)
 {
 	static const shtgen_ctfw_field fields[] = { { "v", SHTGEN_CTFW_S64 } };
 	const sht_time t0 = 1500000000000000000;
-	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000 };
+	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_field val = { SHT_FIELD_INT, { .i = 0 } };
 	sht_time b = 0, e = 0, last = t0;
@@ -821,7 +821,7 @@ static void check_state_run(const struct trace_case *tc)
 	so.backend = SHT_BACKEND_MEMORY;
 	is_int(sht_state_create(NULL, json_top(json, "first_ns"), &so, &ss),
 	       SHT_OK, "run %s: state created", tc->dir);
-	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL };
+	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL };
 	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
 	       "run %s: runs (%s)", tc->dir, sht_errmsg());
 	is_u64(events, (uint64_t)json_top(json, "events"), "run %s: events",

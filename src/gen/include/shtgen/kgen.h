@@ -1,7 +1,7 @@
 /*
  * kgen.h: a generator of synthetic Linux kernel traces, as LTTng 2.12's
  * lttng-modules would record them (event names and payloads of the
- * "2.7 and later" layout of ../shared/KERNEL_MODEL.md §5), of any size.
+ * "2.7 and later" layout of docs/KERNEL-MODEL.md §5), of any size.
  * Internal to the project (CLI, tests, benchmarks).
  *
  * The generator simulates a small kernel: CPUs with a run queue each,
