@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -50,24 +49,6 @@ static inline double median(double *v, size_t n)
 		return NAN;
 	qsort(v, n, sizeof *v, cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* splitmix64: small, fast, good enough for uniform query arguments; every
- * benchmark draws with it, so one seed asks the same questions of sht and
- * of SQLite (sqlite-query.c). */
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n >= 1 (Lemire's multiply-shift, bias < n / 2^64). */
-static inline uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
 }
 
 #endif /* SHT_BENCH_UTIL_H */

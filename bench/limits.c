@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "rng.h"
 
 #define MIB (1024u * 1024u)
 
@@ -68,7 +69,7 @@ struct disk {
 	double write_MBps, read_cold_MBps, read_warm_MBps, rand_4k_us;
 };
 
-static void fill(char *buf, size_t n, uint64_t *rng)
+static void fill(char *buf, size_t n, struct rng *rng)
 {
 	for (size_t i = 0; i + 8 <= n; i += 8) {
 		uint64_t v = rng_next(rng);
@@ -126,7 +127,7 @@ static double seq_read(int fd, const char *path, char *buf, uint64_t mb)
 
 /* Mean latency of cold 4 KiB reads of distinct random pages. */
 static double rand_4k(int fd, const char *path, uint64_t mb, char *buf,
-		      uint64_t *rng)
+		      struct rng *rng)
 {
 	uint64_t pages = mb * (MIB / 4096);
 	uint64_t n = pages / 4 < 2000 ? pages / 4 : 2000;
@@ -160,7 +161,7 @@ static void disk(const char *dir, uint64_t mb, struct disk *d)
 {
 	char path[4096];
 	char *buf = xmalloc(MIB);
-	uint64_t rng = 42;
+	struct rng rng = RNG_INIT(42);
 	int fd;
 
 	snprintf(path, sizeof path, "%s/sht-limits-%ld.tmp", dir,
@@ -206,7 +207,7 @@ static double mem_latency(uint64_t mb)
 	size_t n = (size_t)mb * MIB / sizeof(struct slot);
 	struct slot *s = xmalloc(n * sizeof *s);
 	uint32_t *perm = xmalloc(n * sizeof *perm);
-	uint64_t rng = 7;
+	struct rng rng = RNG_INIT(7);
 	double ns[15], start;
 	int rounds = 0;
 	struct slot *p;

@@ -84,6 +84,7 @@
 
 #include "sht/sht.h"
 #include "bench-util.h"
+#include "rng.h"
 #include <shtgen/workload.h>
 
 #define MAX_EVERY 16
@@ -141,15 +142,6 @@ static uint64_t parse_u64(const char *s, const char *what)
 	if (*end)
 		die("%s: expected a number, got \"%s\"", what, s);
 	return (uint64_t)v;
-}
-
-/* xorshift64 */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 /* FNV-1a over bytes. */
@@ -327,8 +319,6 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		o->repeat = 1;
 	if (o->queries < 1)
 		o->queries = 1;
-	if (o->seed == 0)
-		o->seed = 1;
 }
 
 /* ---- one history --------------------------------------------------------- */
@@ -403,7 +393,7 @@ struct qset {
  * after a*D (its initial null ends); churn, the Status or Exec_name of
  * a thread i during its life [1000 i, 1000 i + 9999]. */
 static void singles_make(struct singles *s, const struct opts *o, size_t n,
-			 int live, uint64_t *r)
+			 int live, struct rng *r)
 {
 	const shtgen_workload *w = &o->w;
 	uint64_t nq = shtgen_wl_quarks(w);
@@ -416,21 +406,20 @@ static void singles_make(struct singles *s, const struct opts *o, size_t n,
 	s->ref_end = xcalloc(n, sizeof *s->ref_end);
 	for (size_t i = 0; i < n; i++) {
 		if (!live) {
-			s->q[i] = (sht_quark)(rnd(r) % nq);
-			s->t[i] = (sht_time)(rnd(r) % ((uint64_t)end + 1u));
+			s->q[i] = (sht_quark)rng_below(r, nq);
+			s->t[i] = (sht_time)rng_below(r, (uint64_t)end + 1u);
 		} else if (w->kind == SHTGEN_WL_STAIRCASE) {
 			sht_time a0;
 
-			s->q[i] = (sht_quark)(rnd(r) % nq);
+			s->q[i] = (sht_quark)rng_below(r, nq);
 			a0 = (sht_time)s->q[i] * w->st.step;
-			s->t[i] = a0 + (sht_time)(rnd(r) %
-						  ((uint64_t)(end - a0) + 1u));
+			s->t[i] = a0 + (sht_time)rng_below(r, (uint64_t)(end - a0) + 1u);
 		} else {
-			uint64_t th = rnd(r) % w->ch.threads;
+			uint64_t th = rng_below(r, w->ch.threads);
 
-			s->q[i] = (sht_quark)(2u + 3u * th + rnd(r) % 2u);
+			s->q[i] = (sht_quark)(2u + 3u * th + rng_below(r, 2u));
 			s->t[i] = (sht_time)th * 1000 +
-				  (sht_time)(rnd(r) % 10000u);
+				  (sht_time)rng_below(r, 10000u);
 		}
 	}
 }
@@ -446,7 +435,7 @@ static void singles_free(struct singles *s)
 static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 {
 	uint64_t span = (uint64_t)shtgen_wl_end(&o->w) + 1u;
-	uint64_t r = seed, wr = seed ^ 0x5deece66du;
+	struct rng r = RNG_INIT(seed), wr = RNG_INIT(seed ^ 0x5deece66du);
 
 	memset(s, 0, sizeof *s);
 	singles_make(&s->uni, o, o->queries, 0, &r);
@@ -458,8 +447,8 @@ static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 	s->wft = xcalloc(s->nf, sizeof *s->wft);
 	s->ref_hash = xcalloc(s->nf, sizeof *s->ref_hash);
 	for (size_t i = 0; i < s->nf; i++) {
-		s->ft[i] = (sht_time)(rnd(&r) % span);
-		s->wft[i] = (sht_time)(rnd(&wr) % span);
+		s->ft[i] = (sht_time)rng_below(&r, span);
+		s->wft[i] = (sht_time)rng_below(&wr, span);
 	}
 }
 

@@ -50,6 +50,7 @@
 #include "sht/sht.h"
 #include <shtgen/workload.h>
 #include "bench-util.h"
+#include "rng.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -690,7 +691,7 @@ struct qstate {
 	const struct store_opts *o;
 	sht_reader *r;
 	sht_result *res;
-	uint64_t rng;
+	struct rng rng;
 	uint64_t quarks;        /* drawn in [0, quarks) */
 	uint64_t mismatches;
 	uint64_t not_found;     /* SHT_NOT_FOUND answers (right or not) */
@@ -974,7 +975,7 @@ static void phase_query(void *ctx, struct metrics *ms)
 	memset(&s, 0, sizeof s);
 	s.o = o;
 	s.ms = ms;
-	s.rng = o->seed;
+	rng_seed(&s.rng, o->seed);
 	s.quarks = o->w.quarks;
 
 	/* Open: the first open after the build, then the median of several
@@ -1192,7 +1193,7 @@ static void *volatile chase_sink;
 
 /* Average latency of one dependent load over a random cycle of lines
  * covering bytes, in ns. */
-static double chase_ns(size_t bytes, uint64_t steps, uint64_t *seed)
+static double chase_ns(size_t bytes, uint64_t steps, struct rng *rng)
 {
 	size_t n = bytes / sizeof(struct chase_line);
 	struct chase_line *a = xmalloc(n * sizeof *a);
@@ -1204,7 +1205,7 @@ static double chase_ns(size_t bytes, uint64_t steps, uint64_t *seed)
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)rng_below(seed, i);
+		size_t j = (size_t)rng_below(rng, i);
 		size_t tmp = perm[i];
 
 		perm[i] = perm[j];
@@ -1256,7 +1257,7 @@ static void phase_limits(void *ctx, struct metrics *ms)
 	const size_t chunk = 1u << 20;
 	char path[4096];
 	char *buf;
-	uint64_t seed = 12345;
+	struct rng rng = RNG_INIT(12345);
 	uint64_t chunks = o->bytes / chunk;
 	int fd;
 	double t0, t1, t2;
@@ -1267,7 +1268,7 @@ static void phase_limits(void *ctx, struct metrics *ms)
 	if (posix_memalign((void **)&buf, 4096, chunk) != 0)
 		die("out of memory");
 	for (size_t i = 0; i < chunk / 8; i++) {
-		uint64_t x = rng_next(&seed);
+		uint64_t x = rng_next(&rng);
 
 		memcpy(buf + i * 8, &x, 8);
 	}
@@ -1323,7 +1324,7 @@ static void phase_limits(void *ctx, struct metrics *ms)
 					die("read: %s", strerror(errno));
 		}
 		for (size_t i = 0; i < n; i++) {
-			off_t off = (off_t)(rng_below(&seed, blocks) * 65536);
+			off_t off = (off_t)(rng_below(&rng, blocks) * 65536);
 
 			t0 = now_s();
 			if (pread(fd, buf, 65536, off) != 65536)
@@ -1349,14 +1350,14 @@ static void phase_limits(void *ctx, struct metrics *ms)
 		uint64_t div = o->quick ? 20 : 1;
 
 		put(ms, "mem_latency_ns_32KiB",
-		    chase_ns(32u << 10, 20000000 / div, &seed));
+		    chase_ns(32u << 10, 20000000 / div, &rng));
 		put(ms, "mem_latency_ns_1MiB",
-		    chase_ns(1u << 20, 20000000 / div, &seed));
+		    chase_ns(1u << 20, 20000000 / div, &rng));
 		put(ms, "mem_latency_ns_16MiB",
-		    chase_ns(16u << 20, 10000000 / div, &seed));
+		    chase_ns(16u << 20, 10000000 / div, &rng));
 		if (!o->quick)
 			put(ms, "mem_latency_ns_256MiB",
-			    chase_ns(256u << 20, 10000000, &seed));
+			    chase_ns(256u << 20, 10000000, &rng));
 		put(ms, "mem_read_GBps",
 		    mem_read_gbps(o->quick ? 16u << 20 : 256u << 20));
 	}
@@ -1447,7 +1448,7 @@ struct squery {
 	const struct state_opts *o;
 	sht_state *ss;
 	sht_result *res;
-	uint64_t rng;
+	struct rng rng;
 	uint64_t mismatches;
 	uint64_t reported;
 	struct metrics *ms;
@@ -1838,7 +1839,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 		s.o = o;
 		s.ss = ss;
 		s.ms = ms;
-		s.rng = o->seed;
+		rng_seed(&s.rng, o->seed);
 		s.res = sht_result_create();
 		if (!s.res)
 			die("out of memory");
@@ -1950,7 +1951,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 	memset(&s, 0, sizeof s);
 	s.o = o;
 	s.ms = ms;
-	s.rng = o->seed;
+	rng_seed(&s.rng, o->seed);
 
 	/* The first open after the build, and its first look-up (of the
 	 * last attribute created): this state system runs the queries. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "rng.h"
 #include "sqlite-bench.h"
 
 static const char *const BTREE_SINGLE =
@@ -58,7 +59,7 @@ struct qs {
 	struct sb_result *res;
 	sqlite3 *db;
 	sqlite3_stmt *single, *full;    /* full: R*Tree, or B-tree SQL */
-	uint64_t rng;
+	struct rng rng;
 	uint64_t reported;
 	sht_reader *sht;                /* --check */
 	sht_result *sres;
@@ -400,7 +401,7 @@ int sb_queries(const struct sb_opts *o, struct sb_result *res)
 	memset(&s, 0, sizeof s);
 	s.o = o;
 	s.res = res;
-	s.rng = o->seed;
+	rng_seed(&s.rng, o->seed);
 	if (o->check)
 		open_sht(&s);
 	s.ans = calloc(o->quarks, sizeof *s.ans);

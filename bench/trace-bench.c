@@ -32,6 +32,7 @@
 
 #include "sht/sht.h"
 #include "bench-util.h"
+#include "rng.h"
 
 #define WARM_SINGLE 1000
 #define WARM_FULL 20
@@ -60,15 +61,6 @@ static uint64_t mix(uint64_t h, uint64_t x)
 {
 	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
 	return h * 0xff51afd7ed558ccdull;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static uint64_t hash_iv(const sht_interval *iv)
@@ -132,7 +124,8 @@ static double build(const struct opts *o, sht_variant v, const char *path,
 
 static void draw(struct qset *qs, const struct opts *o, const sht_tree_info *in)
 {
-	uint64_t s = o->seed, span = (uint64_t)(in->end - in->start) + 1;
+	struct rng s = RNG_INIT(o->seed);
+	uint64_t span = (uint64_t)(in->end - in->start) + 1;
 	size_t n = WARM_SINGLE + o->queries, nf = WARM_FULL + o->full_queries;
 
 	qs->q = malloc(n * sizeof *qs->q);
@@ -144,12 +137,13 @@ static void draw(struct qset *qs, const struct opts *o, const sht_tree_info *in)
 		fprintf(stderr, "trace-bench: out of memory\n");
 		exit(2);
 	}
+	/* Reduced modulo n, as since the first runs: the same questions. */
 	for (size_t i = 0; i < n; i++) {
-		qs->q[i] = (sht_quark)(splitmix(&s) % in->quark_count);
-		qs->t[i] = in->start + (sht_time)(splitmix(&s) % span);
+		qs->q[i] = (sht_quark)(rng_next(&s) % in->quark_count);
+		qs->t[i] = in->start + (sht_time)(rng_next(&s) % span);
 	}
 	for (size_t i = 0; i < nf; i++)
-		qs->tf[i] = in->start + (sht_time)(splitmix(&s) % span);
+		qs->tf[i] = in->start + (sht_time)(rng_next(&s) % span);
 }
 
 /* Single queries: timed one by one; answers checked, hashed into ans

@@ -36,86 +36,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-
-/* ---- random numbers: xoshiro256** seeded by splitmix64 ---------------- */
-
-typedef struct orc_rng {
-	uint64_t s[4];
-} orc_rng;
-
-static inline uint64_t orc_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline void orc_rng_seed(orc_rng *r, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		r->s[i] = z ^ (z >> 31);
-	}
-}
-
-static inline uint64_t orc_next(orc_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = orc_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = orc_rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, n); n == 0 means the full 64-bit range. */
-static inline uint64_t orc_below(orc_rng *r, uint64_t n)
-{
-	uint64_t x, lim;
-
-	if (n == 0)
-		return orc_next(r);
-	lim = UINT64_MAX - UINT64_MAX % n;
-	do
-		x = orc_next(r);
-	while (x >= lim);
-	return x % n;
-}
-
-/* Uniform in [lo, hi] (inclusive), any int64 bounds. */
-static inline int64_t orc_range(orc_rng *r, int64_t lo, int64_t hi)
-{
-	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u; /* 0: full range */
-
-	return (int64_t)((uint64_t)lo + orc_below(r, span));
-}
-
-/* 1 with probability pct percent. */
-static inline int orc_pct(orc_rng *r, unsigned pct)
-{
-	return orc_below(r, 100) < pct;
-}
-
-/* The test seed: SHT_TEST_SEED (decimal or 0x hex) or dflt; printed. */
-static inline uint64_t orc_test_seed(uint64_t dflt)
-{
-	const char *env = getenv("SHT_TEST_SEED");
-	uint64_t seed = dflt;
-
-	if (env && *env)
-		seed = strtoull(env, NULL, 0);
-	printf("# seed %" PRIu64 " (override with SHT_TEST_SEED)\n", seed);
-	fflush(stdout);
-	return seed;
-}
+#include "rng.h"
 
 /* Monotonic seconds, for the time budget diagnostics. */
 static inline double orc_now(void)
@@ -413,12 +334,12 @@ static inline int orc_cmp_qs(const void *a, const void *b)
  * Put the intervals in builder order: non-decreasing end, ties in random
  * order (shuffle first; qsort is not stable, which only adds randomness).
  */
-static inline void orc_order_by_end(orc *o, orc_rng *r)
+static inline void orc_order_by_end(orc *o, struct rng *r)
 {
 	size_t i;
 
 	for (i = o->n; i > 1; i--) {
-		size_t j = (size_t)orc_below(r, i);
+		size_t j = (size_t)rng_below(r, i);
 		sht_interval t = o->ivs[i - 1];
 
 		o->ivs[i - 1] = o->ivs[j];
@@ -861,13 +782,13 @@ static inline orc_vmix orc_vmix_default(uint32_t block_size,
 
 /* Scratch for generated strings (largest: 100 KiB or a block + 1). */
 typedef struct orc_gen {
-	orc_rng *rng;
+	struct rng *rng;
 	orc_vmix mix;
 	char *buf;
 	size_t buf_cap;
 } orc_gen;
 
-static inline void orc_gen_init(orc_gen *g, orc_rng *rng, orc_vmix mix)
+static inline void orc_gen_init(orc_gen *g, struct rng *rng, orc_vmix mix)
 {
 	g->rng = rng;
 	g->mix = mix;
@@ -893,26 +814,26 @@ static inline double orc_double_from_bits(uint64_t b)
 
 static inline sht_value orc_gen_value(orc_gen *g)
 {
-	orc_rng *r = g->rng;
-	unsigned p = (unsigned)orc_below(r, 100);
+	struct rng *r = g->rng;
+	unsigned p = (unsigned)rng_below(r, 100);
 	const orc_vmix *m = &g->mix;
 
 	if (p < m->i32) {
 		static const int32_t special[] = { 0, -1, 1, INT32_MIN,
 						   INT32_MAX };
 
-		if (orc_pct(r, 20))
-			return sht_value_int32(special[orc_below(r, 5)]);
-		return sht_value_int32((int32_t)(uint32_t)orc_next(r));
+		if (rng_pct(r, 20))
+			return sht_value_int32(special[rng_below(r, 5)]);
+		return sht_value_int32((int32_t)(uint32_t)rng_next(r));
 	}
 	p -= m->i32;
 	if (p < m->i64) {
 		static const int64_t special[] = { 0, -1, 1, INT64_MIN,
 						   INT64_MAX, 1ll << 32 };
 
-		if (orc_pct(r, 25))
-			return sht_value_int64(special[orc_below(r, 6)]);
-		return sht_value_int64((int64_t)orc_next(r));
+		if (rng_pct(r, 25))
+			return sht_value_int64(special[rng_below(r, 6)]);
+		return sht_value_int64((int64_t)rng_next(r));
 	}
 	p -= m->i64;
 	if (p < m->dbl) {
@@ -927,41 +848,41 @@ static inline sht_value orc_gen_value(orc_gen *g)
 			0x0000000000000001ull,  /* smallest subnormal */
 		};
 
-		if (orc_pct(r, 30))
+		if (rng_pct(r, 30))
 			return sht_value_double(orc_double_from_bits(
-				special[orc_below(r, 8)]));
-		return sht_value_double(orc_double_from_bits(orc_next(r)));
+				special[rng_below(r, 8)]));
+		return sht_value_double(orc_double_from_bits(rng_next(r)));
 	}
 	p -= m->dbl;
 	if (p < m->str) {
 		size_t len, k;
-		unsigned kind = (unsigned)orc_below(r, 100);
+		unsigned kind = (unsigned)rng_below(r, 100);
 
 		if (kind < 10) {
 			len = 0;
 		} else if (kind < 75) {
-			len = 1 + orc_below(r, 24);
+			len = 1 + rng_below(r, 24);
 		} else if (kind < 93) {
-			len = 900 + orc_below(r, 250);   /* ~1 KiB */
+			len = 900 + rng_below(r, 250);   /* ~1 KiB */
 		} else if (kind < 98 || m->big_strings == 0) {
 			/* around the block size and half of it */
 			size_t bs = m->block_size ? m->block_size : 4096;
 			static const int64_t delta[] = { -64, -1, 0, 1 };
 
-			len = (orc_pct(r, 50) ? bs / 2 : bs) +
-			      (size_t)delta[orc_below(r, 4)];
+			len = (rng_pct(r, 50) ? bs / 2 : bs) +
+			      (size_t)delta[rng_below(r, 4)];
 			if (len > 100u * 1024u)
 				len = 100u * 1024u;
 		} else {
 			g->mix.big_strings--;
-			len = orc_pct(r, 50) ? 64u * 1024u : 100u * 1024u;
+			len = rng_pct(r, 50) ? 64u * 1024u : 100u * 1024u;
 		}
 		for (k = 0; k < len; k++)
-			g->buf[k] = (char)('a' + orc_below(r, 26));
+			g->buf[k] = (char)('a' + rng_below(r, 26));
 		/* embedded NULs and high bytes: strings are bytes */
-		if (len > 3 && orc_pct(r, 20)) {
-			g->buf[orc_below(r, len)] = '\0';
-			g->buf[orc_below(r, len)] = (char)0xff;
+		if (len > 3 && rng_pct(r, 20)) {
+			g->buf[rng_below(r, len)] = '\0';
+			g->buf[rng_below(r, len)] = (char)0xff;
 		}
 		g->buf[len] = '\0';
 		return sht_value_string(g->buf, (uint32_t)len);
@@ -986,7 +907,7 @@ static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
 				  sht_time e, size_t m, sht_time grid,
 				  unsigned short_pct)
 {
-	orc_rng *r = g->rng;
+	struct rng *r = g->rng;
 	uint64_t span = (uint64_t)e - (uint64_t)s;  /* cuts in (s, e] */
 	uint64_t points = span / (uint64_t)(grid > 0 ? grid : 1);
 	sht_time *cuts;
@@ -1005,8 +926,8 @@ static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
 	}
 	for (i = 0; i < want && points > 0; i++) {
 		sht_time c = (sht_time)((uint64_t)s +
-			(1 + orc_below(r, points)) * (uint64_t)grid);
-		int run = orc_pct(r, short_pct) ? 1 + (int)orc_below(r, 3) : 0;
+			(1 + rng_below(r, points)) * (uint64_t)grid);
+		int run = rng_pct(r, short_pct) ? 1 + (int)rng_below(r, 3) : 0;
 
 		cuts[nc++] = c;
 		while (run-- > 0 && c < e)
@@ -1031,7 +952,7 @@ static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
 }
 
 /* Builder order (end, ties shuffled) and the lookup index. */
-static inline void orc_seal(orc *o, orc_rng *r)
+static inline void orc_seal(orc *o, struct rng *r)
 {
 	orc_order_by_end(o, r);
 	orc_index(o);
@@ -1043,7 +964,7 @@ static inline void orc_seal(orc *o, orc_rng *r)
  * SHT_QUARK_MAX - 1, 2^31 and 2^31 - 1).  out holds n_dense + n_sparse.
  * Returns the count.
  */
-static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
+static inline size_t orc_make_quarks(struct rng *r, sht_quark *out,
 				     size_t n_dense, size_t n_sparse)
 {
 	size_t n = 0, i, k;
@@ -1058,7 +979,7 @@ static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
 		n_sparse -= 4;
 	}
 	for (i = 0; i < n_sparse; i++)
-		out[n++] = (sht_quark)(n_dense + orc_below(r,
+		out[n++] = (sht_quark)(n_dense + rng_below(r,
 			(uint64_t)SHT_QUARK_MAX + 1 - n_dense));
 	qsort(out, n, sizeof *out, orc_cmp_quark);
 	for (i = 1, k = 1; i < n; i++)
@@ -1072,7 +993,7 @@ static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
  * each tiling the whole range with 1 .. max_m intervals (cuts anywhere,
  * some runs of length-1 intervals), values of every type.  Sealed.
  */
-static inline void orc_wl_mixed(orc *o, orc_rng *r, uint32_t block_size,
+static inline void orc_wl_mixed(orc *o, struct rng *r, uint32_t block_size,
 				sht_time start, sht_time span, size_t n_dense,
 				size_t n_sparse, size_t max_m,
 				unsigned big_strings)
@@ -1086,8 +1007,8 @@ static inline void orc_wl_mixed(orc *o, orc_rng *r, uint32_t block_size,
 	nq = orc_make_quarks(r, qs, n_dense, n_sparse);
 	for (i = 0; i < nq; i++)
 		orc_gen_tiling(o, &g, qs[i], start, start + span,
-			       1 + orc_below(r, max_m),
-			       orc_pct(r, 50) ? 1 : 100, 10);
+			       1 + rng_below(r, max_m),
+			       rng_pct(r, 50) ? 1 : 100, 10);
 	orc_gen_free(&g);
 	free(qs);
 	orc_seal(o, r);

@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "rng.h"
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -195,74 +196,6 @@ static inline int sm_iv_eq(const sht_interval *a, const sht_interval *b)
 {
 	return a->quark == b->quark && a->start == b->start &&
 	       a->end == b->end && sm_value_eq(&a->value, &b->value);
-}
-
-/* ---- random numbers: xoshiro256** seeded by splitmix64 ------------------ */
-
-typedef struct sm_rng {
-	uint64_t s[4];
-} sm_rng;
-
-static inline void sm_rng_seed(sm_rng *r, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		r->s[i] = z ^ (z >> 31);
-	}
-}
-
-static inline uint64_t sm_next(sm_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = ((s[1] * 5) << 7 | (s[1] * 5) >> 57) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = s[3] << 45 | s[3] >> 19;
-	return res;
-}
-
-/* Uniform in [0, n), n > 0. */
-static inline uint64_t sm_below(sm_rng *r, uint64_t n)
-{
-	uint64_t x, lim = UINT64_MAX - UINT64_MAX % n;
-
-	do
-		x = sm_next(r);
-	while (x >= lim);
-	return x % n;
-}
-
-static inline int64_t sm_range(sm_rng *r, int64_t lo, int64_t hi)
-{
-	return lo + (int64_t)sm_below(r, (uint64_t)(hi - lo) + 1u);
-}
-
-static inline int sm_pct(sm_rng *r, unsigned pct)
-{
-	return sm_below(r, 100) < pct;
-}
-
-/* The test seed: SHT_TEST_SEED (decimal or 0x hex) or dflt; printed. */
-static inline uint64_t sm_test_seed(uint64_t dflt)
-{
-	const char *env = getenv("SHT_TEST_SEED");
-	uint64_t seed = dflt;
-
-	if (env && *env)
-		seed = strtoull(env, NULL, 0);
-	printf("# seed %" PRIu64 " (override with SHT_TEST_SEED)\n", seed);
-	fflush(stdout);
-	return seed;
 }
 
 static inline double sm_now(void)

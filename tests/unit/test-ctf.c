@@ -20,6 +20,7 @@
 
 #include "sht/sht.h"
 #include "json-read.h"
+#include "rng.h"
 #include "tap.h"
 #include <shtgen/ctfw.h>
 
@@ -286,12 +287,6 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005u + 1442695040888963407u;
-	return *s >> 33;
-}
-
 static void check_seeks(const char *dir, uint32_t every)
 {
 	char path[8192];
@@ -337,7 +332,7 @@ static void check_seeks(const char *dir, uint32_t every)
 	 * random. */
 	uint64_t targets[80];
 	size_t nt = 0;
-	uint64_t seed = 42;
+	struct rng rng = RNG_INIT(42);
 	targets[nt++] = 0;
 	targets[nt++] = n - 1;
 	targets[nt++] = 1;
@@ -354,7 +349,7 @@ static void check_seeks(const char *dir, uint32_t every)
 		if (recs[k].ts == recs[k - 1].ts)
 			targets[nt++] = k;
 	while (nt < 60)
-		targets[nt++] = lcg(&seed) % n;
+		targets[nt++] = rng_below(&rng, n);
 
 	int bad = 0;
 	double t0 = now_s();

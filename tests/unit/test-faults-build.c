@@ -280,7 +280,7 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 int main(int argc, char **argv)
 {
 	uint64_t max_points = 40;
-	orc_rng rng;
+	struct rng rng;
 	orc mixed;
 
 	if (argc == 3 && strcmp(argv[1], "--points") == 0)
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	if (orc_scratch_init("faults-build") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
+	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&mixed, &rng, 4096, 1000, 2000000, 30, 4, 60, 1);
 	{
 		const struct wl W[] = {

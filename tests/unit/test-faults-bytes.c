@@ -68,7 +68,7 @@ static int detected(const char *path, int64_t fb, sht_err *why)
 
 /* Queries over the file with bit fb flipped: wrong answers. */
 static size_t wrong_answers(const orc *o, const char *path, int64_t fb,
-			    orc_rng *rng, orc_errlog *log)
+			    struct rng *rng, orc_errlog *log)
 {
 	sht_result *res = sht_result_create();
 	size_t wrong = 0;
@@ -81,7 +81,7 @@ static size_t wrong_answers(const orc *o, const char *path, int64_t fb,
 		sht_reader_info_get(r, &info);
 		v = orc_vis_all(o, info.quark_count);
 		for (int i = 0; i < 20; i++) {
-			const sht_interval *iv = &o->ivs[orc_below(rng, o->n)];
+			const sht_interval *iv = &o->ivs[rng_below(rng, o->n)];
 			sht_err err = sht_reader_query(r, iv->quark, iv->start, res);
 
 			wrong += !orc_check_single(o, &v, iv->quark, iv->start,
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX];
 	struct stat sb;
 	orc_errlog log;
-	orc_rng rng;
+	struct rng rng;
 	orc o;
 
 	if (argc > 1 && !all_bits) {
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 	}
 	if (orc_scratch_init("faults-bytes") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
+	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&o, &rng, 1024, 1000, 100000, 12, 4, 12, 1);
 	orc_scratch_path(path, sizeof path, "bytes");
 	if (!ok(build(&o, path), "history of %zu intervals built", o.n))

@@ -51,7 +51,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void same_file(orc_rng *r, sht_variant v, uint32_t bs, uint32_t mc,
+static void same_file(struct rng *r, sht_variant v, uint32_t bs, uint32_t mc,
 		      unsigned big_strings)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -123,12 +123,12 @@ static void errors(void)
 
 int main(void)
 {
-	uint64_t seed = orc_test_seed(7331);
-	orc_rng r;
+	uint64_t seed = rng_test_seed(7331);
+	struct rng r;
 
 	if (orc_scratch_init("pipeline") != 0)
 		bail_out("Cannot create a scratch directory");
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	same_file(&r, SHT_VARIANT_ESHT, 1024, 3, 0);
 	same_file(&r, SHT_VARIANT_SHT, 2048, 4, 0);
 	same_file(&r, SHT_VARIANT_ESHT, 4096, 10, 2);

@@ -57,7 +57,7 @@ typedef struct sut {
 typedef struct run {
 	long hist[16];               /* model statuses: [status + 12] */
 	sm_model m;
-	sm_rng rng;
+	struct rng rng;
 	sut s[MAX_SUT];
 	int ns;
 	sht_time t;                  /* script clock */
@@ -158,15 +158,15 @@ static sht_value rand_of_type(run *R, sht_type ty)
 
 	switch (ty) {
 	case SHT_TYPE_INT32:
-		return sht_value_int32((int32_t)sm_range(&R->rng, -2, 5));
+		return sht_value_int32((int32_t)rng_range(&R->rng, -2, 5));
 	case SHT_TYPE_INT64:
-		return sht_value_int64(i64s[sm_below(&R->rng, 6)]);
+		return sht_value_int64(i64s[rng_below(&R->rng, 6)]);
 	case SHT_TYPE_DOUBLE:
-		if (sm_pct(&R->rng, 10))
+		if (rng_pct(&R->rng, 10))
 			return sht_value_double(NAN);
-		return sht_value_double(dbls[sm_below(&R->rng, 6)]);
+		return sht_value_double(dbls[rng_below(&R->rng, 6)]);
 	case SHT_TYPE_STRING:
-		switch (sm_below(&R->rng, 8)) {
+		switch (rng_below(&R->rng, 8)) {
 		case 0: return sht_value_string("", 0);
 		case 1: return sht_value_string("a", 1);
 		case 2: return sht_value_string("b", 1);
@@ -175,7 +175,7 @@ static sht_value rand_of_type(run *R, sht_type ty)
 		case 5: return sht_value_string("thread-1", 8);
 		case 6: return sht_value_string(big1, sizeof big1);
 		default:
-			return sht_value_string(big2, sm_pct(&R->rng, 50)
+			return sht_value_string(big2, rng_pct(&R->rng, 50)
 				? sizeof big2 : sizeof big2 - 1);
 		}
 	default:
@@ -189,14 +189,14 @@ static sht_type rand_type(run *R)
 				      SHT_TYPE_INT64, SHT_TYPE_STRING,
 				      SHT_TYPE_STRING, SHT_TYPE_DOUBLE };
 
-	return t[sm_below(&R->rng, 6)];
+	return t[rng_below(&R->rng, 6)];
 }
 
 /* A value for q: mostly of its preferred type, sometimes null, sometimes
  * any type (which violates the lock when q is locked to another). */
 static sht_value rand_value(run *R, sht_quark q)
 {
-	unsigned u = (unsigned)sm_below(&R->rng, 100);
+	unsigned u = (unsigned)rng_below(&R->rng, 100);
 
 	if (u < 12)
 		return sht_value_null();
@@ -271,24 +271,24 @@ static const char *const names[] = {
 
 static sht_quark rand_quark(run *R)
 {
-	return (sht_quark)sm_below(&R->rng, R->m.n);
+	return (sht_quark)rng_below(&R->rng, R->m.n);
 }
 
 /* Get-or-create (or find) a random path below a random parent. */
 static void op_lookup(run *R, int create)
 {
 	const char *el[3];
-	size_t n = 1 + sm_below(&R->rng, 3), i, before = R->m.n;
-	sht_quark parent = (R->m.n == 0 || sm_pct(&R->rng, 20))
+	size_t n = 1 + rng_below(&R->rng, 3), i, before = R->m.n;
+	sht_quark parent = (R->m.n == 0 || rng_pct(&R->rng, 20))
 			   ? SHT_QUARK_ROOT : rand_quark(R);
 	sht_quark qm = SHT_QUARK_NONE;
 	sht_err em;
-	int as_string = parent == SHT_QUARK_ROOT && sm_pct(&R->rng, 50);
+	int as_string = parent == SHT_QUARK_ROOT && rng_pct(&R->rng, 50);
 	char joined[256];
 	int k;
 
 	for (i = 0; i < n; i++) {
-		el[i] = names[sm_below(&R->rng, NNAMES)];
+		el[i] = names[rng_below(&R->rng, NNAMES)];
 		if (strchr(el[i], '/'))
 			as_string = 0;
 	}
@@ -309,7 +309,7 @@ static void op_lookup(run *R, int create)
 		 * slot, and a push would set it to any value). */
 		if (R->m.n > before && qm == R->m.n - 1 &&
 		    strspn(el[n - 1], "0123456789") != strlen(el[n - 1]) &&
-		    sm_pct(&R->rng, 10)) {
+		    rng_pct(&R->rng, 10)) {
 			SM_GROW(R->stacks, R->nstacks, R->capstacks);
 			R->stacks[R->nstacks++] = qm;
 			R->is_stack[qm] = 1;
@@ -342,21 +342,21 @@ static void op_lookup(run *R, int create)
  * and then one in the past (order) or before the start (range). */
 static sht_time next_time(run *R)
 {
-	unsigned u = (unsigned)sm_below(&R->rng, 1000);
+	unsigned u = (unsigned)rng_below(&R->rng, 1000);
 
 	if (u < 10 && R->t > R->m.start)
-		return R->opt = R->t - sm_range(&R->rng, 1, 50);
+		return R->opt = R->t - rng_range(&R->rng, 1, 50);
 	if (u < 14)
-		return R->opt = R->m.start - sm_range(&R->rng, 1, 3);
-	u = (unsigned)sm_below(&R->rng, 100);
+		return R->opt = R->m.start - rng_range(&R->rng, 1, 3);
+	u = (unsigned)rng_below(&R->rng, 100);
 	if (u < 45)
 		;                                   /* same timestamp */
 	else if (u < 75)
-		R->t += sm_range(&R->rng, 1, 10);
+		R->t += rng_range(&R->rng, 1, 10);
 	else if (u < 96)
-		R->t += sm_range(&R->rng, 10, 2000);
+		R->t += rng_range(&R->rng, 10, 2000);
 	else
-		R->t += sm_range(&R->rng, 1000000, 1000000000);
+		R->t += rng_range(&R->rng, 1000000, 1000000000);
 	return R->opt = R->t;
 }
 
@@ -366,8 +366,8 @@ static sht_quark pick_plain(run *R)
 	int tries;
 
 	for (tries = 0; tries < 50; tries++) {
-		sht_quark q = sm_pct(&R->rng, 50) && R->m.n > 16
-			      ? (sht_quark)sm_below(&R->rng, 16)
+		sht_quark q = rng_pct(&R->rng, 50) && R->m.n > 16
+			      ? (sht_quark)rng_below(&R->rng, 16)
 			      : rand_quark(R);
 
 		if (!R->is_stack[q])
@@ -410,7 +410,7 @@ static void op_modify_stack(run *R)
 
 	if (!R->nstacks)
 		return;
-	q = R->stacks[sm_below(&R->rng, R->nstacks)];
+	q = R->stacks[rng_below(&R->rng, R->nstacks)];
 	t = next_time(R);
 	do
 		v = rand_of_type(R, rand_type(R));
@@ -453,14 +453,14 @@ static void op_push(run *R)
 
 	if (!R->nstacks)
 		return;
-	q = R->stacks[sm_below(&R->rng, R->nstacks)];
+	q = R->stacks[rng_below(&R->rng, R->nstacks)];
 	if (R->m.a[q].cur.type == SHT_TYPE_INT32 &&
 	    R->m.a[q].cur.u.i32 >= 12)
 		return;                             /* keep stacks small */
 	t = next_time(R);
 	v = rand_value(R, q);
 	if (R->pref[q] == SHT_TYPE_INT32 && v.type != SHT_TYPE_NULL &&
-	    sm_pct(&R->rng, 70))
+	    rng_pct(&R->rng, 70))
 		v = rand_of_type(R, SHT_TYPE_STRING);
 	em = sm_push(&R->m, t, q, &v);
 	assign_pref(R, before);
@@ -490,7 +490,7 @@ static void op_pop(run *R)
 
 	if (!R->nstacks)
 		return;
-	q = R->stacks[sm_below(&R->rng, R->nstacks)];
+	q = R->stacks[rng_below(&R->rng, R->nstacks)];
 	t = next_time(R);
 	em = sm_pop(&R->m, t, q, &pm);
 	logop(R, "pop q%" PRIu32 " (%s) -> %s %s", q, qpath(&R->m, q),
@@ -502,7 +502,7 @@ static void op_pop(run *R)
 
 		if (!alive(s))
 			continue;
-		int want_value = sm_pct(&R->rng, 90);
+		int want_value = rng_pct(&R->rng, 90);
 
 		ps = sht_value_int32(-777);
 		es = sht_state_pop(s->ss, t, q, want_value ? &ps : NULL);
@@ -521,7 +521,7 @@ static void op_increment(run *R)
 
 	for (tries = 0; tries < 5 && q != SHT_QUARK_NONE &&
 	     R->pref[q] != SHT_TYPE_INT32 && R->pref[q] != SHT_TYPE_INT64 &&
-	     sm_pct(&R->rng, 80); tries++)
+	     rng_pct(&R->rng, 80); tries++)
 		q = pick_plain(R);
 	sht_time t;
 	int64_t d;
@@ -531,7 +531,7 @@ static void op_increment(run *R)
 	if (q == SHT_QUARK_NONE)
 		return;
 	t = next_time(R);
-	d = sm_range(&R->rng, -2, 3);
+	d = rng_range(&R->rng, -2, 3);
 	em = sm_increment(&R->m, t, q, d);
 	logop(R, "increment q%" PRIu32 " (%s) by %" PRId64 " -> %s", q,
 	      qpath(&R->m, q), d, sht_err_name(em));
@@ -567,7 +567,7 @@ static void op_update(run *R)
 	/* Often followed by a modify with that same value (which, on an
 	 * attribute not locked yet, locks its type: §2.2 step 1 comes
 	 * before step 2). */
-	if (!R->is_stack[q] && sm_pct(&R->rng, 40)) {
+	if (!R->is_stack[q] && rng_pct(&R->rng, 40)) {
 		sht_time t = next_time(R);
 
 		R->op++;
@@ -802,21 +802,21 @@ static int check_2d(run *R, sut *s, const char *phase, qstats *st)
 	sht_err es;
 
 	memset(&q2, 0, sizeof q2);
-	t1 = sm_range(&R->rng, lo, hi);
-	t2 = sm_pct(&R->rng, 30) ? hi : sm_range(&R->rng, t1, hi);
-	r = sm_pct(&R->rng, 40) ? 0
-	    : sm_range(&R->rng, 1, (t2 - t1) / 4 + 2);
+	t1 = rng_range(&R->rng, lo, hi);
+	t2 = rng_pct(&R->rng, 30) ? hi : rng_range(&R->rng, t1, hi);
+	r = rng_pct(&R->rng, 40) ? 0
+	    : rng_range(&R->rng, 1, (t2 - t1) / 4 + 2);
 	if (R->m.n == 0)
 		return 1;
-	if (sm_pct(&R->rng, 50)) {
-		nsel = 1 + sm_below(&R->rng, 6);
+	if (rng_pct(&R->rng, 50)) {
+		nsel = 1 + rng_below(&R->rng, 6);
 		for (i = 0; i < nsel; i++)
 			sel[i] = rand_quark(R);
 		q2.quarks = sel;
 		q2.n_quarks = nsel;
 	} else {
 		q2.qmin = rand_quark(R);
-		q2.qmax = q2.qmin + (sht_quark)sm_below(&R->rng,
+		q2.qmax = q2.qmin + (sht_quark)rng_below(&R->rng,
 						R->m.n - q2.qmin < 40
 						? R->m.n - q2.qmin : 40);
 	}
@@ -844,17 +844,17 @@ static int check_2d(run *R, sut *s, const char *phase, qstats *st)
 
 static sht_time rand_t(run *R)
 {
-	return sm_range(&R->rng, R->m.start, sm_end(&R->m));
+	return rng_range(&R->rng, R->m.start, sm_end(&R->m));
 }
 
 static sht_time rand_res(run *R, sht_time span)
 {
-	switch (sm_below(&R->rng, 5)) {
+	switch (rng_below(&R->rng, 5)) {
 	case 0: return 0;
 	case 1: return 1;
-	case 2: return sm_range(&R->rng, 1, 20);
-	case 3: return sm_range(&R->rng, 1, span / 50 + 1);
-	default: return sm_range(&R->rng, 1, span / 3 + 1);
+	case 2: return rng_range(&R->rng, 1, 20);
+	case 3: return rng_range(&R->rng, 1, span / 50 + 1);
+	default: return rng_range(&R->rng, 1, span / 3 + 1);
 	}
 }
 
@@ -869,10 +869,10 @@ static sht_time bound_t(run *R)
 	if (a->niv == 0)
 		t = a->cur_start;
 	else {
-		i = sm_below(&R->rng, a->niv);
-		t = sm_pct(&R->rng, 50) ? a->ivs[i].start : a->ivs[i].end;
+		i = rng_below(&R->rng, a->niv);
+		t = rng_pct(&R->rng, 50) ? a->ivs[i].start : a->ivs[i].end;
 	}
-	t += sm_range(&R->rng, -1, 1);
+	t += rng_range(&R->rng, -1, 1);
 	if (t < R->m.start)
 		t = R->m.start;
 	if (t > sm_end(&R->m))
@@ -964,7 +964,7 @@ static void check_queries(run *R, sut *s, const char *phase, int thorough)
 		const sm_attr *a = &R->m.a[q];
 		size_t n = a->niv + (R->m.finished ? 0 : 1);
 
-		if (!thorough && !sm_pct(&R->rng, 10))
+		if (!thorough && !rng_pct(&R->rng, 10))
 			continue;
 		for (i = 0; i < n; i++) {
 			sht_time s0 = i < a->niv ? a->ivs[i].start
@@ -1008,10 +1008,10 @@ static void check_queries(run *R, sut *s, const char *phase, int thorough)
 	/* Range queries. */
 	for (k = 0; k < nrange && R->m.n; k++) {
 		sht_quark qq = rand_quark(R);
-		sht_time t1 = sm_pct(&R->rng, 50) ? rand_t(R) : bound_t(R);
-		sht_time t2 = sm_pct(&R->rng, 20) ? INT64_MAX
-			      : sm_pct(&R->rng, 30) ? hi
-			      : sm_range(&R->rng, t1, hi);
+		sht_time t1 = rng_pct(&R->rng, 50) ? rand_t(R) : bound_t(R);
+		sht_time t2 = rng_pct(&R->rng, 20) ? INT64_MAX
+			      : rng_pct(&R->rng, 30) ? hi
+			      : rng_range(&R->rng, t1, hi);
 		sht_time r = rand_res(R, (t2 < hi ? t2 : hi) - t1);
 
 		if (k < 5 && lo > INT64_MIN)
@@ -1116,7 +1116,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 	sht_time end;
 	int j, v, b;
 
-	sm_rng_seed(&R->rng, seed);
+	rng_seed(&R->rng, seed);
 	sm_init(&R->m, c->start);
 	R->m.latest_on_call = c->latest_on_call;
 	R->m.lock_on_change = R->lock_on_change;
@@ -1139,7 +1139,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 	for (i = 0; i < 8; i++, R->op++)
 		op_lookup(R, 1);
 	for (i = 0; i < c->ops; i++, R->op++) {
-		unsigned u = (unsigned)sm_below(&R->rng, 1000);
+		unsigned u = (unsigned)rng_below(&R->rng, 1000);
 		int want_create = R->m.n < R->target_attrs;
 
 		if (u < (want_create ? 90u : 8u))
@@ -1186,7 +1186,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 	force_change(R);
 	R->op++;
 	end = R->m.latest + (R->round % 2 == 0 ? 0
-			     : sm_range(&R->rng, 1, 5000));
+			     : rng_range(&R->rng, 1, 5000));
 	R->t = R->opt = end;
 	{
 		sht_err em = sm_finish(&R->m, end);
@@ -1262,7 +1262,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 
 int main(void)
 {
-	uint64_t seed = sm_test_seed(20251122);
+	uint64_t seed = rng_test_seed(20251122);
 	const char *sc = getenv("SHT_TEST_SCALE");
 	const char *tr = getenv("SHT_TEST_TRACE");
 	double scale = sc && atof(sc) > 0 ? atof(sc) : 1.0;

@@ -1717,10 +1717,10 @@ static void *th_read(void *arg)
 	th_reader *r = arg;
 	th_ctx *c = r->c;
 	sht_result *res = sht_result_create();
-	sm_rng rng;
+	struct rng rng;
 	int last = 0;
 
-	sm_rng_seed(&rng, r->seed);
+	rng_seed(&rng, r->seed);
 	while (!last) {
 		sht_time e, t, t2;
 		sht_err rc;
@@ -1729,9 +1729,9 @@ static void *th_read(void *arg)
 		last = c->finished ? r->queries >= 3000
 				   : atomic_load(&c->done);
 		e = sht_state_end(c->ss);
-		t = sm_range(&rng, 0, e);
+		t = rng_range(&rng, 0, e);
 		r->queries++;
-		switch (sm_below(&rng, 3)) {
+		switch (rng_below(&rng, 3)) {
 		case 0:
 			rc = sht_state_query(c->ss, c->n, t, res);
 			if (rc != SHT_OK || sht_result_count(res) != 1)
@@ -1763,9 +1763,9 @@ static void *th_read(void *arg)
 			th_check_n(r, sht_result_at(res, c->n), t);
 			break;
 		default:
-			t2 = sm_range(&rng, t, t + 500 < e ? t + 500 : e);
+			t2 = rng_range(&rng, t, t + 500 < e ? t + 500 : e);
 			rc = sht_state_query_range(c->ss, c->n, t, t2,
-						   sm_below(&rng, 2) ? 0 : 7,
+						   rng_below(&rng, 2) ? 0 : 7,
 						   res);
 			cnt = sht_result_count(res);
 			if (rc != SHT_OK || cnt == 0) {

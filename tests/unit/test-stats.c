@@ -19,6 +19,7 @@
 
 #include "sht/sht.h"
 #include "json-read.h"
+#include "rng.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -563,16 +564,10 @@ static void check_partial(sht_state *full)
 		is_u64(sht_state_attr_count(ps), sht_state_attr_count(full),
 		       "%s: same attribute count", dir);
 		sht_time t0 = sht_state_start(full), t1 = sht_state_end(full);
-		uint64_t x = 0x2545F4914F6CDD1Du;
-		const char *seed = getenv("SHT_TEST_SEED");
-		if (seed && *seed)
-			x ^= strtoull(seed, NULL, 10);
+		struct rng rng = RNG_INIT(rng_test_seed(0x2545F4914F6CDD1Du));
 		int bad = 0, checked = 0;
 		for (int k = 0; k < 200; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			sht_time t = t0 + (sht_time)(x % (uint64_t)(t1 - t0 + 1));
+			sht_time t = rng_range(&rng, t0, t1);
 			if (sht_state_query_full(full, t, r1) != SHT_OK ||
 			    sht_state_query_full(ps, t, r2) != SHT_OK ||
 			    sht_result_count(r1) != sht_result_count(r2)) {

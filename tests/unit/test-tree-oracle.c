@@ -112,16 +112,16 @@ typedef struct effort {
 
 /* A quark for a random query: mostly stored ones, sometimes neighbours
  * and random numbers (usually absent). */
-static sht_quark pick_quark(const orc *o, orc_rng *r)
+static sht_quark pick_quark(const orc *o, struct rng *r)
 {
-	unsigned p = (unsigned)orc_below(r, 100);
+	unsigned p = (unsigned)rng_below(r, 100);
 	sht_quark q;
 
 	if (o->nq == 0 || p < 10)
-		return (sht_quark)orc_below(r, (uint64_t)SHT_QUARK_MAX + 1);
-	q = o->qs[orc_below(r, o->nq)];
+		return (sht_quark)rng_below(r, (uint64_t)SHT_QUARK_MAX + 1);
+	q = o->qs[rng_below(r, o->nq)];
 	if (p < 20) {
-		if (orc_pct(r, 50))
+		if (rng_pct(r, 50))
 			q = q > 0 ? q - 1 : q;
 		else
 			q = q < SHT_QUARK_MAX ? q + 1 : q;
@@ -130,29 +130,29 @@ static sht_quark pick_quark(const orc *o, orc_rng *r)
 }
 
 /* A time for a random query: mostly inside the history. */
-static sht_time pick_time(const orc *o, orc_rng *r)
+static sht_time pick_time(const orc *o, struct rng *r)
 {
-	unsigned p = (unsigned)orc_below(r, 100);
+	unsigned p = (unsigned)rng_below(r, 100);
 
 	if (p < 75)
-		return orc_range(r, o->start, o->end);
+		return rng_range(r, o->start, o->end);
 	if (p < 85) {
 		sht_time e[4] = { o->start, o->end,
 				  o->start < o->end ? o->start + 1 : o->start,
 				  o->start < o->end ? o->end - 1 : o->end };
 
-		return e[orc_below(r, 4)];
+		return e[rng_below(r, 4)];
 	}
 	if (p < 95 && o->n) {
-		const sht_interval *iv = &o->ivs[orc_below(r, o->n)];
+		const sht_interval *iv = &o->ivs[rng_below(r, o->n)];
 
-		return orc_pct(r, 50) ? iv->start : iv->end;
+		return rng_pct(r, 50) ? iv->start : iv->end;
 	}
 	/* just outside the history */
-	if (orc_pct(r, 50) && o->start > INT64_MIN + 1000)
-		return o->start - 1 - (sht_time)orc_below(r, 1000);
+	if (rng_pct(r, 50) && o->start > INT64_MIN + 1000)
+		return o->start - 1 - (sht_time)rng_below(r, 1000);
 	if (o->end < INT64_MAX - 1000)
-		return o->end + 1 + (sht_time)orc_below(r, 1000);
+		return o->end + 1 + (sht_time)rng_below(r, 1000);
 	return o->end;
 }
 
@@ -201,7 +201,7 @@ static void report_line(void *ctx, const char *msg)
 }
 
 static void check_singles(sht_reader *rd, const orc *o, const orc_vis *v,
-			  orc_rng *r, sht_result *res, size_t n,
+			  struct rng *r, sht_result *res, size_t n,
 			  const char *name)
 {
 	size_t i, bad = 0;
@@ -221,7 +221,7 @@ static void check_singles(sht_reader *rd, const orc *o, const orc_vis *v,
 /* The 4 boundaries (start, end, start-1, end+1) of n intervals, plus
  * every interval of the first and last few quarks. */
 static void check_boundaries(sht_reader *rd, const orc *o, const orc_vis *v,
-			     orc_rng *r, sht_result *res, size_t n,
+			     struct rng *r, sht_result *res, size_t n,
 			     const char *name)
 {
 	size_t i, k, bad = 0, done = 0, all = n >= o->n;
@@ -229,7 +229,7 @@ static void check_boundaries(sht_reader *rd, const orc *o, const orc_vis *v,
 	orc_diag_reset();
 	for (i = 0; i < (all ? o->n : n); i++) {
 		const sht_interval *iv =
-			&o->ivs[all ? i : orc_below(r, o->n)];
+			&o->ivs[all ? i : rng_below(r, o->n)];
 		sht_time ts[4];
 
 		ts[0] = iv->start;
@@ -250,7 +250,7 @@ static void check_boundaries(sht_reader *rd, const orc *o, const orc_vis *v,
 }
 
 static void check_fulls(sht_reader *rd, const orc *o, const orc_vis *v,
-			orc_rng *r, sht_result *res, size_t n,
+			struct rng *r, sht_result *res, size_t n,
 			const char *name)
 {
 	size_t i, bad = 0;
@@ -258,13 +258,13 @@ static void check_fulls(sht_reader *rd, const orc *o, const orc_vis *v,
 	orc_diag_reset();
 	for (i = 0; i < n; i++) {
 		sht_time t = i == 0 ? o->start : i == 1 ? o->end :
-			     orc_range(r, o->start, o->end);
+			     rng_range(r, o->start, o->end);
 		sht_err rc;
 
-		if (i >= 2 && o->n && orc_pct(r, 30)) {
-			const sht_interval *iv = &o->ivs[orc_below(r, o->n)];
+		if (i >= 2 && o->n && rng_pct(r, 30)) {
+			const sht_interval *iv = &o->ivs[rng_below(r, o->n)];
 
-			t = orc_pct(r, 50) ? iv->start : iv->end;
+			t = rng_pct(r, 50) ? iv->start : iv->end;
 		}
 		rc = sht_reader_query_full(rd, t, res);
 		bad += !orc_check_full(o, v, t, rc, res, 0, NULL, name);
@@ -274,36 +274,36 @@ static void check_fulls(sht_reader *rd, const orc *o, const orc_vis *v,
 
 /* Random 2D query; quarks[] is scratch of at least 2 * o->nq + 80
  * entries. */
-static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
+static void pick_2d(const orc *o, struct rng *r, sht_query2d *q,
 		    sht_quark *quarks)
 {
 	uint64_t w;
 	unsigned p;
 
 	memset(q, 0, sizeof *q);
-	if (orc_pct(r, 50) && o->nq) {
-		size_t n = 1 + orc_below(r, o->nq < 64 ? o->nq : 64), i;
+	if (rng_pct(r, 50) && o->nq) {
+		size_t n = 1 + rng_below(r, o->nq < 64 ? o->nq : 64), i;
 
-		if (orc_pct(r, 5))   /* a long list: up to 2x every quark */
-			n = 1 + orc_below(r, 2 * o->nq);
+		if (rng_pct(r, 5))   /* a long list: up to 2x every quark */
+			n = 1 + rng_below(r, 2 * o->nq);
 
 		for (i = 0; i < n; i++)
-			quarks[i] = o->qs[orc_below(r, o->nq)]; /* dups ok */
-		if (orc_pct(r, 30))   /* an absent quark or two */
-			quarks[n++] = (sht_quark)orc_below(r,
+			quarks[i] = o->qs[rng_below(r, o->nq)]; /* dups ok */
+		if (rng_pct(r, 30))   /* an absent quark or two */
+			quarks[n++] = (sht_quark)rng_below(r,
 				(uint64_t)SHT_QUARK_MAX + 1);
-		if (orc_pct(r, 3))    /* an empty set selects nothing */
+		if (rng_pct(r, 3))    /* an empty set selects nothing */
 			n = 0;
 		q->quarks = quarks;
 		q->n_quarks = n;
 	} else {
-		p = (unsigned)orc_below(r, 100);
+		p = (unsigned)rng_below(r, 100);
 		if (p < 15 || o->nq == 0) {
 			q->qmin = 0;
 			q->qmax = SHT_QUARK_MAX;
 		} else {
-			size_t a = orc_below(r, o->nq);
-			size_t b = a + orc_below(r, o->nq - a < 40 ?
+			size_t a = rng_below(r, o->nq);
+			size_t b = a + rng_below(r, o->nq - a < 40 ?
 						      o->nq - a : 40);
 
 			q->qmin = o->qs[a];
@@ -314,23 +314,23 @@ static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
 				q->qmax = q->qmin;  /* one quark */
 		}
 	}
-	p = (unsigned)orc_below(r, 100);
+	p = (unsigned)rng_below(r, 100);
 	if (p < 10) {
 		q->t1 = o->start;
 		q->t2 = o->end;
 	} else if (p < 20) {
-		q->t1 = q->t2 = orc_range(r, o->start, o->end);
+		q->t1 = q->t2 = rng_range(r, o->start, o->end);
 	} else {
 		/* t2 - t1: up to the rest of the history / 1..8 (in uint64:
 		 * the history may span the whole int64 range) */
-		q->t1 = orc_range(r, o->start, o->end);
+		q->t1 = rng_range(r, o->start, o->end);
 		w = ((uint64_t)o->end - (uint64_t)q->t1) /
-		    (1 + orc_below(r, 8));
+		    (1 + rng_below(r, 8));
 		q->t2 = (sht_time)((uint64_t)q->t1 +
-				   orc_below(r, w + 1 ? w + 1 : 0));
+				   rng_below(r, w + 1 ? w + 1 : 0));
 	}
 	w = (uint64_t)q->t2 - (uint64_t)q->t1;
-	p = (unsigned)orc_below(r, 100);
+	p = (unsigned)rng_below(r, 100);
 	if (p < 45) {
 		q->resolution = 0;
 	} else if (p < 55) {
@@ -340,7 +340,7 @@ static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
 	} else if (p < 90) {
 		q->resolution = (sht_time)(w / 7 + 1);
 	} else {
-		q->resolution = (sht_time)(1 + orc_below(r, 1000000));
+		q->resolution = (sht_time)(1 + rng_below(r, 1000000));
 	}
 	/* resolution 1 over a long window is just resolution 0: keep the
 	 * samples under ~1e5 so the library has no reason to be slow */
@@ -349,7 +349,7 @@ static void pick_2d(const orc *o, orc_rng *r, sht_query2d *q,
 }
 
 static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
-		      orc_rng *r, sht_result *res, size_t n, const char *name)
+		      struct rng *r, sht_result *res, size_t n, const char *name)
 {
 	size_t i, bad = 0, items = 0;
 	sht_quark *quarks = orc_xmalloc((2 * o->nq + 80) * sizeof *quarks);
@@ -371,7 +371,7 @@ static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
 
 /* Reopen path and run every check.  cache: 0 for the default. */
 static void verify(const char *path, const orc *o, const config *c,
-		   orc_rng *r, const effort *e, size_t cache,
+		   struct rng *r, const effort *e, size_t cache,
 		   const char *name)
 {
 	sht_reader_opts oo;
@@ -407,22 +407,22 @@ static void verify(const char *path, const orc *o, const config *c,
 /* ---- workloads ---------------------------------------------------------- */
 
 /* W1: the general random mix. */
-static void wl_random(orc *o, orc_rng *r, const config *c)
+static void wl_random(orc *o, struct rng *r, const config *c)
 {
 	static const sht_time starts[] = { 0, 1000000000ll,
 					   1700000000000000000ll,
 					   -500000000000ll };
 	sht_quark qs[200];
 	size_t nq, i;
-	sht_time start = starts[orc_below(r, 4)];
-	sht_time span = (sht_time)1000000 << orc_below(r, 20);
+	sht_time start = starts[rng_below(r, 4)];
+	sht_time span = (sht_time)1000000 << rng_below(r, 20);
 	sht_time tile_end = start + span, end;
 	sht_time grid;
 	orc_gen g;
 
-	end = orc_pct(r, 30) ? tile_end + 1 + (sht_time)orc_below(r, 5000)
+	end = rng_pct(r, 30) ? tile_end + 1 + (sht_time)rng_below(r, 5000)
 			     : tile_end;
-	switch (orc_below(r, 4)) {
+	switch (rng_below(r, 4)) {
 	case 0: grid = 1; break;
 	case 1: grid = 7; break;
 	case 2: grid = 1000; break;
@@ -430,15 +430,15 @@ static void wl_random(orc *o, orc_rng *r, const config *c)
 	}
 	orc_init(o, start, end);
 	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 2));
-	nq = orc_make_quarks(r, qs, 40 + orc_below(r, 40), 12);
+	nq = orc_make_quarks(r, qs, 40 + rng_below(r, 40), 12);
 	for (i = 0; i < nq; i++) {
-		size_t m = 1 + orc_below(r, orc_pct(r, 10) ? 600 : 120);
+		size_t m = 1 + rng_below(r, rng_pct(r, 10) ? 600 : 120);
 		sht_time s = start;
 
 		/* a few quarks appear late (their attribute was created
 		 * after the start): still no gap once they exist */
-		if (orc_pct(r, 15))
-			s = orc_range(r, start, tile_end);
+		if (rng_pct(r, 15))
+			s = rng_range(r, start, tile_end);
 		orc_gen_tiling(o, &g, qs[i], s, tile_end, m, grid, 10);
 	}
 	orc_gen_free(&g);
@@ -446,20 +446,20 @@ static void wl_random(orc *o, orc_rng *r, const config *c)
 }
 
 /* W1b: a small history (one to a few nodes): every boundary queried. */
-static void wl_small(orc *o, orc_rng *r, const config *c)
+static void wl_small(orc *o, struct rng *r, const config *c)
 {
 	sht_quark qs[20];
 	size_t nq, i;
-	sht_time start = orc_range(r, -1000, 1000);
-	sht_time span = 1 + orc_range(r, 0, 5000);
+	sht_time start = rng_range(r, -1000, 1000);
+	sht_time span = 1 + rng_range(r, 0, 5000);
 	orc_gen g;
 
 	orc_init(o, start, start + span);
 	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
-	nq = orc_make_quarks(r, qs, 1 + orc_below(r, 8), orc_below(r, 8));
+	nq = orc_make_quarks(r, qs, 1 + rng_below(r, 8), rng_below(r, 8));
 	for (i = 0; i < nq; i++)
 		orc_gen_tiling(o, &g, qs[i], start, start + span,
-			       1 + orc_below(r, 30), 1, 20);
+			       1 + rng_below(r, 30), 1, 20);
 	orc_gen_free(&g);
 	orc_seal(o, r);
 }
@@ -467,7 +467,7 @@ static void wl_small(orc *o, orc_rng *r, const config *c)
 /* W8: the extremes of time: histories touching INT64_MIN and/or
  * INT64_MAX, intervals as long as the whole int64 range, and length-1
  * intervals at both ends. */
-static void wl_extreme(orc *o, orc_rng *r, const config *c, sht_time start,
+static void wl_extreme(orc *o, struct rng *r, const config *c, sht_time start,
 		       sht_time end)
 {
 	uint64_t span = (uint64_t)end - (uint64_t)start;
@@ -483,7 +483,7 @@ static void wl_extreme(orc *o, orc_rng *r, const config *c, sht_time start,
 			      : 1;
 
 		orc_gen_tiling(o, &g, q * 1000, start, end,
-			       1 + orc_below(r, 60), grid, 30);
+			       1 + rng_below(r, 60), grid, 30);
 	}
 	/* length-1 intervals at both ends, then one long interval between */
 	for (q = 0; q < 3; q++) {
@@ -509,7 +509,7 @@ static void wl_extreme(orc *o, orc_rng *r, const config *c, sht_time start,
 
 /* W8b: a leaf fills up while the tree's end is already INT64_MAX (the
  * classic SHT cannot start the next sibling after it). */
-static void wl_full_at_max(orc *o, orc_rng *r, const config *c, size_t n)
+static void wl_full_at_max(orc *o, struct rng *r, const config *c, size_t n)
 {
 	orc_gen g;
 	size_t i;
@@ -543,7 +543,7 @@ static void wl_full_at_max(orc *o, orc_rng *r, const config *c, size_t n)
 /* W2: every interval starts at the history start, one per quark (the
  * classic SHT's pathology).  Half end at the end, half at one of a few
  * shared end times. */
-static void wl_all_at_start(orc *o, orc_rng *r, const config *c, size_t n)
+static void wl_all_at_start(orc *o, struct rng *r, const config *c, size_t n)
 {
 	sht_time start = 0, end = 1000000;
 	orc_gen g;
@@ -557,8 +557,8 @@ static void wl_all_at_start(orc *o, orc_rng *r, const config *c, size_t n)
 
 		iv.quark = (sht_quark)i;
 		iv.start = start;
-		iv.end = orc_pct(r, 50) ? end :
-			 (sht_time)orc_below(r, 16) * (end / 16);
+		iv.end = rng_pct(r, 50) ? end :
+			 (sht_time)rng_below(r, 16) * (end / 16);
 		iv.value = orc_gen_value(&g);
 		orc_add(o, &iv);
 	}
@@ -567,7 +567,7 @@ static void wl_all_at_start(orc *o, orc_rng *r, const config *c, size_t n)
 }
 
 /* W3: many equal end times: every cut on one of 8 grid points. */
-static void wl_equal_ends(orc *o, orc_rng *r, const config *c, size_t nq)
+static void wl_equal_ends(orc *o, struct rng *r, const config *c, size_t nq)
 {
 	sht_time start = 5000, span = 8000000;
 	orc_gen g;
@@ -578,13 +578,13 @@ static void wl_equal_ends(orc *o, orc_rng *r, const config *c, size_t nq)
 	g.mix.str = 10;
 	for (i = 0; i < nq; i++)
 		orc_gen_tiling(o, &g, (sht_quark)(i * 3), start, start + span,
-			       1 + orc_below(r, 8), span / 8, 0);
+			       1 + rng_below(r, 8), span / 8, 0);
 	orc_gen_free(&g);
 	orc_seal(o, r);
 }
 
 /* W4: very long and very short intervals side by side. */
-static void wl_long_short(orc *o, orc_rng *r, const config *c,
+static void wl_long_short(orc *o, struct rng *r, const config *c,
 			  size_t n_short)
 {
 	sht_time start = 100, span = (sht_time)n_short;
@@ -607,7 +607,7 @@ static void wl_long_short(orc *o, orc_rng *r, const config *c,
 }
 
 /* W5: one quark, n intervals. */
-static void wl_one_quark(orc *o, orc_rng *r, const config *c, size_t n)
+static void wl_one_quark(orc *o, struct rng *r, const config *c, size_t n)
 {
 	sht_time start = 0, span = (sht_time)n * 50;
 	orc_gen g;
@@ -622,7 +622,7 @@ static void wl_one_quark(orc *o, orc_rng *r, const config *c, size_t n)
 
 /* W6: n quarks, one interval each (all on the whole history, so all end
  * at the same time), quark numbers spread or dense. */
-static void wl_many_quarks(orc *o, orc_rng *r, const config *c, size_t n,
+static void wl_many_quarks(orc *o, struct rng *r, const config *c, size_t n,
 			   int spread)
 {
 	sht_time start = 1000, end = 2000000;
@@ -647,7 +647,7 @@ static void wl_many_quarks(orc *o, orc_rng *r, const config *c, size_t n,
 }
 
 /* W7: huge, sparse quark numbers. */
-static void wl_huge_quarks(orc *o, orc_rng *r, const config *c, size_t n)
+static void wl_huge_quarks(orc *o, struct rng *r, const config *c, size_t n)
 {
 	sht_quark *qs = orc_xmalloc((n + 8) * sizeof *qs);
 	sht_time start = 0, end = 1000000000;
@@ -658,7 +658,7 @@ static void wl_huge_quarks(orc *o, orc_rng *r, const config *c, size_t n)
 	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
 	nq = orc_make_quarks(r, qs, 0, n);
 	for (i = 0; i < nq; i++)
-		orc_gen_tiling(o, &g, qs[i], start, end, 1 + orc_below(r, 12),
+		orc_gen_tiling(o, &g, qs[i], start, end, 1 + rng_below(r, 12),
 			       1000, 5);
 	orc_gen_free(&g);
 	free(qs);
@@ -669,20 +669,20 @@ static void wl_huge_quarks(orc *o, orc_rng *r, const config *c, size_t n)
 
 /* Values for the kernel-like workloads: small ints mostly, CPU-frequency
  * sized int64s, a few names, nulls. */
-static sht_value kernel_value(orc_rng *r, sht_quark q)
+static sht_value kernel_value(struct rng *r, sht_quark q)
 {
 	static const char *const names[] = { "swapper/0", "bash", "sshd",
 					     "kworker/1:2", "", "sys_read" };
 
 	if (q % 17 == 3)
-		return sht_value_int64(3300000000ll + (int64_t)orc_below(r, 4));
+		return sht_value_int64(3300000000ll + (int64_t)rng_below(r, 4));
 	if (q % 11 == 5) {
-		const char *s = names[q % 6 == 0 ? 4 : orc_below(r, 6)];
+		const char *s = names[q % 6 == 0 ? 4 : rng_below(r, 6)];
 		return sht_value_string(s, (uint32_t)strlen(s));
 	}
-	if (orc_pct(r, 5))
+	if (rng_pct(r, 5))
 		return sht_value_null();
-	return sht_value_int32((int32_t)orc_below(r, 8) - 1);
+	return sht_value_int32((int32_t)rng_below(r, 8) - 1);
 }
 
 /*
@@ -693,7 +693,7 @@ static sht_value kernel_value(orc_rng *r, sht_quark q)
  * waits up to gap before its next one (no interval starts at the end + 1
  * of the previous: every start is an exception).
  */
-static void wl_kernel_like(orc *o, orc_rng *r, size_t n, size_t nq,
+static void wl_kernel_like(orc *o, struct rng *r, size_t n, size_t nq,
 			   sht_time gap, sht_time start)
 {
 	sht_time *cs = orc_xmalloc(nq * sizeof *cs), t = start;
@@ -706,11 +706,11 @@ static void wl_kernel_like(orc *o, orc_rng *r, size_t n, size_t nq,
 		cur[i] = kernel_value(r, (sht_quark)(i * 3));
 	}
 	for (i = 0; o->n < n; i++) {
-		size_t m = 1 + orc_below(r, 4);
+		size_t m = 1 + rng_below(r, 4);
 
-		t += 1 + (sht_time)orc_below(r, 2000);
+		t += 1 + (sht_time)rng_below(r, 2000);
 		for (k = 0; k < m; k++) {
-			size_t q = orc_pct(r, 60) ? orc_below(r, 3) : orc_below(r, nq);
+			size_t q = rng_pct(r, 60) ? rng_below(r, 3) : rng_below(r, nq);
 			sht_interval iv;
 
 			if (cs[q] > t - 1)
@@ -720,7 +720,7 @@ static void wl_kernel_like(orc *o, orc_rng *r, size_t n, size_t nq,
 			iv.end = t - 1;
 			iv.value = cur[q];
 			orc_add(o, &iv);
-			cs[q] = gap ? t + (sht_time)orc_below(r, (uint64_t)gap) : t;
+			cs[q] = gap ? t + (sht_time)rng_below(r, (uint64_t)gap) : t;
 			cur[q] = kernel_value(r, (sht_quark)(q * 3));
 		}
 	}
@@ -744,7 +744,7 @@ static void wl_kernel_like(orc *o, orc_rng *r, size_t n, size_t nq,
  * or a few strings from empty to blobs (longer than B/16). */
 enum { V_DISTINCT, V_DOUBLES, V_STRINGS };
 
-static sht_value kind_value(orc_rng *r, int kind, uint32_t bs, char *buf)
+static sht_value kind_value(struct rng *r, int kind, uint32_t bs, char *buf)
 {
 	static const uint64_t dbl[] = {
 		0x0000000000000000ull, 0x8000000000000000ull,
@@ -757,17 +757,17 @@ static sht_value kind_value(orc_rng *r, int kind, uint32_t bs, char *buf)
 	size_t k;
 
 	if (kind == V_DISTINCT)
-		return sht_value_int64((int64_t)orc_next(r));
+		return sht_value_int64((int64_t)rng_next(r));
 	if (kind == V_DOUBLES)
-		return sht_value_double(orc_double_from_bits(dbl[orc_below(r, 8)]));
-	k = orc_below(r, 8);
+		return sht_value_double(orc_double_from_bits(dbl[rng_below(r, 8)]));
+	k = rng_below(r, 8);
 	memset(buf, 'a' + (int)k, lens[k]);
 	if (lens[k] > 2)
 		buf[1] = '\0';              /* strings are bytes */
 	return sht_value_string(buf, (uint32_t)lens[k]);
 }
 
-static void wl_values(orc *o, orc_rng *r, const config *c, size_t nq,
+static void wl_values(orc *o, struct rng *r, const config *c, size_t nq,
 		      size_t per_quark, int kind)
 {
 	sht_time start = -7000000, end = start + (sht_time)(per_quark * 1000);
@@ -784,7 +784,7 @@ static void wl_values(orc *o, orc_rng *r, const config *c, size_t nq,
 			iv.quark = (sht_quark)(i * 7 + 1);
 			iv.start = s;
 			iv.end = j + 1 == per_quark ? end
-				 : s + (sht_time)orc_below(r, 1500);
+				 : s + (sht_time)rng_below(r, 1500);
 			if (iv.end > end)
 				iv.end = end;
 			iv.value = kind_value(r, kind, c->block_size, buf);
@@ -797,13 +797,13 @@ static void wl_values(orc *o, orc_rng *r, const config *c, size_t nq,
 }
 
 /* W11: a history of one interval, or two of one quark. */
-static void wl_tiny(orc *o, orc_rng *r, const config *c, size_t n)
+static void wl_tiny(orc *o, struct rng *r, const config *c, size_t n)
 {
 	orc_gen g;
 
-	orc_init(o, 10, 10 + (sht_time)orc_below(r, 100));
+	orc_init(o, 10, 10 + (sht_time)rng_below(r, 100));
 	orc_gen_init(&g, r, orc_vmix_default(c->block_size, 0));
-	orc_gen_tiling(o, &g, (sht_quark)orc_below(r, 1000), o->start, o->end,
+	orc_gen_tiling(o, &g, (sht_quark)rng_below(r, 1000), o->start, o->end,
 		       n, 1, 0);
 	orc_gen_free(&g);
 	orc_seal(o, r);
@@ -811,7 +811,7 @@ static void wl_tiny(orc *o, orc_rng *r, const config *c, size_t n)
 
 /* ---- driver ------------------------------------------------------------- */
 
-static void run(const orc *o, const config *c, orc_rng *r, const effort *e,
+static void run(const orc *o, const config *c, struct rng *r, const effort *e,
 		const char *what)
 {
 	char name[160], path[PATH_MAX];
@@ -826,9 +826,9 @@ static void run(const orc *o, const config *c, orc_rng *r, const effort *e,
 	if (rc == SHT_OK) {
 		/* every other run with a tiny cache: eviction on every
 		 * query */
-		cache = orc_pct(r, 50) ? 0 : (size_t)c->block_size *
-					     (2 + orc_below(r, 6));
-		if (orc_pct(r, 10))
+		cache = rng_pct(r, 50) ? 0 : (size_t)c->block_size *
+					     (2 + rng_below(r, 6));
+		if (rng_pct(r, 10))
 			cache = 1;  /* smaller than one block */
 		verify(path, o, c, r, e, cache, name);
 	}
@@ -878,17 +878,17 @@ int main(void)
 	const effort e_rand = { 4000, 1000, 30, 100 };
 	const effort e_small = { 1000, 100000, 20, 50 };
 	const effort e_hard = { 3000, 600, 6, 30 };
-	uint64_t seed = orc_test_seed(20240611);
+	uint64_t seed = rng_test_seed(20240611);
 	const char *sc = getenv("SHT_TEST_SCALE");
 	double t0 = orc_now();
 	size_t vi, si, fi;
-	orc_rng r;
+	struct rng r;
 
 	if (sc && atof(sc) > 0)
 		g_scale = atof(sc);
 	if (orc_scratch_init("oracle") != 0)
 		bail_out("Cannot create a scratch directory");
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 
 	/* The matrix: both variants x 3 block sizes x 4 fan-outs. */
 	for (vi = 0; vi < 2; vi++)
