@@ -1,7 +1,6 @@
 /*
- * bench-util.h: the timing and statistics helpers every benchmark program
- * uses (each bench source file is its own executable; this header is
- * shared).
+ * bench-util.h: the statistics helpers every benchmark program uses, and
+ * its clock (tests/support/now.h).
  */
 #ifndef SHT_BENCH_UTIL_H
 #define SHT_BENCH_UTIL_H
@@ -9,16 +8,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <time.h>
 
-/* Monotonic time in seconds. */
-static inline double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "now.h"
 
 static inline int cmp_double(const void *a, const void *b)
 {

@@ -2,7 +2,8 @@
  * store-int.h: private structures of the store layer (src/store only).
  *
  *   io      whole transfers at offsets, sync (plain POSIX calls: the fault
- *           tests wrap pread, pwrite, fsync at link time, tests/unit/faults.h)
+ *           tests wrap pread, pwrite, fsync at link time,
+ *           tests/support/faults.h)
  *   codec   block bytes <-> nodes (no I/O, no allocation)
  *   cache   validated blocks by number, pinned while used
  *   builder write path; reader open path; query and check on both

@@ -125,17 +125,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--kills N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("crash") != 0)
+	if (scratch_init("crash") != 0)
 		bail_out("no scratch directory");
 	rng_seed(&rng, rng_test_seed(6));
-	orc_scratch_path(path, sizeof path, "crash");
+	scratch_path(path, sizeof path, "crash");
 	for (int threads = 0; threads <= 1; threads++) {
 		struct tally t = { 0 };
-		double t0 = orc_now();
+		double t0 = now_s();
 		uint64_t full_us;
 
 		kill_once(path, threads, UINT64_MAX, &t);
-		full_us = (uint64_t)((orc_now() - t0) * 1e6);
+		full_us = (uint64_t)((now_s() - t0) * 1e6);
 		for (unsigned i = 0; i < kills; i++)
 			kill_once(path, threads, rng_below(&rng, full_us + 1), &t);
 		ok(t.bad == 0 && t.incomplete > 0,
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
 		   t.finished, t.bad);
 	}
 	remove(path);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

@@ -21,6 +21,7 @@
 #include "sht/sht.h"
 #include "json-read.h"
 #include "rng.h"
+#include "now.h"
 #include "tap.h"
 #include <shtgen/ctfw.h>
 
@@ -277,14 +278,6 @@ static void record(const sht_event *ev, struct rec *r)
 			break;
 		}
 	}
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static void check_seeks(const char *dir, uint32_t every)

@@ -3,7 +3,7 @@
  *
  * A small history holding every kind of block (nodes with values of
  * every type, string blobs, two sections) is built with 1 KiB blocks.  Then, for every byte of the file, one bit of it is flipped in
- * every read that covers it (tests/unit/faults.h: a damaged sector) and
+ * every read that covers it (tests/support/faults.h: a damaged sector) and
  * the file is opened and checked (sht_reader_check, what `sht check`
  * runs): each flip must be refused by the open or reported by the check.
  * The bit flipped in byte i is bit i mod 8, so every bit position is
@@ -111,11 +111,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--all-bits]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-bytes") != 0)
+	if (scratch_init("faults-bytes") != 0)
 		bail_out("no scratch directory");
 	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&o, &rng, 1024, 1000, 100000, 12, 4, 12, 1);
-	orc_scratch_path(path, sizeof path, "bytes");
+	scratch_path(path, sizeof path, "bytes");
 	if (!ok(build(&o, path), "history of %zu intervals built", o.n))
 		bail_out("%s", sht_errmsg());
 	if (stat(path, &sb) != 0)
@@ -154,6 +154,6 @@ int main(int argc, char **argv)
 	is_u64(wrong, 0, "queries over damaged files: no wrong answer");
 	remove(path);
 	orc_free(&o);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

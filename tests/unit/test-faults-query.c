@@ -5,7 +5,7 @@
  * built without faults.  A script then opens it with a cache of 4 blocks
  * (so queries read), runs single, full and 2D queries checked against the
  * oracle, and the integrity walk.  It runs once counting its pread and
- * allocation calls (tests/unit/faults.h), then with the nth call failing,
+ * allocation calls (tests/support/faults.h), then with the nth call failing,
  * for n spread over every point, in each mode: EIO, a short read, a
  * flipped bit in the bytes read (a bad sector), a failed allocation.
  * Every answer must be right or an error, never a wrong answer; the
@@ -137,11 +137,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--points N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-query") != 0)
+	if (scratch_init("faults-query") != 0)
 		bail_out("no scratch directory");
 	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&o, &rng, 4096, 1000, 2000000, 60, 4, 80, 1);
-	orc_scratch_path(path, sizeof path, "mixed");
+	scratch_path(path, sizeof path, "mixed");
 	if (!ok(build(&o, path), "history built"))
 		bail_out("%s", sht_errmsg());
 	orc_errlog_init(&elog);
@@ -187,6 +187,6 @@ int main(int argc, char **argv)
 	diag("total: %" PRIu64 " faulty query scripts", total);
 	remove(path);
 	orc_free(&o);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /*
  * test-state-diff.c: differential test of the state system against the
- * brute-force model of tests/unit/state-model.h.
+ * brute-force model of tests/support/state-model.h.
  *
  * Each round generates a random script (seeded; the seed is printed and
  * SHT_TEST_SEED overrides it) over a few hundred attributes in a random
@@ -35,7 +35,7 @@
 #include <math.h>
 
 #include "tap.h"
-#include "unit/state-model.h"
+#include "state-model.h"
 
 /* ---- systems under test ---------------------------------------------------- */
 
@@ -1061,7 +1061,7 @@ static void add_sut(run *R, sht_backend b, sht_variant v, uint32_t bs)
 	opts.provider = "diff.test";
 	opts.provider_version = (uint32_t)R->round;
 	if (b == SHT_BACKEND_TREE)
-		sm_scratch_path(s->path, sizeof s->path, "diff");
+		scratch_path(s->path, sizeof s->path, "diff");
 	rc = sht_state_create(b == SHT_BACKEND_TREE ? s->path : NULL,
 			      R->m.start, &opts, &s->ss);
 	if (rc != SHT_OK)
@@ -1111,7 +1111,7 @@ static void live_checks(run *R)
 static void do_round(run *R, const round_cfg *c, uint64_t seed)
 {
 	static const uint32_t sizes[] = { 1024, 4096, 65536 };
-	double t0 = sm_now();
+	double t0 = now_s();
 	size_t i;
 	sht_time end;
 	int j, v, b;
@@ -1257,7 +1257,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 			unlink(s->path);
 	}
 	sm_free(&R->m);
-	printf("# round %d: %.1f s\n", R->round, sm_now() - t0);
+	printf("# round %d: %.1f s\n", R->round, now_s() - t0);
 }
 
 int main(void)
@@ -1266,7 +1266,7 @@ int main(void)
 	const char *sc = getenv("SHT_TEST_SCALE");
 	const char *tr = getenv("SHT_TEST_TRACE");
 	double scale = sc && atof(sc) > 0 ? atof(sc) : 1.0;
-	double t0 = sm_now();
+	double t0 = now_s();
 	static run R;
 	size_t i;
 	round_cfg cfgs[] = {
@@ -1280,7 +1280,7 @@ int main(void)
 	};
 
 	no_plan();
-	if (sm_scratch_init("state-diff") != 0)
+	if (scratch_init("state-diff") != 0)
 		bail_out("Cannot create a scratch directory");
 	for (i = 0; i < sizeof big1; i++)
 		big1[i] = (char)('a' + i % 26);
@@ -1307,7 +1307,7 @@ int main(void)
 	free(R.stacks);
 	free(R.is_stack);
 	free(R.pref);
-	sm_scratch_done();
-	printf("# total %.1f s\n", sm_now() - t0);
+	scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
 	return done_testing();
 }

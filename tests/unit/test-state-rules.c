@@ -9,7 +9,7 @@
  *           queries fail.
  *
  * Expected intervals are written out by hand for every scenario (not
- * computed by tests/unit/state-model.h, so that the model and these tests
+ * computed by tests/support/state-model.h, so that the model and these tests
  * do not share a misreading); only the range queries with resolution are
  * computed, by applying KERNEL_MODEL §2.3 to the hand-written intervals,
  * after one hand-computed example checks that algorithm itself.
@@ -24,7 +24,7 @@
 #include <stdatomic.h>
 
 #include "tap.h"
-#include "unit/state-model.h"
+#include "state-model.h"
 
 /* ---- fixture --------------------------------------------------------------- */
 
@@ -64,7 +64,7 @@ static sht_state *fx_create_opts(fx *f, sht_backend b, sht_time start,
 	opts.provider = provider;
 	opts.provider_version = pver;
 	if (b == SHT_BACKEND_TREE)
-		sm_scratch_path(f->path, sizeof f->path, "rules");
+		scratch_path(f->path, sizeof f->path, "rules");
 	rc = sht_state_create(b == SHT_BACKEND_TREE ? f->path : NULL, start,
 			      &opts, &f->ss);
 	if (rc != SHT_OK)
@@ -1611,7 +1611,7 @@ static void sc_lifecycle(void)
 	/* An unfinished file is refused by sht_state_open. */
 	sht_state_opts_init(&opts);
 	opts.tree.no_sync = true;
-	sm_scratch_path(path, sizeof path, "unfinished");
+	scratch_path(path, sizeof path, "unfinished");
 	rc = sht_state_create(path, 0, &opts, &ss);
 	if (rc != SHT_OK)
 		bail_out("Cannot create %s: %s", path, sht_err_name(rc));
@@ -1630,7 +1630,7 @@ static void sc_lifecycle(void)
 	is_int(rc, SHT_ERR_IO, "open a missing file: I/O error");
 
 	/* The ongoing state of an opened history: none. */
-	sm_scratch_path(path, sizeof path, "opened");
+	scratch_path(path, sizeof path, "opened");
 	rc = sht_state_create(path, 0, &opts, &ss);
 	if (rc != SHT_OK)
 		bail_out("Cannot create %s: %s", path, sht_err_name(rc));
@@ -1870,10 +1870,10 @@ static void sc_threads(sht_backend b)
 int main(void)
 {
 	size_t i;
-	double t0 = sm_now();
+	double t0 = now_s();
 
 	no_plan();
-	if (sm_scratch_init("state-rules") != 0)
+	if (scratch_init("state-rules") != 0)
 		bail_out("Cannot create a scratch directory");
 	for (i = 0; i < sizeof all_backends / sizeof all_backends[0]; i++) {
 		sht_backend b = all_backends[i];
@@ -1904,7 +1904,7 @@ int main(void)
 	}
 	sc_null_queries();
 	sc_lifecycle();
-	diag("total %.1f s", sm_now() - t0);
-	sm_scratch_done();
+	diag("total %.1f s", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

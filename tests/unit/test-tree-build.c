@@ -48,7 +48,7 @@ static sht_err try_create(const sht_builder_opts *opts)
 	sht_builder *b = NULL;
 	sht_err rc;
 
-	orc_scratch_path(path, sizeof path, "opts");
+	scratch_path(path, sizeof path, "opts");
 	rc = sht_builder_create(path, 0, opts, &b);
 	if (rc == SHT_OK)
 		sht_builder_close(b);
@@ -161,7 +161,7 @@ static void test_options(void)
 			o.block_size = 0;
 			o.max_children = 0;
 		}
-		orc_scratch_path(path, sizeof path, "defaults");
+		scratch_path(path, sizeof path, "defaults");
 		rc = sht_builder_create(path, 0, i == 1 ? NULL : &o, &b);
 		if (!ok(rc == SHT_OK, "defaults (%s): create", how[i])) {
 			diag("  %s (%s)", sht_err_name(rc), sht_errmsg());
@@ -214,7 +214,7 @@ static void test_options(void)
 		uint32_t fit = (bs / 2 - 96) / 32;
 
 		o = mkopts(SHT_VARIANT_ESHT, bs, 0);
-		orc_scratch_path(path, sizeof path, "mc0");
+		scratch_path(path, sizeof path, "mc0");
 		rc = sht_builder_create(path, 0, &o, &b);
 		if (rc == SHT_OK) {
 			rc = sht_builder_finish(b, 0);
@@ -260,7 +260,7 @@ static void test_options(void)
 	ok(try_create(&o) == SHT_ERR_INVALID, "variant -1 refused");
 
 	o = mkopts(SHT_VARIANT_ESHT, 4096, 10);
-	snprintf(path, sizeof path, "%s/no/such/dir/x.sht", orc_dir);
+	snprintf(path, sizeof path, "%s/no/such/dir/x.sht", scratch_dir());
 	b = NULL;
 	rc = sht_builder_create(path, 0, &o, &b);
 	ok(rc == SHT_ERR_IO && errmsg_ok(),
@@ -287,7 +287,7 @@ static void test_insert_contract(sht_variant var)
 
 	snprintf(name, sizeof name, "contract %s", vn);
 	orc_init(&o, 1000, 9000);
-	orc_scratch_path(path, sizeof path, "contract");
+	scratch_path(path, sizeof path, "contract");
 	rc = sht_builder_create(path, 1000, &opts, &b);
 	if (!ok(rc == SHT_OK, "%s: create", name)) {
 		sht_result_destroy(res);
@@ -454,7 +454,7 @@ static void test_max_string(void)
 	for (k = 1; k < SHT_STRING_MAX; k++)
 		if (k % 4096)
 			big[k] = (char)('a' + k % 23);
-	orc_scratch_path(path, sizeof path, "maxstr");
+	scratch_path(path, sizeof path, "maxstr");
 	rc = sht_builder_create(path, 0, &opts, &b);
 	iv = mkiv(5, 0, 100, sht_value_string(big, SHT_STRING_MAX));
 	rc = rc == SHT_OK ? sht_builder_insert(b, &iv) : rc;
@@ -500,7 +500,7 @@ static void test_incomplete(sht_variant var, size_t n)
 
 	rng_seed(&r, n);
 	orc_wl_mixed(&o, &r, 1024, 0, 1000000, 20, 0, n / 20 + 1, 0);
-	orc_scratch_path(path, sizeof path, "incomplete");
+	scratch_path(path, sizeof path, "incomplete");
 	rc = sht_builder_create(path, 0, &opts, &b);
 	for (i = 0; rc == SHT_OK && i < o.n; i++)
 		rc = sht_builder_insert(b, &o.ivs[i]);
@@ -529,7 +529,7 @@ static void test_empty(sht_variant var, sht_time start, sht_time end)
 	sht_tree_info inf;
 	sht_err rc;
 
-	orc_scratch_path(path, sizeof path, "empty");
+	scratch_path(path, sizeof path, "empty");
 	rc = sht_builder_create(path, start, &opts, &b);
 	if (rc == SHT_OK) {
 		is_i64(sht_builder_current_end(b), start,
@@ -640,7 +640,7 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 		 var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc);
 	rng_seed(&r, seed);
 	orc_wl_mixed(&o, &r, bs, 0, 50000000, 60, 8, 200, 1);
-	orc_scratch_path(path, sizeof path, "buildq");
+	scratch_path(path, sizeof path, "buildq");
 	rc = sht_builder_create(path, o.start, &opts, &b);
 	if (!ok(rc == SHT_OK, "%s: create", name)) {
 		orc_free(&o);
@@ -840,7 +840,7 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 		 threads ? " threaded" : "");
 	rng_seed(&r, seed);
 	orc_wl_mixed(&o, &r, bs, 0, 100000000, 100, 20, 600, 0);
-	orc_scratch_path(path, sizeof path, "race");
+	scratch_path(path, sizeof path, "race");
 	memset(&rc, 0, sizeof rc);
 	rc.threaded = threads;
 	rc.o = &o;
@@ -904,9 +904,9 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 int main(void)
 {
 	uint64_t seed = rng_test_seed(77031);
-	double t0 = orc_now();
+	double t0 = now_s();
 
-	if (orc_scratch_init("build") != 0)
+	if (scratch_init("build") != 0)
 		bail_out("Cannot create a scratch directory");
 	test_options();
 	test_insert_contract(SHT_VARIANT_SHT);
@@ -929,7 +929,7 @@ int main(void)
 	/* last: an empty tree exercises the empty-result paths */
 	test_empty(SHT_VARIANT_SHT, 0, 0);
 	test_empty(SHT_VARIANT_ESHT, -1000, 1000000);
-	printf("# total %.1f s\n", orc_now() - t0);
-	orc_scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

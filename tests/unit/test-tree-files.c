@@ -177,7 +177,7 @@ static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 	memset(f, 0, sizeof *f);
 	rng_seed(&r, seed);
 	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m, 2);
-	orc_scratch_path(f->path, sizeof f->path, "ref");
+	scratch_path(f->path, sizeof f->path, "ref");
 	sht_builder_opts_init(&opts);
 	opts.variant = var;
 	opts.block_size = bs;
@@ -242,10 +242,10 @@ static void test_refusals(const ref *f)
 	size_t cuts[16], nc = 0, i;
 	uint32_t v;
 
-	orc_scratch_path(path, sizeof path, "bad");
+	scratch_path(path, sizeof path, "bad");
 	unlink(path);
 	expect_open(path, SHT_ERR_IO, "missing file");
-	expect_open(orc_dir, SHT_ERR_IO, "a directory");
+	expect_open(scratch_dir(), SHT_ERR_IO, "a directory");
 
 	spill(path, (const uint8_t *)"", 0);
 	expect_open(path, SHT_ERR_CORRUPT, "empty file");
@@ -817,11 +817,11 @@ static void test_stats(const ref *f)
 int main(void)
 {
 	uint64_t seed = rng_test_seed(4242);
-	double t0 = orc_now();
+	double t0 = now_s();
 	struct rng r;
 	ref f;
 
-	if (orc_scratch_init("files") != 0)
+	if (scratch_init("files") != 0)
 		bail_out("Cannot create a scratch directory");
 	rng_seed(&r, seed);
 
@@ -835,7 +835,7 @@ int main(void)
 		test_threads(&f, seed + 100, 3000);
 	}
 	ref_free(&f);
-	printf("# eSHT file done at %.1f s\n", orc_now() - t0);
+	printf("# eSHT file done at %.1f s\n", now_s() - t0);
 
 	/* a classic SHT file with small blocks: deeper, more blocks */
 	if (ref_build(&f, SHT_VARIANT_SHT, 1024, 3, 45, 300, seed + 1) == 0) {
@@ -845,7 +845,7 @@ int main(void)
 		test_threads(&f, seed + 200, 3000);
 	}
 	ref_free(&f);
-	printf("# total %.1f s\n", orc_now() - t0);
-	orc_scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

@@ -1,7 +1,7 @@
 /*
  * test-tree-oracle.c: random histories written by the builder, reopened,
  * and every kind of query cross-checked against a brute-force oracle
- * (tests/unit/oracle.h).
+ * (tests/support/oracle.h).
  *
  * Each workload is a valid history: per quark, intervals tile a time
  * range without overlaps (and, but for one workload, without gaps), and
@@ -815,13 +815,13 @@ static void run(const orc *o, const config *c, struct rng *r, const effort *e,
 		const char *what)
 {
 	char name[160], path[PATH_MAX];
-	double t0 = orc_now();
+	double t0 = now_s();
 	size_t cache;
 	sht_err rc;
 
 	snprintf(name, sizeof name, "%s %s/%" PRIu32 "/%" PRIu32, what,
 		 variant_name(c->variant), c->block_size, c->max_children);
-	orc_scratch_path(path, sizeof path, "oracle");
+	scratch_path(path, sizeof path, "oracle");
 	rc = build(path, o, c, name);
 	if (rc == SHT_OK) {
 		/* every other run with a tiny cache: eviction on every
@@ -834,7 +834,7 @@ static void run(const orc *o, const config *c, struct rng *r, const effort *e,
 	}
 	unlink(path);
 	printf("# %s: %zu intervals, %zu quarks, %.2f s\n", name, o->n,
-	       o->nq, orc_now() - t0);
+	       o->nq, now_s() - t0);
 }
 
 /*
@@ -849,7 +849,7 @@ static void check_fill(const orc *o, const config *c, const char *what)
 	sht_tree_stats st;
 	sht_err rc;
 
-	orc_scratch_path(path, sizeof path, "fill");
+	scratch_path(path, sizeof path, "fill");
 	rc = build(path, o, c, what);
 	if (rc == SHT_OK)
 		rc = sht_reader_open(path, NULL, &rd);
@@ -880,13 +880,13 @@ int main(void)
 	const effort e_hard = { 3000, 600, 6, 30 };
 	uint64_t seed = rng_test_seed(20240611);
 	const char *sc = getenv("SHT_TEST_SCALE");
-	double t0 = orc_now();
+	double t0 = now_s();
 	size_t vi, si, fi;
 	struct rng r;
 
 	if (sc && atof(sc) > 0)
 		g_scale = atof(sc);
-	if (orc_scratch_init("oracle") != 0)
+	if (scratch_init("oracle") != 0)
 		bail_out("Cannot create a scratch directory");
 	rng_seed(&r, seed);
 
@@ -907,7 +907,7 @@ int main(void)
 				opts.block_size = c.block_size;
 				opts.max_children = c.max_children;
 				opts.no_sync = true;
-				orc_scratch_path(path, sizeof path, "probe");
+				scratch_path(path, sizeof path, "probe");
 				rc = sht_builder_create(path, 0, &opts, &b);
 				sht_builder_close(b);
 				unlink(path);
@@ -1028,7 +1028,7 @@ int main(void)
 		run(&o, &small, &r, &e_hard, "strings");
 		orc_free(&o);
 	}
-	printf("# total %.1f s\n", orc_now() - t0);
-	orc_scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

@@ -23,6 +23,7 @@
 #include "sht/sht.h"
 #include "util/util.h"
 #include "rng.h"
+#include "now.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -42,14 +43,6 @@ static struct rng rng = RNG_INIT(0x9e3779b97f4a7c15u);
 static uint64_t rnd(void)
 {
 	return rng_next(&rng);
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* ---- synthetic events ----------------------------------------------------- */

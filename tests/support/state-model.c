@@ -1,72 +1,12 @@
 /*
- * state-model.h: a brute-force model of the state system, written straight
- * from ../shared/KERNEL_MODEL.md §2 and the comments of include/sht/state.h,
- * for the state tests (tests/unit/test-state-*.c).  Header-only: every
- * tests/unit/test-*.c is its own program, so everything here is static.
- *
- * Per attribute: its name, parent and children (creation order), the list
- * of closed intervals (time order), the ongoing value with its start, and
- * the locked type.  Every operation is applied literally, with no
- * shortcut:
- *
- *   modify(t, v, q)   time checks; type lock (null always allowed; the
- *                     first non-null v locks the type even when it equals
- *                     the ongoing value, as Trace Compass sets the type
- *                     before its equality test); same
- *                     value: nothing; ongoing start < t: store
- *                     [start, t - 1]; then ongoing = (v, t) (or, at the
- *                     ongoing start, v replaces the value in place).
- *   clear(t, q)       post-order: each child (creation order) cleared
- *                     before q gets modify(t, null).
- *   push(t, v, q)     depth = ongoing of q (null: 0, int32: it, else a type
- *                     error); depth >= SHT_STACK_MAX: SHT_ERR_TOOBIG;
- *                     get-or-create child "<depth + 1>"; modify(q, depth + 1);
- *                     modify(child, v).  (In this order: a failure of the
- *                     second or third step keeps what the earlier ones did.)
- *   pop(t, q)         ongoing null: SHT_NOT_FOUND, nothing changes;
- *                     not int32: type error; popped = ongoing of child
- *                     "<depth>"; modify(q, depth - 1 or null);
- *                     clear(child).
- *   increment(t,q,d)  null: int32 d (int64 d if locked to int64); int32 /
- *                     int64: add; else a type error; then modify.
- *   update_ongoing    the ongoing value is replaced: no time, no type
- *                     check, no type lock, no interval.
- *   finish(end)       every ongoing state with start <= end is stored as
- *                     [start, end].
- *
- * Time checks (every change except update_ongoing): t < history start:
- * SHT_ERR_RANGE; t < the latest change time: SHT_ERR_ORDER.  The latest
- * change time (sm_model.latest, the end of the history while building) is,
- * as in Trace Compass's TransientState.processStateChange, the largest t
- * of a modify that changed something (steps 3 or 4 below; a same-value
- * modify or a refused one does not move it).  With sm_model.latest_on_call
- * set it is instead the largest t of every change call that passed the
- * time checks.
- *
- * Queries: the interval of q containing t, t in [start, end] where end is
- * the finish time or, while building, the latest change time (ongoing
- * states then end there); range queries follow KERNEL_MODEL §2.3 to the
- * letter.
+ * state-model.c: the brute-force model of the state system of
+ * state-model.h.
  */
-#ifndef SHT_TEST_STATE_MODEL_H
-#define SHT_TEST_STATE_MODEL_H
-
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "sht/sht.h"
-#include "rng.h"
+#include "state-model.h"
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static inline void *sm_xrealloc(void *p, size_t n)
+void *sm_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 
@@ -77,18 +17,7 @@ static inline void *sm_xrealloc(void *p, size_t n)
 	return q;
 }
 
-#define SM_GROW(arr, n, cap)                                                 \
-	do {                                                                 \
-		if ((n) == (cap)) {                                          \
-			(cap) = (cap) ? 2 * (cap) : 8;                       \
-			(arr) = sm_xrealloc((arr), (cap) * sizeof *(arr));   \
-		}                                                            \
-	} while (0)
-
-/* Value equality as the contract states it: same type, same value,
- * strings by bytes, doubles by bit pattern.  (Independent of the
- * library's sht_value_equal, which is itself under test.) */
-static inline int sm_value_eq(const sht_value *a, const sht_value *b)
+int sm_value_eq(const sht_value *a, const sht_value *b)
 {
 	uint64_t x, y;
 
@@ -117,7 +46,7 @@ static inline int sm_value_eq(const sht_value *a, const sht_value *b)
 }
 
 /* Owned deep copy (free with sm_value_free). */
-static inline sht_value sm_value_dup(const sht_value *v)
+static sht_value sm_value_dup(const sht_value *v)
 {
 	sht_value c = *v;
 
@@ -132,16 +61,14 @@ static inline sht_value sm_value_dup(const sht_value *v)
 	return c;
 }
 
-static inline void sm_value_free(sht_value *v)
+static void sm_value_free(sht_value *v)
 {
 	if (v->type == SHT_TYPE_STRING)
 		free((void *)(uintptr_t)v->u.str);
 	*v = sht_value_null();
 }
 
-/* Readable value, strings shortened and escaped. */
-static inline const char *sm_value_str(const sht_value *v, char *buf,
-				       size_t n)
+const char *sm_value_str(const sht_value *v, char *buf, size_t n)
 {
 	uint64_t bits;
 	size_t k, o;
@@ -181,8 +108,7 @@ static inline const char *sm_value_str(const sht_value *v, char *buf,
 	return buf;
 }
 
-static inline const char *sm_iv_str(const sht_interval *iv, char *buf,
-				    size_t n)
+const char *sm_iv_str(const sht_interval *iv, char *buf, size_t n)
 {
 	char vb[128];
 
@@ -192,89 +118,15 @@ static inline const char *sm_iv_str(const sht_interval *iv, char *buf,
 	return buf;
 }
 
-static inline int sm_iv_eq(const sht_interval *a, const sht_interval *b)
+int sm_iv_eq(const sht_interval *a, const sht_interval *b)
 {
 	return a->quark == b->quark && a->start == b->start &&
 	       a->end == b->end && sm_value_eq(&a->value, &b->value);
 }
 
-static inline double sm_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- scratch files -------------------------------------------------------- */
-
-static char sm_dir[4096];
-static int sm_dir_made;
-static int sm_files;
-
-/* SHT_TMP (set by CTest) or a fresh directory under /tmp. */
-static inline int sm_scratch_init(const char *tag)
-{
-	const char *t = getenv("SHT_TMP");
-
-	if (t && *t) {
-		snprintf(sm_dir, sizeof sm_dir, "%s", t);
-		return 0;
-	}
-	snprintf(sm_dir, sizeof sm_dir, "/tmp/sht-%s-XXXXXX", tag);
-	if (!mkdtemp(sm_dir))
-		return -1;
-	sm_dir_made = 1;
-	return 0;
-}
-
-static inline void sm_scratch_path(char *buf, size_t n, const char *name)
-{
-	int k = snprintf(buf, n, "%s/%s-%d.sht", sm_dir, name, sm_files++);
-
-	if (k < 0 || (size_t)k >= n)
-		abort();
-}
-
-static inline void sm_scratch_done(void)
-{
-	if (sm_dir_made)
-		rmdir(sm_dir);
-}
-
 /* ---- the model ------------------------------------------------------------ */
 
-typedef struct sm_attr {
-	char *name;
-	size_t name_len;
-	sht_quark parent;            /* SHT_QUARK_ROOT for top level */
-	sht_quark *kids;
-	size_t nkids, capkids;
-	sht_interval *ivs;           /* closed intervals, time order, owned */
-	size_t niv, capiv;
-	sht_value cur;               /* ongoing value (owned) */
-	sht_time cur_start;
-	sht_type locked;             /* SHT_TYPE_NULL: not locked yet */
-} sm_attr;
-
-typedef struct sm_model {
-	sm_attr *a;
-	size_t n, cap;
-	sht_quark *roots;
-	size_t nroots, caproots;
-	sht_time start;
-	sht_time latest;             /* latest change time */
-	int latest_on_call;          /* see the top of this file */
-	int lock_on_change;          /* 1: a same-value modify does not lock
-	                                the type (NOT Trace Compass's rule;
-	                                a switch to look past that one
-	                                difference) */
-	int finished;
-	sht_time end;                /* finish time */
-	sht_value popped;            /* last popped value (owned) */
-} sm_model;
-
-static inline void sm_init(sm_model *m, sht_time start)
+void sm_init(sm_model *m, sht_time start)
 {
 	memset(m, 0, sizeof *m);
 	m->start = start;
@@ -282,7 +134,7 @@ static inline void sm_init(sm_model *m, sht_time start)
 	m->popped = sht_value_null();
 }
 
-static inline void sm_free(sm_model *m)
+void sm_free(sm_model *m)
 {
 	size_t q, i;
 
@@ -302,14 +154,13 @@ static inline void sm_free(sm_model *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* Current end of the history: the finish time or the latest change. */
-static inline sht_time sm_end(const sm_model *m)
+sht_time sm_end(const sm_model *m)
 {
 	return m->finished ? m->end : m->latest;
 }
 
-static inline void sm_children(const sm_model *m, sht_quark parent,
-			       const sht_quark **kids, size_t *n)
+static void sm_children(const sm_model *m, sht_quark parent,
+			const sht_quark **kids, size_t *n)
 {
 	if (parent == SHT_QUARK_ROOT) {
 		*kids = m->roots;
@@ -321,9 +172,9 @@ static inline void sm_children(const sm_model *m, sht_quark parent,
 }
 
 /* Child `name` of parent: SHT_OK (found or created), SHT_NOT_FOUND. */
-static inline sht_err sm_child(sm_model *m, sht_quark parent,
-			       const char *name, size_t len, int create,
-			       sht_quark *out)
+static sht_err sm_child(sm_model *m, sht_quark parent,
+			const char *name, size_t len, int create,
+			sht_quark *out)
 {
 	const sht_quark *kids;
 	size_t nk, i;
@@ -364,10 +215,9 @@ static inline sht_err sm_child(sm_model *m, sht_quark parent,
 	return SHT_OK;
 }
 
-/* Path elems[0..n) below parent. */
-static inline sht_err sm_quark(sm_model *m, sht_quark parent,
-			       const char *const *elems, size_t n, int create,
-			       sht_quark *out)
+sht_err sm_quark(sm_model *m, sht_quark parent,
+		 const char *const *elems, size_t n, int create,
+		 sht_quark *out)
 {
 	sht_quark q = parent;
 	size_t i;
@@ -384,7 +234,7 @@ static inline sht_err sm_quark(sm_model *m, sht_quark parent,
 }
 
 /* Time checks of a change at t (the latest change time moves to t). */
-static inline sht_err sm_check_time(sm_model *m, sht_time t)
+static sht_err sm_check_time(sm_model *m, sht_time t)
 {
 	if (m->finished)
 		return SHT_ERR_STATE;
@@ -397,8 +247,8 @@ static inline sht_err sm_check_time(sm_model *m, sht_time t)
 	return SHT_OK;
 }
 
-static inline void sm_store(sm_attr *a, sht_quark q, sht_time s, sht_time e,
-			    const sht_value *v)
+static void sm_store(sm_attr *a, sht_quark q, sht_time s, sht_time e,
+		     const sht_value *v)
 {
 	sht_interval *iv;
 
@@ -411,8 +261,8 @@ static inline void sm_store(sm_attr *a, sht_quark q, sht_time s, sht_time e,
 }
 
 /* KERNEL_MODEL §2.2 modify, steps 1 to 4 (time already checked). */
-static inline sht_err sm_modify_raw(sm_model *m, sht_time t, sht_quark q,
-				    const sht_value *v)
+static sht_err sm_modify_raw(sm_model *m, sht_time t, sht_quark q,
+			     const sht_value *v)
 {
 	sm_attr *a = &m->a[q];
 
@@ -441,15 +291,14 @@ static inline sht_err sm_modify_raw(sm_model *m, sht_time t, sht_quark q,
 	return SHT_OK;
 }
 
-static inline sht_err sm_modify(sm_model *m, sht_time t, sht_quark q,
-				const sht_value *v)
+sht_err sm_modify(sm_model *m, sht_time t, sht_quark q, const sht_value *v)
 {
 	sht_err e = sm_check_time(m, t);
 
 	return e != SHT_OK ? e : sm_modify_raw(m, t, q, v);
 }
 
-static inline void sm_clear_raw(sm_model *m, sht_time t, sht_quark q)
+static void sm_clear_raw(sm_model *m, sht_time t, sht_quark q)
 {
 	static const sht_value null = { SHT_TYPE_NULL, 0, { 0 } };
 	size_t i;
@@ -459,7 +308,7 @@ static inline void sm_clear_raw(sm_model *m, sht_time t, sht_quark q)
 	sm_modify_raw(m, t, q, &null);
 }
 
-static inline sht_err sm_clear(sm_model *m, sht_time t, sht_quark q)
+sht_err sm_clear(sm_model *m, sht_time t, sht_quark q)
 {
 	sht_err e = sm_check_time(m, t);
 
@@ -468,8 +317,7 @@ static inline sht_err sm_clear(sm_model *m, sht_time t, sht_quark q)
 	return e;
 }
 
-static inline sht_err sm_push(sm_model *m, sht_time t, sht_quark q,
-			      const sht_value *v)
+sht_err sm_push(sm_model *m, sht_time t, sht_quark q, const sht_value *v)
 {
 	sht_err e = sm_check_time(m, t);
 	int32_t depth;
@@ -497,9 +345,7 @@ static inline sht_err sm_push(sm_model *m, sht_time t, sht_quark q,
 	return sm_modify_raw(m, t, sub, v);
 }
 
-/* popped: the model's copy (valid until the next pop). */
-static inline sht_err sm_pop(sm_model *m, sht_time t, sht_quark q,
-			     sht_value *popped)
+sht_err sm_pop(sm_model *m, sht_time t, sht_quark q, sht_value *popped)
 {
 	sht_err e = sm_check_time(m, t);
 	int32_t depth;
@@ -533,8 +379,7 @@ static inline sht_err sm_pop(sm_model *m, sht_time t, sht_quark q,
 	return SHT_OK;
 }
 
-static inline sht_err sm_increment(sm_model *m, sht_time t, sht_quark q,
-				   int64_t delta)
+sht_err sm_increment(sm_model *m, sht_time t, sht_quark q, int64_t delta)
 {
 	sht_err e = sm_check_time(m, t);
 	const sm_attr *a = &m->a[q];
@@ -559,8 +404,7 @@ static inline sht_err sm_increment(sm_model *m, sht_time t, sht_quark q,
 	return sm_modify_raw(m, t, q, &nv);
 }
 
-static inline sht_err sm_update_ongoing(sm_model *m, sht_quark q,
-					const sht_value *v)
+sht_err sm_update_ongoing(sm_model *m, sht_quark q, const sht_value *v)
 {
 	if (m->finished)
 		return SHT_ERR_STATE;
@@ -569,7 +413,7 @@ static inline sht_err sm_update_ongoing(sm_model *m, sht_quark q,
 	return SHT_OK;
 }
 
-static inline sht_err sm_finish(sm_model *m, sht_time end)
+sht_err sm_finish(sm_model *m, sht_time end)
 {
 	size_t q;
 
@@ -590,11 +434,7 @@ static inline sht_err sm_finish(sm_model *m, sht_time end)
 
 /* ---- model queries -------------------------------------------------------- */
 
-/* The interval of q containing t, borrowed (value owned by the model), or
- * SHT_ERR_RANGE.  While building, the ongoing state ends at the latest
- * change time. */
-static inline sht_err sm_at(const sm_model *m, sht_quark q, sht_time t,
-			    sht_interval *out)
+sht_err sm_at(const sm_model *m, sht_quark q, sht_time t, sht_interval *out)
 {
 	const sm_attr *a;
 	size_t lo, hi;
@@ -633,22 +473,15 @@ static inline sht_err sm_at(const sm_model *m, sht_quark q, sht_time t,
 	return SHT_OK;
 }
 
-/* A list of borrowed intervals. */
-typedef struct sm_list {
-	sht_interval *v;
-	size_t n, cap;
-} sm_list;
-
-static inline void sm_list_add(sm_list *l, const sht_interval *iv)
+void sm_list_add(sm_list *l, const sht_interval *iv)
 {
 	SM_GROW(l->v, l->n, l->cap);
 	l->v[l->n++] = *iv;
 }
 
-/* KERNEL_MODEL §2.3 range query, with (r > 0) or without resolution. */
-static inline sht_err sm_range_query(const sm_model *m, sht_quark q,
-				     sht_time t1, sht_time t2, sht_time r,
-				     sm_list *out)
+sht_err sm_range_query(const sm_model *m, sht_quark q,
+		       sht_time t1, sht_time t2, sht_time r,
+		       sm_list *out)
 {
 	sht_time end = t2 < sm_end(m) ? t2 : sm_end(m);
 	sht_interval iv;
@@ -683,5 +516,3 @@ static inline sht_err sm_range_query(const sm_model *m, sht_quark q,
 	}
 	return SHT_OK;
 }
-
-#endif /* SHT_TEST_STATE_MODEL_H */
