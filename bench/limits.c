@@ -27,6 +27,7 @@
  * stderr; exit status 2 on errors.  The default run takes ~10-30 s.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -35,33 +36,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench-json.h"
 #include "bench-util.h"
 #include "rng.h"
 
 #define MIB (1024u * 1024u)
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						    noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sht-limits: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
 
 /* ---- the disk ------------------------------------------------------------ */
 
@@ -190,16 +169,6 @@ struct slot {
 	char pad[64 - sizeof(struct slot *)];
 };
 
-/* CPU time of this thread, s: on a shared machine the time the thread
- * waits for a CPU is not the memory's. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Median ns per load over rounds of 1M dependent loads (thread CPU time):
  * at least 3 rounds, then as many as fit in ~2 s (up to 15). */
 static double mem_latency(uint64_t mb)
@@ -229,11 +198,11 @@ static double mem_latency(uint64_t mb)
 		p = p->next;
 	start = now_s();
 	while (rounds < 15 && (rounds < 3 || now_s() - start < 2.0)) {
-		double t0 = cpu_s();
+		double t0 = thread_cpu_s();
 
 		for (int i = 0; i < 1000000; i++)
 			p = p->next;
-		ns[rounds++] = (cpu_s() - t0) / 1e6 * 1e9;
+		ns[rounds++] = (thread_cpu_s() - t0) / 1e6 * 1e9;
 	}
 	if (p == NULL)                          /* keeps the loop */
 		die("broken cycle");
@@ -250,10 +219,10 @@ static double mem_bandwidth(uint64_t mb)
 	memset(a, 1, n);
 	memset(b, 2, n);
 	for (int r = 0; r < 5; r++) {
-		double t0 = cpu_s(), dt;
+		double t0 = thread_cpu_s(), dt;
 
 		memcpy(b, a, n);
-		dt = cpu_s() - t0;
+		dt = thread_cpu_s() - t0;
 		a[(size_t)r * 4096 % n] = (char)b[n - 1 - (size_t)r];
 		if (best == 0 || dt < best)
 			best = dt;
@@ -263,68 +232,32 @@ static double mem_bandwidth(uint64_t mb)
 	return (double)n / 1e9 / best;
 }
 
-/* ---- the machine --------------------------------------------------------- */
-
-static void cpu_model(char *out, size_t size)
-{
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	snprintf(out, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		char *c = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) != 0 || !c)
-			continue;
-		c += 1 + (c[1] == ' ');
-		c[strcspn(c, "\n")] = '\0';
-		snprintf(out, size, "%s", c);
-		break;
-	}
-	fclose(f);
-	for (char *p = out; *p; p++)            /* JSON-safe */
-		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
-			*p = ' ';
-}
-
-static double load1(void)
-{
-	double v = -1;
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static uint64_t parse_mb(const char *opt, const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < 1 || v > 65536)
-		die("%s: a number of MiB, 1 .. 65536, not '%s'", opt, s);
-	return v;
-}
+static const struct option options[] = {
+	{ "dir", required_argument, NULL, 'd' },
+	{ "mb", required_argument, NULL, 'm' },
+	{ "mem-mb", required_argument, NULL, 'M' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
-	const char *dir = tmp && *tmp ? tmp : "/tmp";
+	const char *dir = tmp_dir();
 	uint64_t mb = 512, mem_mb = 512;
 	struct disk d;
 	char cpu[256];
 	double lat, bw, load = load1();
+	json_t *o;
+	int k;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'd': dir = optarg; break;
+		case 'm': mb = parse_count_in("--mb", optarg, 1, 65536); break;
+		case 'M':
+			mem_mb = parse_count_in("--mem-mb", optarg, 1, 65536);
+			break;
+		case 'h':
 			puts("usage: sht-limits [--dir DIR] [--mb N] "
 			     "[--mem-mb M]\n"
 			     "  --dir DIR    where the test file goes "
@@ -332,33 +265,32 @@ int main(int argc, char **argv)
 			     "  --mb N       test file MiB (512)\n"
 			     "  --mem-mb M   memory buffers MiB (512)");
 			return 0;
+		default: bad_option();
 		}
-		if (i + 1 >= argc)
-			die("%s: unknown option or missing argument (try "
-			    "--help)", argv[i]);
-		if (!strcmp(argv[i], "--dir"))
-			dir = argv[++i];
-		else if (!strcmp(argv[i], "--mb"))
-			mb = parse_mb(argv[i], argv[i + 1]), i++;
-		else if (!strcmp(argv[i], "--mem-mb"))
-			mem_mb = parse_mb(argv[i], argv[i + 1]), i++;
-		else
-			die("unknown option '%s' (try --help)", argv[i]);
 	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
 	disk(dir, mb, &d);
 	fprintf(stderr, "sht-limits: memory latency and bandwidth, %" PRIu64
 		" MiB\n", mem_mb);
 	lat = mem_latency(mem_mb);
 	bw = mem_bandwidth(mem_mb);
 	cpu_model(cpu, sizeof cpu);
-	printf("{\"seq_write_MBps\":%.1f,\"seq_read_cold_MBps\":%.1f,"
-	       "\"seq_read_warm_MBps\":%.1f,\"mem_latency_ns\":%.2f,"
-	       "\"mem_bw_GBps\":%.2f,\"rand_read_4k_us\":%.2f,\"cpu\":\"%s\","
-	       "\"cores\":%ld,\"ram_gib\":%.1f,\"file_mib\":%" PRIu64
-	       ",\"mem_mib\":%" PRIu64 ",\"load1\":%.2f}\n", d.write_MBps,
-	       d.read_cold_MBps, d.read_warm_MBps, lat, bw, d.rand_4k_us, cpu,
-	       sysconf(_SC_NPROCESSORS_ONLN),
-	       (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) /
-	       (1024.0 * 1024.0 * 1024.0), mb, mem_mb, load);
+	o = bj_object();
+	bj_num(o, "seq_write_MBps", d.write_MBps);
+	bj_num(o, "seq_read_cold_MBps", d.read_cold_MBps);
+	bj_num(o, "seq_read_warm_MBps", d.read_warm_MBps);
+	bj_num(o, "mem_latency_ns", lat);
+	bj_num(o, "mem_bw_GBps", bw);
+	bj_num(o, "rand_read_4k_us", d.rand_4k_us);
+	bj_str(o, "cpu", cpu);
+	bj_int(o, "cores", sysconf(_SC_NPROCESSORS_ONLN));
+	bj_num(o, "ram_gib", (double)sysconf(_SC_PHYS_PAGES) *
+			     (double)sysconf(_SC_PAGESIZE) /
+			     (1024.0 * 1024.0 * 1024.0));
+	bj_int(o, "file_mib", (int64_t)mb);
+	bj_int(o, "mem_mib", (int64_t)mem_mb);
+	bj_num(o, "load1", load);
+	bj_print(o);
 	return 0;
 }

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -49,346 +50,12 @@
 
 #include "sht/sht.h"
 #include <shtgen/workload.h>
+#include "bench-json.h"
 #include "bench-util.h"
+#include "metrics.h"
 #include "rng.h"
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static int g_verbose;
-
-static void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sht-bench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!g_verbose)
-		return;
-	fputs("# ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
-
-/* Peak and current resident set of this process from /proc/self/status,
- * in bytes (0 if unreadable). */
-static uint64_t proc_status_bytes(const char *key)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	uint64_t kb = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-			kb = strtoull(line + klen + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return kb * 1024;
-}
-
-/* Parse an unsigned integer with an optional suffix: k, m, g (powers of
- * 1000) or K, M, G / Ki, Mi, Gi (powers of 1024), e.g. 1m, 64K, 1Gi. */
-static uint64_t parse_u64(const char *opt, const char *s)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		die("%s: not a number: '%s'", opt, s);
-	if (*end) {
-		int bin = end[0] >= 'A' && end[0] <= 'Z';
-
-		switch (end[0] | 0x20) {
-		case 'k': mul = bin ? 1ull << 10 : 1000ull; break;
-		case 'm': mul = bin ? 1ull << 20 : 1000000ull; break;
-		case 'g': mul = bin ? 1ull << 30 : 1000000000ull; break;
-		default: die("%s: bad suffix in '%s'", opt, s);
-		}
-		if (end[1] == 'i' && end[2] == '\0')
-			mul = mul == 1000ull ? 1ull << 10 :
-			      mul == 1000000ull ? 1ull << 20 :
-			      mul == 1000000000ull ? 1ull << 30 : mul;
-		else if (end[1] != '\0')
-			die("%s: bad suffix in '%s'", opt, s);
-	}
-	if (v > UINT64_MAX / mul)
-		die("%s: too large: '%s'", opt, s);
-	return (uint64_t)v * mul;
-}
-
-static void write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(3);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Read up to n bytes; returns how many before EOF. */
-static size_t read_all(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
-/* ---- metrics: an ordered list of (key, number) ---------------------------- */
-
-#define MAX_METRICS 160
-
-struct metric {
-	const char *key;        /* string literal (see design note 1) */
-	double v;
-	int is_int;             /* print without decimals */
-};
-
-struct metrics {
-	size_t n;
-	int failed;             /* the child could not finish its phase */
-	char err[512];          /* why, if failed */
-	struct metric m[MAX_METRICS];
-};
-
-static void put(struct metrics *ms, const char *key, double v)
-{
-	for (size_t i = 0; i < ms->n; i++) {
-		if (strcmp(ms->m[i].key, key) == 0) {
-			ms->m[i].v = v;
-			return;
-		}
-	}
-	if (ms->n == MAX_METRICS)
-		die("too many metrics (key %s)", key);
-	ms->m[ms->n].key = key;
-	ms->m[ms->n].v = v;
-	ms->m[ms->n].is_int = 0;
-	ms->n++;
-}
-
-static void put_int(struct metrics *ms, const char *key, double v)
-{
-	put(ms, key, v);
-	for (size_t i = 0; i < ms->n; i++)
-		if (strcmp(ms->m[i].key, key) == 0)
-			ms->m[i].is_int = 1;
-}
-
-static int get(const struct metrics *ms, const char *key, double *v)
-{
-	for (size_t i = 0; i < ms->n; i++) {
-		if (strcmp(ms->m[i].key, key) == 0) {
-			*v = ms->m[i].v;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void merge(struct metrics *dst, const struct metrics *src)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		if (src->m[i].is_int)
-			put_int(dst, src->m[i].key, src->m[i].v);
-		else
-			put(dst, src->m[i].key, src->m[i].v);
-	}
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void json_num(FILE *f, double v, int is_int)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (is_int && fabs(v) < 9007199254740992.0)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
-/* Fixed string fields first (pairs key, value; NULL-terminated), then the
- * numbers. */
-static void json_line(const char *const *strs, const struct metrics *ms)
-{
-	FILE *f = stdout;
-
-	fputc('{', f);
-	for (size_t i = 0; strs[i]; i += 2) {
-		if (i)
-			fputc(',', f);
-		json_str(f, strs[i]);
-		fputc(':', f);
-		json_str(f, strs[i + 1]);
-	}
-	for (size_t i = 0; i < ms->n; i++) {
-		fputc(',', f);
-		json_str(f, ms->m[i].key);
-		fputc(':', f);
-		json_num(f, ms->m[i].v, ms->m[i].is_int);
-	}
-	fputs("}\n", f);
-	fflush(f);
-}
-
-/* Per key of runs[0], the median over the runs that have it. */
-static void metrics_median(const struct metrics *runs, size_t k,
-			   struct metrics *out)
-{
-	double *v = xmalloc(k * sizeof *v);
-
-	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < runs[0].n; i++) {
-		const char *key = runs[0].m[i].key;
-		size_t n = 0;
-		double x, med;
-
-		if (strcmp(key, "run") == 0)
-			continue;
-
-		for (size_t r = 0; r < k; r++)
-			if (get(&runs[r], key, &x) && isfinite(x))
-				v[n++] = x;
-		med = median(v, n);
-		/* A median of two integers may be a half: keep it. */
-		if (runs[0].m[i].is_int && med == floor(med))
-			put_int(out, key, med);
-		else
-			put(out, key, med);
-	}
-	free(v);
-}
-
-/* ---- running a phase in a child ---------------------------------------------- */
-
-typedef void (*phase_fn)(void *ctx, struct metrics *out);
-
-/*
- * Run fn in a forked child and collect its metrics, plus the child's
- * rusage (peak RSS, CPU times) under the names prefix + "_maxrss_bytes",
- * "_user_s", "_sys_s".  Returns 0, or -1 if the child failed (out->err).
- */
-static int run_in_child(const char *rss_key, const char *user_key,
-			const char *sys_key, phase_fn fn, void *ctx,
-			struct metrics *out)
-{
-	int fds[2];
-	pid_t pid;
-	int status;
-	struct rusage ru;
-	size_t got;
-
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe(fds) < 0)
-		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		struct metrics *ms = calloc(1, sizeof *ms);
-
-		close(fds[0]);
-		if (!ms)
-			_exit(3);
-		fn(ctx, ms);
-		write_all(fds[1], ms, sizeof *ms);
-		close(fds[1]);
-		_exit(0);
-	}
-	close(fds[1]);
-	memset(out, 0, sizeof *out);
-	got = read_all(fds[0], out, sizeof *out);
-	close(fds[0]);
-	while (wait4(pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR)
-			die("wait4: %s", strerror(errno));
-	}
-	if (got != sizeof *out || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		memset(out, 0, sizeof *out);
-		out->failed = 1;
-		if (WIFSIGNALED(status))
-			snprintf(out->err, sizeof out->err,
-				 "child killed by signal %d (%s)",
-				 WTERMSIG(status), strsignal(WTERMSIG(status)));
-		else
-			snprintf(out->err, sizeof out->err,
-				 "child exited with status %d",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return -1;
-	}
-	if (rss_key)
-		put_int(out, rss_key, (double)ru.ru_maxrss * 1024.0);
-	if (user_key)
-		put(out, user_key, (double)ru.ru_utime.tv_sec +
-				   (double)ru.ru_utime.tv_usec * 1e-6);
-	if (sys_key)
-		put(out, sys_key, (double)ru.ru_stime.tv_sec +
-				  (double)ru.ru_stime.tv_usec * 1e-6);
-	return out->failed ? -1 : 0;
-}
 
 static void fail(struct metrics *ms, const char *what, sht_err err)
 {
@@ -667,25 +334,6 @@ static void phase_build(void *ctx, struct metrics *ms)
 }
 
 /* ---- phase 3: queries --------------------------------------------------------- */
-
-struct lat {
-	double mean, p50, p99, max;
-};
-
-static struct lat lat_summary(double *v, size_t n)
-{
-	struct lat l;
-	double sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	qsort(v, n, sizeof *v, cmp_double);
-	l.mean = n ? sum / (double)n : NAN;
-	l.p50 = pct_sorted(v, n, 0.50);
-	l.p99 = pct_sorted(v, n, 0.99);
-	l.max = n ? v[n - 1] : NAN;
-	return l;
-}
 
 struct qstate {
 	const struct store_opts *o;
@@ -1166,7 +814,7 @@ queries:
 		rc = (int)mis;
 	if (!o->keep && !o->reuse)
 		unlink(o->path);
-	json_line(strs, out);
+	metrics_print(strs, out);
 	return rc;
 failed:
 	fprintf(stderr, "sht-bench: run %d failed: %s\n", run, part.err);
@@ -2026,16 +1674,6 @@ out:
 
 /* ---- state: one run ---------------------------------------------------------------- */
 
-/* Copy a metric of src under another name (both string literals). */
-static void rename_metric(struct metrics *dst, const struct metrics *src,
-			  const char *from, const char *to)
-{
-	double v;
-
-	if (get(src, from, &v))
-		put(dst, to, v);
-}
-
 static int state_run(struct state_opts *o, int run, struct metrics *out)
 {
 	struct metrics part;
@@ -2116,7 +1754,7 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 	}
 	if (get(out, "mismatches", &mis) && mis > 0)
 		rc = (int)mis;
-	json_line(strs, out);
+	metrics_print(strs, out);
 	return rc;
 failed:
 	fprintf(stderr, "sht-bench: run %d failed: %s\n", run, part.err);
@@ -2168,148 +1806,265 @@ static void usage(FILE *f)
 "common options:\n"
 "  --repeat K              run K times, then print the medians\n"
 "  --verbose               progress on stderr\n"
+"Counts take k, m or g (x 1000); sizes in bytes K, M or G (x 1024).\n"
 "Output: JSON lines on stdout.  Exit status 1 if an answer was wrong,\n"
 "2 on errors.\n", f);
 }
 
-static const char *need_arg(int argc, char **argv, int *i)
+enum {
+	OPT_WORKLOAD = 256, OPT_SIZE, OPT_VARIANT, OPT_BLOCK_SIZE,
+	OPT_MAX_CHILDREN, OPT_INTERVALS, OPT_NO_SYNC, OPT_DIR, OPT_KEEP,
+	OPT_QUERIES, OPT_FULL_QUERIES, OPT_OPENS, OPT_SEED, OPT_REPEAT,
+	/* store */
+	OPT_COLD, OPT_COLD_QUERIES, OPT_COLD_FULL_QUERIES, OPT_COLD_BATCH,
+	OPT_Q2D_QUARKS, OPT_Q2D_POINTS, OPT_Q2D_FIRST, OPT_CACHE_BYTES,
+	OPT_CHECK, OPT_SKIP, OPT_FILE,
+	/* state */
+	OPT_BACKEND, OPT_THREADS, OPT_RANGE_QUERIES, OPT_RANGE_POINTS,
+	OPT_NO_STORE,
+	/* limits */
+	OPT_LIMIT_BYTES, OPT_QUICK,
+};
+
+#define COMMON_OPTIONS                                                        \
+	{ "workload", required_argument, NULL, OPT_WORKLOAD },                \
+	{ "size", required_argument, NULL, OPT_SIZE },                        \
+	{ "variant", required_argument, NULL, OPT_VARIANT },                  \
+	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },            \
+	{ "max-children", required_argument, NULL, OPT_MAX_CHILDREN },        \
+	{ "intervals", required_argument, NULL, OPT_INTERVALS },              \
+	{ "no-sync", no_argument, NULL, OPT_NO_SYNC },                        \
+	{ "dir", required_argument, NULL, OPT_DIR },                          \
+	{ "keep", no_argument, NULL, OPT_KEEP },                              \
+	{ "queries", required_argument, NULL, OPT_QUERIES },                  \
+	{ "full-queries", required_argument, NULL, OPT_FULL_QUERIES },        \
+	{ "opens", required_argument, NULL, OPT_OPENS },                      \
+	{ "seed", required_argument, NULL, OPT_SEED },                        \
+	{ "repeat", required_argument, NULL, OPT_REPEAT },                    \
+	{ "verbose", no_argument, NULL, 'v' },                                \
+	{ "help", no_argument, NULL, 'h' }
+
+static const struct option store_options[] = {
+	COMMON_OPTIONS,
+	{ "cold", no_argument, NULL, OPT_COLD },
+	{ "cold-queries", required_argument, NULL, OPT_COLD_QUERIES },
+	{ "cold-full-queries", required_argument, NULL, OPT_COLD_FULL_QUERIES },
+	{ "cold-batch", required_argument, NULL, OPT_COLD_BATCH },
+	{ "q2d-quarks", required_argument, NULL, OPT_Q2D_QUARKS },
+	{ "q2d-points", required_argument, NULL, OPT_Q2D_POINTS },
+	{ "q2d-first", no_argument, NULL, OPT_Q2D_FIRST },
+	{ "cache-bytes", required_argument, NULL, OPT_CACHE_BYTES },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "skip", required_argument, NULL, OPT_SKIP },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct option state_options[] = {
+	COMMON_OPTIONS,
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "range-queries", required_argument, NULL, OPT_RANGE_QUERIES },
+	{ "range-points", required_argument, NULL, OPT_RANGE_POINTS },
+	{ "no-store", no_argument, NULL, OPT_NO_STORE },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct option limits_options[] = {
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "limit-bytes", required_argument, NULL, OPT_LIMIT_BYTES },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The fields of the options both modes take. */
+struct common {
+	const char *wl;
+	uint64_t *size;
+	sht_builder_opts *bo;
+	uint32_t *intervals;
+	const char **dir;
+	int *keep;
+	uint64_t *queries, *full_queries;
+	int *opens;
+	uint64_t *seed;
+	int repeat;
+};
+
+/* A count that fits the int or uint32_t it goes to, >= 1. */
+static uint32_t small_count(const char *opt, const char *s)
 {
-	if (*i + 1 >= argc)
-		die("%s needs an argument", argv[*i]);
-	return argv[++*i];
+	return (uint32_t)parse_count_in(opt, s, 1, INT32_MAX);
+}
+
+static sht_variant parse_variant(const char *v)
+{
+	if (!strcmp(v, "esht"))
+		return SHT_VARIANT_ESHT;
+	if (!strcmp(v, "sht"))
+		return SHT_VARIANT_SHT;
+	usage_error("--variant: esht or sht, not '%s'", v);
+}
+
+/* Apply option c (getopt_long's answer) if both modes take it: 1, else
+ * 0. */
+static int common_option(int c, struct common *o)
+{
+	switch (c) {
+	case OPT_WORKLOAD: o->wl = optarg; break;
+	case OPT_SIZE: *o->size = parse_count("--size", optarg); break;
+	case OPT_VARIANT: o->bo->variant = parse_variant(optarg); break;
+	case OPT_BLOCK_SIZE:
+		o->bo->block_size = (uint32_t)parse_bytes("--block-size", optarg);
+		if (o->bo->block_size != parse_bytes("--block-size", optarg))
+			usage_error("--block-size: too large: '%s'", optarg);
+		break;
+	case OPT_MAX_CHILDREN:
+		o->bo->max_children = small_count("--max-children", optarg);
+		break;
+	case OPT_INTERVALS:
+		*o->intervals = small_count("--intervals", optarg);
+		break;
+	case OPT_NO_SYNC: o->bo->no_sync = true; break;
+	case OPT_DIR: *o->dir = optarg; break;
+	case OPT_KEEP: *o->keep = 1; break;
+	case OPT_QUERIES: *o->queries = parse_count("--queries", optarg); break;
+	case OPT_FULL_QUERIES:
+		*o->full_queries = parse_count("--full-queries", optarg);
+		break;
+	case OPT_OPENS: *o->opens = (int)small_count("--opens", optarg); break;
+	case OPT_SEED: *o->seed = parse_count("--seed", optarg); break;
+	case OPT_REPEAT: o->repeat = (int)small_count("--repeat", optarg); break;
+	case 'v': bench_verbose = 1; break;
+	case 'h': usage(stdout); exit(0);
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The workload of --workload and --size. */
+static void common_workload(const char *mode, const struct common *c,
+			    struct workload *w)
+{
+	if (!c->wl || *c->size == 0)
+		usage_error("%s needs --workload staircase|churn and --size N",
+			    mode);
+	if (!strcmp(c->wl, "staircase"))
+		wl_init(w, SHTGEN_WL_STAIRCASE, *c->size, *c->intervals);
+	else if (!strcmp(c->wl, "churn"))
+		wl_init(w, SHTGEN_WL_CHURN, *c->size, 0);
+	else
+		usage_error("--workload: staircase or churn, not '%s'", c->wl);
+}
+
+/* Options end at the first argument that is not one. */
+static void no_operands(int argc, char **argv)
+{
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+static void store_defaults(struct store_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	sht_builder_opts_init(&o->bo);
+	if (o->bo.block_size == 0)
+		o->bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
+	if (o->bo.max_children == 0)
+		o->bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
+	o->bo.no_sync = 0;
+	o->intervals = 20;
+	o->dir = tmp_dir();
+	o->queries = 10000;
+	o->full_queries = 200;
+	o->cold_batch = 200;
+	o->q2d_quarks = 1000;
+	o->q2d_points = 1920;
+	o->opens = 9;
+	o->seed = 1;
+}
+
+static void parse_skip(struct store_opts *o, const char *v)
+{
+	o->no_single |= strstr(v, "single") != NULL;
+	o->no_full |= strstr(v, "full") != NULL;
+	o->no_2d |= strstr(v, "2d") != NULL;
+	if (!o->no_single && !o->no_full && !o->no_2d)
+		usage_error("--skip: a list of single, full, 2d");
+}
+
+/* sht-bench store's options into o; returns --repeat. */
+static int store_args(int argc, char **argv, struct store_opts *o)
+{
+	struct common c = { NULL, &o->size, &o->bo, &o->intervals, &o->dir,
+			    &o->keep, &o->queries, &o->full_queries, &o->opens,
+			    &o->seed, 1 };
+	int have_cq = 0, have_cfq = 0, k;
+
+	store_defaults(o);
+	optind = 2;
+	while ((k = getopt_long(argc, argv, "hv", store_options, NULL)) != -1) {
+		if (common_option(k, &c))
+			continue;
+		switch (k) {
+		case OPT_COLD: o->cold = 1; break;
+		case OPT_COLD_QUERIES:
+			o->cold_queries = parse_count("--cold-queries", optarg);
+			have_cq = 1;
+			break;
+		case OPT_COLD_FULL_QUERIES:
+			o->cold_full_queries =
+				parse_count("--cold-full-queries", optarg);
+			have_cfq = 1;
+			break;
+		case OPT_COLD_BATCH:
+			o->cold_batch = parse_count("--cold-batch", optarg);
+			break;
+		case OPT_Q2D_QUARKS:
+			o->q2d_quarks = parse_count("--q2d-quarks", optarg);
+			break;
+		case OPT_Q2D_POINTS:
+			o->q2d_points = parse_count("--q2d-points", optarg);
+			break;
+		case OPT_Q2D_FIRST: o->q2d_first = 1; break;
+		case OPT_CACHE_BYTES:
+			o->cache_bytes = (size_t)parse_bytes("--cache-bytes",
+							     optarg);
+			break;
+		case OPT_CHECK: o->check = 1; break;
+		case OPT_SKIP: parse_skip(o, optarg); break;
+		case OPT_FILE:
+			if (strlen(optarg) >= sizeof o->path)
+				usage_error("--file: path too long");
+			strcpy(o->path, optarg);
+			o->reuse = 1;
+			break;
+		default: bad_option();
+		}
+	}
+	no_operands(argc, argv);
+	common_workload("store", &c, &o->w);
+	if (!have_cq)
+		o->cold_queries = o->queries;
+	if (!have_cfq)
+		o->cold_full_queries = o->full_queries;
+	if (o->queries < 1 || o->full_queries < 1 || o->cold_queries < 1 ||
+	    o->cold_full_queries < 1 || o->cold_batch < 1 ||
+	    o->q2d_points < 1 || o->q2d_quarks < 1)
+		usage_error("counts must be >= 1");
+	return c.repeat;
 }
 
 static int cmd_store(int argc, char **argv)
 {
 	struct store_opts o;
-	const char *wl = NULL;
-	int repeat = 1;
-	int have_cq = 0, have_cfq = 0;
+	int repeat = store_args(argc, argv, &o);
 	struct metrics *runs;
 	int worst = 0;
-	const char *tmp = getenv("TMPDIR");
-
-	memset(&o, 0, sizeof o);
-	sht_builder_opts_init(&o.bo);
-	if (o.bo.block_size == 0)
-		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
-	if (o.bo.max_children == 0)
-		o.bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
-	o.bo.no_sync = 0;
-	o.intervals = 20;
-	o.dir = tmp && *tmp ? tmp : "/tmp";
-	o.queries = 10000;
-	o.full_queries = 200;
-	o.cold_batch = 200;
-	o.q2d_quarks = 1000;
-	o.q2d_points = 1920;
-	o.opens = 9;
-	o.seed = 1;
-
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--workload"))
-			wl = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--size"))
-			o.size = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--variant")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			if (!strcmp(v, "esht"))
-				o.bo.variant = SHT_VARIANT_ESHT;
-			else if (!strcmp(v, "sht"))
-				o.bo.variant = SHT_VARIANT_SHT;
-			else
-				die("--variant: esht or sht, not '%s'", v);
-		} else if (!strcmp(a, "--block-size"))
-			o.bo.block_size = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--max-children"))
-			o.bo.max_children = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--intervals"))
-			o.intervals = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = true;
-		else if (!strcmp(a, "--dir"))
-			o.dir = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--keep"))
-			o.keep = 1;
-		else if (!strcmp(a, "--queries"))
-			o.queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--full-queries"))
-			o.full_queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--cold"))
-			o.cold = 1;
-		else if (!strcmp(a, "--cold-queries")) {
-			o.cold_queries = parse_u64(a, need_arg(argc, argv, &i));
-			have_cq = 1;
-		} else if (!strcmp(a, "--cold-full-queries")) {
-			o.cold_full_queries =
-				parse_u64(a, need_arg(argc, argv, &i));
-			have_cfq = 1;
-		} else if (!strcmp(a, "--cold-batch"))
-			o.cold_batch = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--q2d-quarks"))
-			o.q2d_quarks = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--q2d-points"))
-			o.q2d_points = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--q2d-first"))
-			o.q2d_first = 1;
-		else if (!strcmp(a, "--opens"))
-			o.opens = (int)parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--cache-bytes"))
-			o.cache_bytes = (size_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--check"))
-			o.check = 1;
-		else if (!strcmp(a, "--skip")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			o.no_single |= strstr(v, "single") != NULL;
-			o.no_full |= strstr(v, "full") != NULL;
-			o.no_2d |= strstr(v, "2d") != NULL;
-			if (!o.no_single && !o.no_full && !o.no_2d)
-				die("--skip: a list of single, full, 2d");
-		} else if (!strcmp(a, "--file")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			if (strlen(v) >= sizeof o.path)
-				die("--file: path too long");
-			strcpy(o.path, v);
-			o.reuse = 1;
-		}
-		else if (!strcmp(a, "--seed"))
-			o.seed = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--repeat"))
-			repeat = (int)parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
-			g_verbose = 1;
-		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else
-			die("unknown option '%s' (try --help)", a);
-	}
-	if (!wl || o.size == 0)
-		die("store needs --workload staircase|churn and --size N");
-	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, SHTGEN_WL_STAIRCASE, o.size, o.intervals);
-	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, SHTGEN_WL_CHURN, o.size, 0);
-	else
-		die("--workload: staircase or churn, not '%s'", wl);
-	if (!have_cq)
-		o.cold_queries = o.queries;
-	if (!have_cfq)
-		o.cold_full_queries = o.full_queries;
-	if (repeat < 1 || o.queries < 1 || o.full_queries < 1 ||
-	    o.cold_queries < 1 || o.cold_full_queries < 1 ||
-	    o.cold_batch < 1 || o.q2d_points < 1 || o.q2d_quarks < 1 ||
-	    o.opens < 1)
-		die("counts must be >= 1");
 
 	runs = xmalloc((size_t)repeat * sizeof *runs);
 	for (int r = 0; r < repeat; r++) {
@@ -2329,7 +2084,7 @@ static int cmd_store(int argc, char **argv)
 
 		metrics_median(runs, (size_t)repeat, &med);
 		put_int(&med, "runs", repeat);
-		json_line(strs, &med);
+		metrics_print(strs, &med);
 	}
 	free(runs);
 	if (worst)
@@ -2340,168 +2095,128 @@ static int cmd_store(int argc, char **argv)
 static int cmd_limits(int argc, char **argv)
 {
 	struct limits_opts o;
-	int repeat = 1;
+	int repeat = 1, k;
 	struct metrics *runs;
-	const char *tmp = getenv("TMPDIR");
 	const char *strs[] = { "mode", "limits", "type", "run", NULL };
 	const char *mstrs[] = { "mode", "limits", "type", "median", NULL };
 
 	memset(&o, 0, sizeof o);
-	o.dir = tmp && *tmp ? tmp : "/tmp";
+	o.dir = tmp_dir();
 	o.bytes = 1ull << 30;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--dir"))
-			o.dir = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--limit-bytes"))
-			o.bytes = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--keep"))
-			o.keep = 1;
-		else if (!strcmp(a, "--quick"))
-			o.quick = 1;
-		else if (!strcmp(a, "--repeat"))
-			repeat = (int)parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
-			g_verbose = 1;
-		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else
-			die("unknown option '%s' (try --help)", a);
+	optind = 2;
+	while ((k = getopt_long(argc, argv, "hv", limits_options, NULL)) != -1) {
+		switch (k) {
+		case OPT_DIR: o.dir = optarg; break;
+		case OPT_LIMIT_BYTES:
+			o.bytes = parse_bytes("--limit-bytes", optarg);
+			break;
+		case OPT_KEEP: o.keep = 1; break;
+		case OPT_QUICK: o.quick = 1; break;
+		case OPT_REPEAT:
+			repeat = (int)small_count("--repeat", optarg);
+			break;
+		case 'v': bench_verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: bad_option();
+		}
 	}
-	if (repeat < 1 || o.bytes < (1u << 20))
-		die("--repeat >= 1, --limit-bytes >= 1M");
+	no_operands(argc, argv);
+	if (o.bytes < (1u << 20))
+		usage_error("--limit-bytes >= 1M");
 	runs = xmalloc((size_t)repeat * sizeof *runs);
 	for (int r = 0; r < repeat; r++) {
 		if (run_in_child(NULL, NULL, NULL, phase_limits, &o,
 				 &runs[r]) < 0)
 			die("limits run %d failed: %s", r, runs[r].err);
 		put_int(&runs[r], "run", r);
-		json_line(strs, &runs[r]);
+		metrics_print(strs, &runs[r]);
 	}
 	if (repeat > 1) {
 		struct metrics med;
 
 		metrics_median(runs, (size_t)repeat, &med);
 		put_int(&med, "runs", repeat);
-		json_line(mstrs, &med);
+		metrics_print(mstrs, &med);
 	}
 	free(runs);
 	return 0;
 }
 
+static sht_backend parse_backend(const char *v)
+{
+	if (!strcmp(v, "tree"))
+		return SHT_BACKEND_TREE;
+	if (!strcmp(v, "memory"))
+		return SHT_BACKEND_MEMORY;
+	if (!strcmp(v, "null"))
+		return SHT_BACKEND_NULL;
+	usage_error("--backend: tree, memory or null, not '%s'", v);
+}
+
+static void state_defaults(struct state_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	sht_builder_opts_init(&o->bo);
+	if (o->bo.block_size == 0)
+		o->bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
+	if (o->bo.max_children == 0)
+		o->bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
+	o->bo.no_sync = 0;
+	o->bo.threaded = false;
+	o->backend = SHT_BACKEND_TREE;
+	o->intervals = 20;
+	o->dir = tmp_dir();
+	o->queries = 10000;
+	o->full_queries = 200;
+	o->range_queries = 1000;
+	o->range_points = 1920;
+	o->opens = 9;
+	o->seed = 1;
+}
+
+/* sht-bench state's options into o; returns --repeat. */
+static int state_args(int argc, char **argv, struct state_opts *o)
+{
+	struct common c = { NULL, &o->size, &o->bo, &o->intervals, &o->dir,
+			    &o->keep, &o->queries, &o->full_queries, &o->opens,
+			    &o->seed, 1 };
+	int k;
+
+	state_defaults(o);
+	optind = 2;
+	while ((k = getopt_long(argc, argv, "hv", state_options, NULL)) != -1) {
+		if (common_option(k, &c))
+			continue;
+		switch (k) {
+		case OPT_BACKEND: o->backend = parse_backend(optarg); break;
+		case OPT_THREADS:
+			o->bo.threaded = parse_count_in("--threads", optarg, 0,
+							1) != 0;
+			break;
+		case OPT_RANGE_QUERIES:
+			o->range_queries = parse_count("--range-queries", optarg);
+			break;
+		case OPT_RANGE_POINTS:
+			o->range_points = parse_count("--range-points", optarg);
+			break;
+		case OPT_NO_STORE: o->no_store = 1; break;
+		default: bad_option();
+		}
+	}
+	no_operands(argc, argv);
+	common_workload("state", &c, &o->w);
+	if (o->queries < 1 || o->full_queries < 1 || o->range_queries < 1 ||
+	    o->range_points < 1)
+		usage_error("counts must be >= 1");
+	return c.repeat;
+}
+
 static int cmd_state(int argc, char **argv)
 {
 	struct state_opts o;
-	const char *wl = NULL;
-	int repeat = 1;
+	int repeat = state_args(argc, argv, &o);
 	struct metrics *runs;
 	int worst = 0;
-	const char *tmp = getenv("TMPDIR");
-
-	memset(&o, 0, sizeof o);
-	sht_builder_opts_init(&o.bo);
-	if (o.bo.block_size == 0)
-		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
-	if (o.bo.max_children == 0)
-		o.bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
-	o.bo.no_sync = 0;
-	o.bo.threaded = false;
-	o.backend = SHT_BACKEND_TREE;
-	o.intervals = 20;
-	o.dir = tmp && *tmp ? tmp : "/tmp";
-	o.queries = 10000;
-	o.full_queries = 200;
-	o.range_queries = 1000;
-	o.range_points = 1920;
-	o.opens = 9;
-	o.seed = 1;
-
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--workload"))
-			wl = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--size"))
-			o.size = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--backend")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			if (!strcmp(v, "tree"))
-				o.backend = SHT_BACKEND_TREE;
-			else if (!strcmp(v, "memory"))
-				o.backend = SHT_BACKEND_MEMORY;
-			else if (!strcmp(v, "null"))
-				o.backend = SHT_BACKEND_NULL;
-			else
-				die("--backend: tree, memory or null, not '%s'",
-				    v);
-		} else if (!strcmp(a, "--threads")) {
-			uint64_t v = parse_u64(a, need_arg(argc, argv, &i));
-
-			if (v > 1)
-				die("--threads: 0 or 1");
-			o.bo.threaded = v != 0;
-		} else if (!strcmp(a, "--variant")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			if (!strcmp(v, "esht"))
-				o.bo.variant = SHT_VARIANT_ESHT;
-			else if (!strcmp(v, "sht"))
-				o.bo.variant = SHT_VARIANT_SHT;
-			else
-				die("--variant: esht or sht, not '%s'", v);
-		} else if (!strcmp(a, "--block-size"))
-			o.bo.block_size = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--max-children"))
-			o.bo.max_children = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--intervals"))
-			o.intervals = (uint32_t)parse_u64(
-				a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = true;
-		else if (!strcmp(a, "--no-store"))
-			o.no_store = 1;
-		else if (!strcmp(a, "--dir"))
-			o.dir = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--keep"))
-			o.keep = 1;
-		else if (!strcmp(a, "--queries"))
-			o.queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--full-queries"))
-			o.full_queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--range-queries"))
-			o.range_queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--range-points"))
-			o.range_points = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--opens"))
-			o.opens = (int)parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--seed"))
-			o.seed = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--repeat"))
-			repeat = (int)parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
-			g_verbose = 1;
-		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else
-			die("unknown option '%s' (try --help)", a);
-	}
-	if (!wl || o.size == 0)
-		die("state needs --workload staircase|churn and --size N");
-	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, SHTGEN_WL_STAIRCASE, o.size, o.intervals);
-	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, SHTGEN_WL_CHURN, o.size, 0);
-	else
-		die("--workload: staircase or churn, not '%s'", wl);
-	if (repeat < 1 || o.queries < 1 || o.full_queries < 1 ||
-	    o.range_queries < 1 || o.range_points < 1 || o.opens < 1)
-		die("counts must be >= 1");
 
 	runs = xmalloc((size_t)repeat * sizeof *runs);
 	for (int r = 0; r < repeat; r++) {
@@ -2522,7 +2237,7 @@ static int cmd_state(int argc, char **argv)
 
 		metrics_median(runs, (size_t)repeat, &med);
 		put_int(&med, "runs", repeat);
-		json_line(strs, &med);
+		metrics_print(strs, &med);
 	}
 	free(runs);
 	if (worst)
@@ -2537,11 +2252,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "store"))
-		return cmd_store(argc - 2, argv + 2);
+		return cmd_store(argc, argv);
 	if (!strcmp(argv[1], "limits"))
-		return cmd_limits(argc - 2, argv + 2);
+		return cmd_limits(argc, argv);
 	if (!strcmp(argv[1], "state"))
-		return cmd_state(argc - 2, argv + 2);
+		return cmd_state(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
