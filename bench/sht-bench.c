@@ -1,11 +1,10 @@
 /*
  * sht-bench.c: benchmarks of the history tree store and of the whole
- * state system, the workloads and metrics of ../shared/BENCHMARKS.md, and
- * the machine's physical limits.
+ * state system, on the synthetic workloads (staircase, churn).  The
+ * machine's limits are sht-limits' (bench/limits.c).
  *
  *   sht-bench store --workload staircase|churn --size N [options]
  *   sht-bench state --workload staircase|churn --size N [options]
- *   sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick]
  *
  * Output: JSON lines on stdout, one object per run, flushed as soon as the
  * run ends; with --repeat K a last line ("type":"median") holds the median
@@ -823,205 +822,6 @@ failed:
 	return -1;
 }
 
-/* ---- limits: the machine's physical anchors ------------------------------------ */
-
-struct limits_opts {
-	const char *dir;
-	uint64_t bytes;
-	int keep;
-	int quick;      /* --quick: memory tests over <= 16 MiB, fewer steps */
-};
-
-struct chase_line {
-	struct chase_line *next;
-	char pad[64 - sizeof(struct chase_line *)];
-};
-
-static void *volatile chase_sink;
-
-/* Average latency of one dependent load over a random cycle of lines
- * covering bytes, in ns. */
-static double chase_ns(size_t bytes, uint64_t steps, struct rng *rng)
-{
-	size_t n = bytes / sizeof(struct chase_line);
-	struct chase_line *a = xmalloc(n * sizeof *a);
-	size_t *perm = xmalloc(n * sizeof *perm);
-	struct chase_line *p;
-	double t0, t1;
-
-	/* Sattolo's algorithm: one cycle through every line. */
-	for (size_t i = 0; i < n; i++)
-		perm[i] = i;
-	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)rng_below(rng, i);
-		size_t tmp = perm[i];
-
-		perm[i] = perm[j];
-		perm[j] = tmp;
-	}
-	for (size_t i = 0; i < n; i++)
-		a[perm[i]].next = &a[perm[(i + 1) % n]];
-	free(perm);
-	p = &a[0];
-	for (uint64_t i = 0; i < n; i++)     /* touch, warm the TLB */
-		p = p->next;
-	t0 = now_s();
-	for (uint64_t i = 0; i < steps; i++)
-		p = p->next;
-	t1 = now_s();
-	chase_sink = p;                       /* keep the loop */
-	free(a);
-	return (t1 - t0) / (double)steps * 1e9;
-}
-
-static double mem_read_gbps(size_t bytes)
-{
-	uint64_t *a = xmalloc(bytes);
-	size_t n = bytes / sizeof *a;
-	volatile uint64_t sink;
-	uint64_t sum = 0;
-	double best = 0;
-
-	for (size_t i = 0; i < n; i++)
-		a[i] = i;
-	for (int rep = 0; rep < 3; rep++) {
-		double t0 = now_s(), t1;
-
-		for (size_t i = 0; i < n; i++)
-			sum += a[i];
-		t1 = now_s();
-		if ((double)bytes / (t1 - t0) / 1e9 > best)
-			best = (double)bytes / (t1 - t0) / 1e9;
-	}
-	sink = sum;
-	(void)sink;
-	free(a);
-	return best;
-}
-
-static void phase_limits(void *ctx, struct metrics *ms)
-{
-	const struct limits_opts *o = ctx;
-	const size_t chunk = 1u << 20;
-	char path[4096];
-	char *buf;
-	struct rng rng = RNG_INIT(12345);
-	uint64_t chunks = o->bytes / chunk;
-	int fd;
-	double t0, t1, t2;
-	double lat[400];
-
-	snprintf(path, sizeof path, "%s/sht-bench-limits-%ld.tmp", o->dir,
-		 (long)getpid());
-	if (posix_memalign((void **)&buf, 4096, chunk) != 0)
-		die("out of memory");
-	for (size_t i = 0; i < chunk / 8; i++) {
-		uint64_t x = rng_next(&rng);
-
-		memcpy(buf + i * 8, &x, 8);
-	}
-
-	/* Sequential write, 1 MiB chunks, then fsync. */
-	note("limits: sequential write of %" PRIu64 " bytes", chunks * chunk);
-	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
-	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
-	t0 = now_s();
-	for (uint64_t i = 0; i < chunks; i++) {
-		buf[0] = (char)i;
-		if (write(fd, buf, chunk) != (ssize_t)chunk)
-			die("write %s: %s", path, strerror(errno));
-	}
-	t1 = now_s();
-	if (fsync(fd) < 0)
-		die("fsync %s: %s", path, strerror(errno));
-	t2 = now_s();
-	put_int(ms, "file_bytes", (double)(chunks * chunk));
-	put(ms, "write_nosync_MBps", (double)(chunks * chunk) / (t1 - t0) / 1e6);
-	put(ms, "write_fsync_MBps", (double)(chunks * chunk) / (t2 - t0) / 1e6);
-	put(ms, "fsync_s", t2 - t1);
-
-	/* Sequential read, warm (the pages are cached after the write). */
-	note("limits: sequential read");
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1)
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		t0 = now_s();
-		for (uint64_t i = 0; i < chunks; i++)
-			if (pread(fd, buf, chunk, (off_t)(i * chunk)) !=
-			    (ssize_t)chunk)
-				die("read %s: %s", path, strerror(errno));
-		t1 = now_s();
-		put(ms, pass ? "read_cold_MBps" : "read_warm_MBps",
-		    (double)(chunks * chunk) / (t1 - t0) / 1e6);
-	}
-
-	/* Random 64 KiB reads (one node): warm, then cold (pages dropped). */
-	note("limits: random 64 KiB reads");
-	for (int pass = 0; pass < 2; pass++) {
-		uint64_t blocks = chunks * chunk / 65536;
-		size_t n = sizeof lat / sizeof lat[0];
-		double sum = 0;
-
-		posix_fadvise(fd, 0, 0, pass ? POSIX_FADV_DONTNEED
-					      : POSIX_FADV_NORMAL);
-		if (pass == 0) {      /* make sure it is all cached */
-			for (uint64_t i = 0; i < chunks; i++)
-				if (pread(fd, buf, chunk,
-					  (off_t)(i * chunk)) < 0)
-					die("read: %s", strerror(errno));
-		}
-		for (size_t i = 0; i < n; i++) {
-			off_t off = (off_t)(rng_below(&rng, blocks) * 65536);
-
-			t0 = now_s();
-			if (pread(fd, buf, 65536, off) != 65536)
-				die("read %s: %s", path, strerror(errno));
-			t1 = now_s();
-			lat[i] = (t1 - t0) * 1e6;
-			sum += lat[i];
-		}
-		put(ms, pass ? "pread64k_cold_mean_us" : "pread64k_warm_mean_us",
-		    sum / (double)n);
-		put(ms, pass ? "pread64k_cold_p50_us" : "pread64k_warm_p50_us",
-		    median(lat, n));
-	}
-	close(fd);
-	if (!o->keep)
-		unlink(path);
-	free(buf);
-
-	/* Memory: dependent random loads (pointer chasing), and a
-	 * sequential read. */
-	note("limits: memory latency");
-	{
-		uint64_t div = o->quick ? 20 : 1;
-
-		put(ms, "mem_latency_ns_32KiB",
-		    chase_ns(32u << 10, 20000000 / div, &rng));
-		put(ms, "mem_latency_ns_1MiB",
-		    chase_ns(1u << 20, 20000000 / div, &rng));
-		put(ms, "mem_latency_ns_16MiB",
-		    chase_ns(16u << 20, 10000000 / div, &rng));
-		if (!o->quick)
-			put(ms, "mem_latency_ns_256MiB",
-			    chase_ns(256u << 20, 10000000, &rng));
-		put(ms, "mem_read_GBps",
-		    mem_read_gbps(o->quick ? 16u << 20 : 256u << 20));
-	}
-	{
-		double c0 = now_s(), c1 = c0;
-		int k;
-
-		for (k = 0; k < 1000000; k++)
-			c1 = now_s();
-		put(ms, "clock_ns", (c1 - c0) / k * 1e9);
-	}
-	put_int(ms, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
-	put_int(ms, "mem_bytes", (double)sysconf(_SC_PHYS_PAGES) *
-				 (double)sysconf(_SC_PAGESIZE));
-}
-
 /* ---- state: the whole state system ---------------------------------------------- */
 /*
  * sht-bench state drives the workload's state changes through the state
@@ -1770,7 +1570,6 @@ static void usage(FILE *f)
 	fputs(
 "usage: sht-bench store --workload staircase|churn --size N [options]\n"
 "       sht-bench state --workload staircase|churn --size N [options]\n"
-"       sht-bench limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick]\n"
 "\n"
 "store options:\n"
 "  --variant esht|sht      tree variant (esht)\n"
@@ -1822,8 +1621,6 @@ enum {
 	/* state */
 	OPT_BACKEND, OPT_THREADS, OPT_RANGE_QUERIES, OPT_RANGE_POINTS,
 	OPT_NO_STORE,
-	/* limits */
-	OPT_LIMIT_BYTES, OPT_QUICK,
 };
 
 #define COMMON_OPTIONS                                                        \
@@ -1867,17 +1664,6 @@ static const struct option state_options[] = {
 	{ "range-queries", required_argument, NULL, OPT_RANGE_QUERIES },
 	{ "range-points", required_argument, NULL, OPT_RANGE_POINTS },
 	{ "no-store", no_argument, NULL, OPT_NO_STORE },
-	{ NULL, 0, NULL, 0 }
-};
-
-static const struct option limits_options[] = {
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "limit-bytes", required_argument, NULL, OPT_LIMIT_BYTES },
-	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -2092,56 +1878,6 @@ static int cmd_store(int argc, char **argv)
 	return worst;
 }
 
-static int cmd_limits(int argc, char **argv)
-{
-	struct limits_opts o;
-	int repeat = 1, k;
-	struct metrics *runs;
-	const char *strs[] = { "mode", "limits", "type", "run", NULL };
-	const char *mstrs[] = { "mode", "limits", "type", "median", NULL };
-
-	memset(&o, 0, sizeof o);
-	o.dir = tmp_dir();
-	o.bytes = 1ull << 30;
-	optind = 2;
-	while ((k = getopt_long(argc, argv, "hv", limits_options, NULL)) != -1) {
-		switch (k) {
-		case OPT_DIR: o.dir = optarg; break;
-		case OPT_LIMIT_BYTES:
-			o.bytes = parse_bytes("--limit-bytes", optarg);
-			break;
-		case OPT_KEEP: o.keep = 1; break;
-		case OPT_QUICK: o.quick = 1; break;
-		case OPT_REPEAT:
-			repeat = (int)small_count("--repeat", optarg);
-			break;
-		case 'v': bench_verbose = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: bad_option();
-		}
-	}
-	no_operands(argc, argv);
-	if (o.bytes < (1u << 20))
-		usage_error("--limit-bytes >= 1M");
-	runs = xmalloc((size_t)repeat * sizeof *runs);
-	for (int r = 0; r < repeat; r++) {
-		if (run_in_child(NULL, NULL, NULL, phase_limits, &o,
-				 &runs[r]) < 0)
-			die("limits run %d failed: %s", r, runs[r].err);
-		put_int(&runs[r], "run", r);
-		metrics_print(strs, &runs[r]);
-	}
-	if (repeat > 1) {
-		struct metrics med;
-
-		metrics_median(runs, (size_t)repeat, &med);
-		put_int(&med, "runs", repeat);
-		metrics_print(mstrs, &med);
-	}
-	free(runs);
-	return 0;
-}
-
 static sht_backend parse_backend(const char *v)
 {
 	if (!strcmp(v, "tree"))
@@ -2253,8 +1989,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "store"))
 		return cmd_store(argc, argv);
-	if (!strcmp(argv[1], "limits"))
-		return cmd_limits(argc, argv);
 	if (!strcmp(argv[1], "state"))
 		return cmd_state(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
