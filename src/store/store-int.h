@@ -405,11 +405,6 @@ sht_err sht__q_full(const struct sht__root *r, sht_time t, sht_result *res);
 sht_err sht__q_2d(const struct sht__root *r, const sht_query2d *q,
 		  sht_result *res);
 
-/* Turn a record into an interval appended to res (string copied). */
-sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
-			const struct sht__rec *rec, sht_result *res);
-
-
 /* ---- open nodes (builder) ---------------------------------------------- */
 
 /* An interval in an open node (32 bytes).  payload: int value, double
