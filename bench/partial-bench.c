@@ -50,7 +50,7 @@
  *                   replay reads its segment's events plus the first one
  *                   of the next segment, which stops it)
  *   mismatches      answers that differ from the workload's definition
- *                   (sht__*_expect; a single answer must also contain t, a
+ *                   (shtgen_*_expect; a single answer must also contain t, a
  *                   full answer must hold every quark once, in order)
  *   diff_full       partial answers that differ from the full history's
  *                   answer to the same query (same query sets for every

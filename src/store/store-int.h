@@ -343,7 +343,7 @@ sht_err sht__geom_check(uint32_t block_size, uint32_t max_children);
 
 struct sht__cache;
 
-/* An entry pinned by sht__cache_fetch; node valid until released. */
+/* An entry pinned by sht__fetch; node valid until sht__release. */
 struct sht__centry {
 	struct sht__centry *hnext;   /* hash chain */
 	uint64_t block;
@@ -370,7 +370,7 @@ void sht__cache_drop(struct sht__cache *c);
 
 /*
  * Pin the node at block blk, reading and validating it on a miss.  Pair
- * every successful fetch with one sht__cache_release; until then the entry
+ * every successful fetch with one sht__release; until then the entry
  * cannot be evicted.  @return SHT_OK, SHT_ERR_IO, SHT_ERR_CORRUPT, NOMEM.
  */
 sht_err sht__fetch(struct sht__store *st, uint64_t blk,

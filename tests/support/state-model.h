@@ -1,8 +1,8 @@
 /*
  * state-model.h: a brute-force model of the state system, written straight
  * from ../shared/KERNEL_MODEL.md §2 and the comments of include/sht/state.h,
- * for the state tests (tests/unit/test-state-*.c); state-model.c, in the
- * test-support library.
+ * for the state tests (test-state-diff, test-state-rules); state-model.c,
+ * in the test-support library.
  *
  * Per attribute: its name, parent and children (creation order), the list
  * of closed intervals (time order), the ongoing value with its start, and

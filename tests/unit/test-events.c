@@ -6,7 +6,7 @@
  *
  *   events   the source's events, read from 0, are exactly the driver's
  *            changes enumerated independently (times, order, payloads);
- *            count and last time agree with sht__*_events / _last_time;
+ *            count and last time agree with shtgen_*_events / _last_time;
  *   seek     seek(p) then next gives event p (and then p + 1), for every
  *            p in a shuffled order (so also backwards), plus random
  *            positions; next after the last event, seek(count) and

@@ -1,9 +1,9 @@
 /*
  * test-partial-workloads.c: partial histories of the staircase and churn
- * workloads (src/gen/include/shtgen/workload.h), built with sht_state_run over the
- * workload's event source and provider, answer every query exactly as the
- * full history of the same events does, and as the workload's definition
- * says (sht__*_expect).
+ * workloads (src/gen/include/shtgen/workload.h), built with sht_state_run
+ * over the workload's event source and provider, answer every query
+ * exactly as the full history of the same events does, and as the
+ * workload's definition says (shtgen_*_expect).
  *
  * For each workload: one full history (tree backend), then partial
  * histories with checkpoints every 1, 7, 100, 1000 events and every more
