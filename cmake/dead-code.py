@@ -152,11 +152,26 @@ def main():
 
     dead = collect(cc, libraries, roots & lib_defs,
                    os.path.join(out, "libraries.so"))
+    # A file compiled into several programs (a CLI module that a unit
+    # test checks too) is dead code only where every one of them leaves
+    # it: a function one of them does not call may be another's.
+    users = {}
+    for t, obj, src, *_ in jobs:
+        users.setdefault(src, set()).add(t)
+    shared = {}
     for t, objs in programs.items():
         entry = {s for s in symbols(nm, objs, "def")
                  if s in ("main", "LLVMFuzzerTestOneInput") or
                  s.startswith("__wrap_")}
-        dead += collect(cc, objs, entry, os.path.join(out, t + ".so"))
+        for n, o in collect(cc, objs, entry, os.path.join(out, t + ".so")):
+            src = source[o]
+            if len(users[src]) == 1:
+                dead.append((n, o))
+            else:
+                shared.setdefault((src, n), set()).add(t)
+    for (src, n), ts in sorted(shared.items()):
+        if ts == users[src]:
+            dead.append((n, src))
 
     allowed = {}
     with open(allow_path) as f:
@@ -165,7 +180,8 @@ def main():
             if name:
                 allowed[name] = line.strip()
     found = {n for n, _ in dead}
-    bad = sorted((n, source.get(o, o)) for n, o in dead if n not in allowed)
+    bad = sorted(set((n, source.get(o, o)) for n, o in dead
+                     if n not in allowed))
     stale = sorted(n for n in allowed if n not in found)
     top = os.environ.get("SHT_SRCDIR", os.getcwd())
     for n, src in bad:
