@@ -320,37 +320,52 @@ static int store_args(int argc, char **argv, struct store_opts *o)
 	return c.repeat;
 }
 
-static int cmd_store(int argc, char **argv)
+/* One mode's runs: each prints its line; then, with repeat > 1, the
+ * line of medians (the fixed strings mstrs).  Exit status: 0, 1 if an
+ * answer was wrong, 2 if a run failed. */
+static int run_all(int (*run)(void *o, int r, struct metrics *out), void *o,
+		   int repeat, const char *const *mstrs)
 {
-	struct store_opts o;
-	int repeat = store_args(argc, argv, &o);
-	struct metrics *runs;
+	struct metrics *runs = xmalloc((size_t)repeat * sizeof *runs);
 	int worst = 0;
 
-	runs = xmalloc((size_t)repeat * sizeof *runs);
 	for (int r = 0; r < repeat; r++) {
-		int rc = store_run(&o, r, &runs[r]);
+		int rc = run(o, r, &runs[r]);
 
-		if (rc < 0)
+		if (rc < 0) {
+			free(runs);
 			return 2;
+		}
 		if (rc > 0)
 			worst = 1;
 	}
 	if (repeat > 1) {
 		struct metrics med;
-		const char *strs[] = { "mode", "store", "type", "median",
-				       "workload", shtgen_wl_name(&o.w.wl),
-				       "variant", variant_name(o.bo.variant),
-				       NULL };
 
 		metrics_median(runs, (size_t)repeat, &med);
 		put_int(&med, "runs", repeat);
-		metrics_print(strs, &med);
+		metrics_print(mstrs, &med);
 	}
 	free(runs);
 	if (worst)
 		fprintf(stderr, "sht-bench: wrong answers (see mismatches)\n");
 	return worst;
+}
+
+static int run_store(void *o, int r, struct metrics *out)
+{
+	return store_run(o, r, out);
+}
+
+static int cmd_store(int argc, char **argv)
+{
+	struct store_opts o;
+	int repeat = store_args(argc, argv, &o);
+	const char *strs[] = { "mode", "store", "type", "median",
+			       "workload", shtgen_wl_name(&o.w.wl),
+			       "variant", variant_name(o.bo.variant), NULL };
+
+	return run_all(run_store, &o, repeat, strs);
 }
 
 static sht_backend parse_backend(const char *v)
@@ -422,38 +437,21 @@ static int state_args(int argc, char **argv, struct state_opts *o)
 	return c.repeat;
 }
 
+static int run_state(void *o, int r, struct metrics *out)
+{
+	return state_run(o, r, out);
+}
+
 static int cmd_state(int argc, char **argv)
 {
 	struct state_opts o;
 	int repeat = state_args(argc, argv, &o);
-	struct metrics *runs;
-	int worst = 0;
+	const char *strs[] = { "mode", "state", "type", "median",
+			       "workload", shtgen_wl_name(&o.w.wl),
+			       "backend", backend_name(o.backend),
+			       "variant", variant_name(o.bo.variant), NULL };
 
-	runs = xmalloc((size_t)repeat * sizeof *runs);
-	for (int r = 0; r < repeat; r++) {
-		int rc = state_run(&o, r, &runs[r]);
-
-		if (rc < 0)
-			return 2;
-		if (rc > 0)
-			worst = 1;
-	}
-	if (repeat > 1) {
-		struct metrics med;
-		const char *strs[] = { "mode", "state", "type", "median",
-				       "workload", shtgen_wl_name(&o.w.wl),
-				       "backend", backend_name(o.backend),
-				       "variant", variant_name(o.bo.variant),
-				       NULL };
-
-		metrics_median(runs, (size_t)repeat, &med);
-		put_int(&med, "runs", repeat);
-		metrics_print(strs, &med);
-	}
-	free(runs);
-	if (worst)
-		fprintf(stderr, "sht-bench: wrong answers (see mismatches)\n");
-	return worst;
+	return run_all(run_state, &o, repeat, strs);
 }
 
 int main(int argc, char **argv)
