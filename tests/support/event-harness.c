@@ -1,6 +1,8 @@
 /*
  * event-harness.c: the in-memory event source of event-harness.h.
  */
+#include <stdio.h>
+
 #include "event-harness.h"
 
 static sht_field_type tfield(const sht_event *ev, const char *name, sht_field *out)
@@ -45,3 +47,28 @@ static sht_err tseek(void *src, uint64_t pos)
 }
 
 const sht_source_ops TOPS = { tnext, tseek, NULL };
+
+const char *tev_show(const sht_value *v)
+{
+	static char buf[4][128];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	switch (v->type) {
+	case SHT_TYPE_NULL:
+		return "null";
+	case SHT_TYPE_INT32:
+		snprintf(b, 128, "i:%d", (int)v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		snprintf(b, 128, "d:%g", v->u.d);
+		break;
+	default:
+		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
+		break;
+	}
+	return b;
+}

@@ -36,4 +36,8 @@ struct tsrc {
 /* The source's operations: sht_source src = { &TOPS, &tsrc }. */
 extern const sht_source_ops TOPS;
 
+/* A value as text for comparisons: "null", "i:5", "l:5", "d:0.5",
+ * "s:text"; valid for four calls. */
+const char *tev_show(const sht_value *v);
+
 #endif /* SHT_EVENT_HARNESS_H */

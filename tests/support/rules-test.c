@@ -35,31 +35,6 @@ void done(struct run *r)
 	sht_rules_destroy(r->r);
 }
 
-static const char *show(const sht_value *v)
-{
-	static char buf[4][128];
-	static int k;
-	char *b = buf[k++ % 4];
-
-	switch (v->type) {
-	case SHT_TYPE_NULL:
-		return "null";
-	case SHT_TYPE_INT32:
-		snprintf(b, 128, "i:%d", (int)v->u.i32);
-		break;
-	case SHT_TYPE_INT64:
-		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
-		break;
-	case SHT_TYPE_DOUBLE:
-		snprintf(b, 128, "d:%g", v->u.d);
-		break;
-	default:
-		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
-		break;
-	}
-	return b;
-}
-
 const char *val(struct run *r, const char *path, sht_time t)
 {
 	static sht_result *res;
@@ -71,7 +46,7 @@ const char *val(struct run *r, const char *path, sht_time t)
 		return "absent";
 	if (sht_state_query(r->ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
 		return "no answer";
-	return show(&sht_result_at(res, 0)->value);
+	return tev_show(&sht_result_at(res, 0)->value);
 }
 
 /* ---- scenarios both syntaxes run: the same events, the same checks ---- */
