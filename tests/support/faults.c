@@ -1,66 +1,22 @@
 /*
- * faults.h: fault injection under the library, for tests/unit/test-faults*.c.
- *
- * CMake links those tests with the linker's --wrap for pread, pwrite,
- * fsync, malloc, calloc, realloc, free and strdup: every call the library
- * (libsht.a, linked into the test) and the test make to one of them comes
- * here first.  The library itself is unchanged (no hook, no cost): the
- * store's POSIX I/O table (src/store/io.c) calls pread/pwrite/fsync, and
- * every allocation of our code is a malloc/calloc/realloc/strdup.
- * Allocations inside shared libraries (libc's own, babeltrace2, glib) are
- * not seen.
- *
- * A plan makes the nth call (counted from flt_arm) of one kind fail:
- *   FLT_PWRITE  errno (ENOSPC, EIO), or a short write: half the bytes are
- *               written and the call returns their count, and the retry
- *               of the rest fails with ENOSPC (a disk that just filled);
- *   FLT_PREAD   errno EIO, a short read (half, then end of file), or a
- *               flipped bit in the bytes returned (a bad sector);
- *   FLT_SYNC    errno EIO;
- *   FLT_ALLOC   NULL (ENOMEM).
- * sticky: every later call of that kind fails too (the disk stays full).
- * flt_live counts allocations minus frees of wrapped code: equal before
- * and after a window in which everything allocated is freed, else a leak
- * (the ASan build's leak checker sees it too; this also works in release).
- * flt_flip_bit >= 0 flips that bit of the file in every pread covering it
- * (a damaged disk sector, seen the same way by every read).
- * flt_self (per thread) exempts the test's own calls, e.g. the oracle's.
- * Counters are atomic: the builder's pipeline threads do I/O.
+ * faults.c: the wrapped calls and the fault plans of faults.h.  Linked
+ * only into the programs that reference flt_* (the test-faults-* tests,
+ * linked with --wrap): its __wrap_* need the linker's __real_*.
  */
-#ifndef SHT_TEST_FAULTS_H
-#define SHT_TEST_FAULTS_H
+#include "faults.h"
 
-#include <errno.h>
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/types.h>
-
-enum flt_op { FLT_PREAD, FLT_PWRITE, FLT_SYNC, FLT_ALLOC, FLT_NOPS };
-enum flt_mode { FLT_ERRNO, FLT_SHORT, FLT_FLIP };
-
-struct flt_plan {
-	int op;                 /* enum flt_op, or -1: count only */
-	uint64_t nth;           /* 1-based */
-	int err;                /* FLT_ERRNO: the errno */
-	int mode;               /* enum flt_mode */
-	int sticky;
-};
-
-static const char *const flt_op_name[FLT_NOPS] = {
+const char *const flt_op_name[FLT_NOPS] = {
 	"pread", "pwrite", "fsync", "alloc"
 };
 
 static _Atomic int flt_armed;
 static struct flt_plan flt_cur;
 static _Atomic uint64_t flt_count[FLT_NOPS];
-static _Atomic uint64_t flt_fired;
+_Atomic uint64_t flt_fired;
 static _Atomic int flt_short_pending;   /* the next pwrite/pread fails */
 static _Atomic long flt_live;
-static _Thread_local int flt_self;      /* the test's own calls: exempt */
-static _Atomic int64_t flt_flip_bit = -1; /* >= 0: bit of the file flipped
-					     in every pread that covers it */
+_Thread_local int flt_self;
+_Atomic int64_t flt_flip_bit = -1;
 
 ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
@@ -78,8 +34,7 @@ void *__wrap_realloc(void *p, size_t n);
 void __wrap_free(void *p);
 char *__wrap_strdup(const char *s);
 
-/* Start counting (and failing, per plan; op -1 only counts). */
-static inline void flt_arm(const struct flt_plan *p)
+void flt_arm(const struct flt_plan *p)
 {
 	for (int i = 0; i < FLT_NOPS; i++)
 		atomic_store(&flt_count[i], 0);
@@ -89,19 +44,19 @@ static inline void flt_arm(const struct flt_plan *p)
 	atomic_store(&flt_armed, 1);
 }
 
-static inline void flt_disarm(void)
+void flt_disarm(void)
 {
 	atomic_store(&flt_armed, 0);
 	atomic_store(&flt_short_pending, 0);
 }
 
-static inline uint64_t flt_calls(int op)
+uint64_t flt_calls(int op)
 {
 	return atomic_load(&flt_count[op]);
 }
 
 /* Does this call of op fail? */
-static inline int flt_hit(int op)
+static int flt_hit(int op)
 {
 	uint64_t n;
 
@@ -232,21 +187,12 @@ char *__wrap_strdup(const char *s)
 	return p;
 }
 
-static inline long flt_live_now(void)
+long flt_live_now(void)
 {
 	return atomic_load(&flt_live);
 }
 
-/* A kind of fault the tests inject at every point in turn. */
-struct flt_fault {
-	int op, err, fmode, sticky;
-	const char *what;
-};
-
-/* The faults of a reader: failed, short and corrupted reads, and
- * failed allocations (test-faults-query, test-faults-state); *n is set
- * to their number. */
-static inline const struct flt_fault *flt_read_modes(size_t *n)
+const struct flt_fault *flt_read_modes(size_t *n)
 {
 	static const struct flt_fault modes[] = {
 		{ FLT_PREAD, EIO, FLT_ERRNO, 0, "pread EIO" },
@@ -261,13 +207,9 @@ static inline const struct flt_fault *flt_read_modes(size_t *n)
 	return modes;
 }
 
-/* The ith of k points spread evenly over 1..count (first and last
- * included); every point when k >= count. */
-static inline uint64_t flt_point(uint64_t i, uint64_t k, uint64_t count)
+uint64_t flt_point(uint64_t i, uint64_t k, uint64_t count)
 {
 	if (k >= count)
 		return i + 1;
 	return 1 + (k > 1 ? i * (count - 1) / (k - 1) : 0);
 }
-
-#endif /* SHT_TEST_FAULTS_H */

@@ -1,30 +1,10 @@
 /*
- * rules-test.h: for the rules tests: the in-memory event source of
- * event-harness.h, a run of a rules provider (XML or native) into an
- * in-memory history, and values of attributes by path, shown as text
- * ("null", "i:5", "l:5", "s:x").
+ * rules-test.c: the runs, values and shared scenarios of rules-test.h.
  */
-#ifndef SHT_RULES_TEST_H
-#define SHT_RULES_TEST_H
+#include "rules-test.h"
 
-#include <stdio.h>
-#include <string.h>
-
-#include "sht/sht.h"
-#include "event-harness.h"
-#include "tap.h"
-
-struct run {
-	sht_state *ss;
-	sht_rules *r;
-	uint64_t events, skipped;
-	sht_err err;              /* of sht_state_run */
-};
-
-/* Compile text, XML or native (bail out if it does not), and run it over
- * ev[0..n). */
-static void run_text(struct run *r, const char *text, int native,
-		     const struct tev *ev, size_t n)
+void run_text(struct run *r, const char *text, int native,
+	      const struct tev *ev, size_t n)
 {
 	struct tsrc s = { ev, n, 0 };
 	sht_source src = { &TOPS, &s };
@@ -49,42 +29,13 @@ static void run_text(struct run *r, const char *text, int native,
 		bail_out("finish failed: %s", sht_errmsg());
 }
 
-static void done(struct run *r)
+void done(struct run *r)
 {
 	sht_state_close(r->ss);
 	sht_rules_destroy(r->r);
 }
 
-#define RUN(r, xml, evs) run_text(r, xml, 0, evs, sizeof evs / sizeof *evs)
-#define RUN_NATIVE(r, text, evs) run_text(r, text, 1, evs, sizeof evs / sizeof *evs)
-
-static const char *show(const sht_value *v)
-{
-	static char buf[4][128];
-	static int k;
-	char *b = buf[k++ % 4];
-
-	switch (v->type) {
-	case SHT_TYPE_NULL:
-		return "null";
-	case SHT_TYPE_INT32:
-		snprintf(b, 128, "i:%d", (int)v->u.i32);
-		break;
-	case SHT_TYPE_INT64:
-		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
-		break;
-	case SHT_TYPE_DOUBLE:
-		snprintf(b, 128, "d:%g", v->u.d);
-		break;
-	default:
-		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
-		break;
-	}
-	return b;
-}
-
-/* The value of path at t, shown; "absent" if there is no such attribute. */
-static const char *val(struct run *r, const char *path, sht_time t)
+const char *val(struct run *r, const char *path, sht_time t)
 {
 	static sht_result *res;
 	sht_quark q;
@@ -95,15 +46,13 @@ static const char *val(struct run *r, const char *path, sht_time t)
 		return "absent";
 	if (sht_state_query(r->ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
 		return "no answer";
-	return show(&sht_result_at(res, 0)->value);
+	return tev_show(&sht_result_at(res, 0)->value);
 }
-
-#define VAL(r, path, t, want, ...) is_str(val(r, path, t), want, __VA_ARGS__)
 
 /* ---- scenarios both syntaxes run: the same events, the same checks ---- */
 
 /* Paths and values (test_paths*). */
-static const struct tev EV_PATHS[] = {
+const struct tev EV_PATHS[3] = {
 	{ "run", 10, 3, { I("tid", 42) } },
 	{ "sys_open", 20, 3, { { NULL, 0, 0, NULL } } },
 	{ "sys_exit", 30, 3, { { NULL, 0, 0, NULL } } },
@@ -112,7 +61,7 @@ static const struct tev EV_PATHS[] = {
 /* Operations: "in" pushes field f on Stack, increments Count by 1 and
  * LCount by 10L, peeks Stack into Top, updates Upd to f, sets Node/child
  * to 7; "out" pops Stack; "all" pops all of Stack and deletes Node. */
-static const struct tev EV_OPS[] = {
+const struct tev EV_OPS[6] = {
 	{ "in", 10, 0, { I("f", 100) } },
 	{ "in", 20, 0, { I("f", 200) } },
 	{ "out", 30, 0, { { NULL, 0, 0, NULL } } },
@@ -122,12 +71,11 @@ static const struct tev EV_OPS[] = {
 };
 
 /* Conditions. */
-static const struct tev EV_COND[] = {
+const struct tev EV_COND[1] = {
 	{ "e", 10, 0, { I("x", 5), S("s", "abc") } },
 };
 
-/* The history of the operations program over EV_OPS. */
-static void check_ops(struct run *r)
+void check_ops(struct run *r)
 {
 	VAL(r, "Stack", 20, "i:2", "push: depth");
 	VAL(r, "Stack/2", 20, "l:200", "push: element");
@@ -145,5 +93,3 @@ static void check_ops(struct run *r)
 	VAL(r, "Node/child", 50, "null", "delete nulls the children");
 	VAL(r, "Node", 50, "null", "delete nulls the attribute");
 }
-
-#endif /* SHT_RULES_TEST_H */

@@ -1,10 +1,13 @@
 /*
- * kgen-check.h: checks shared by the generator's tests (test-kgen.c,
- * test-kgen-ctf.c): a trace read back equals the generator's events, and
- * the kernel analysis over any source of them writes the same file.
+ * kgen-check.c: the checks of kgen-check.h.
  */
-#ifndef SHT_KGEN_CHECK_H
-#define SHT_KGEN_CHECK_H
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kgen-check.h"
+#include "tap.h"
 
 static int fields_equal(const sht_event *a, const sht_event *b,
 			const shtgen_kgen_class *k)
@@ -29,8 +32,7 @@ static int fields_equal(const sht_event *a, const sht_event *b,
 	return 1;
 }
 
-/* Every event of the file at path equals the generator's. */
-static void compare_to_source(const char *what, sht_source *file,
+void compare_to_source(const char *what, sht_source *file,
 			      const shtgen_kgen_params *p)
 {
 	sht_source src;
@@ -69,7 +71,7 @@ static void compare_to_source(const char *what, sht_source *file,
 	shtgen_kgen_source_free(&src);
 }
 
-static int analyse(sht_source *src, const char *file, uint64_t *attrs)
+int analyse(sht_source *src, const char *file, uint64_t *attrs)
 {
 	sht_event ev;
 	sht_state_opts so;
@@ -100,7 +102,7 @@ static int analyse(sht_source *src, const char *file, uint64_t *attrs)
 	return err;
 }
 
-static int same_file(const char *a, const char *b)
+int same_file(const char *a, const char *b)
 {
 	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
 	int ca, cb, same = fa && fb;
@@ -119,5 +121,3 @@ static int same_file(const char *a, const char *b)
 		fclose(fb);
 	return same;
 }
-
-#endif /* SHT_KGEN_CHECK_H */

@@ -1,19 +1,10 @@
 /*
- * kgen-history.h: a kernel-analysis history of a synthetic kernel trace
- * (src/gen/kgen.c), built through the state system, for the tests
- * that need a real history file (faults, load).
+ * kgen-history.c: the kernel-analysis history of kgen-history.h.
  */
-#ifndef SHT_TEST_KGEN_HISTORY_H
-#define SHT_TEST_KGEN_HISTORY_H
+#include "kgen-history.h"
 
-#include "sht/sht.h"
-#include <shtgen/kgen.h>
-
-/* Generate kp's trace and write its kernel-analysis history at path with
- * the options so (provider id and version are set here).  SHT_OK, or the
- * first error; the file is finished only on SHT_OK. */
-static inline sht_err kgen_history(const shtgen_kgen_params *kp,
-				   sht_state_opts *so, const char *path)
+sht_err kgen_history(const shtgen_kgen_params *kp, sht_state_opts *so,
+		     const char *path)
 {
 	sht_state *ss = NULL;
 	sht_kernel *k = NULL;
@@ -39,5 +30,3 @@ static inline sht_err kgen_history(const shtgen_kgen_params *kp,
 	shtgen_kgen_source_free(&src);
 	return err < 0 ? err : SHT_OK;
 }
-
-#endif

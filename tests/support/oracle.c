@@ -1,184 +1,17 @@
 /*
- * oracle.h: brute-force oracle and random history generator shared by the
- * tree tests (tests/unit/test-tree-*.c).  Header-only: CMake builds every
- * tests/unit/test-*.c as its own program, so the helpers are static.
- *
- * The oracle is an array of every interval given to the builder, in
- * insertion order (non-decreasing end time), plus an index by
- * (quark, start) for point lookups.  Every query result of the tree is
- * checked against it:
- *
- *   single (q, t)   the oracle's interval of q containing t, or none;
- *   full t          for every quark, the same, in quark order;
- *   2D              every selected interval intersecting [t1, t2]
- *                   (resolution 0) or containing a sample time, sorted
- *                   by (start, quark).
- *
- * Queries on a builder that is still inserting see a prefix of the
- * insertion order.  The checks therefore take a visibility window
- * [lo, hi): intervals with insertion index < lo must be visible, those
- * with index >= hi must not be, those in between may be (an insert that
- * ran concurrently with the query).  A finished tree uses lo = hi = n.
+ * oracle.c: the brute-force oracle and the random histories of oracle.h.
  */
-#ifndef SHT_TEST_ORACLE_H
-#define SHT_TEST_ORACLE_H
-
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "sht/sht.h"
-
-/* ---- random numbers: xoshiro256** seeded by splitmix64 ---------------- */
-
-typedef struct orc_rng {
-	uint64_t s[4];
-} orc_rng;
-
-static inline uint64_t orc_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline void orc_rng_seed(orc_rng *r, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		r->s[i] = z ^ (z >> 31);
-	}
-}
-
-static inline uint64_t orc_next(orc_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = orc_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = orc_rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, n); n == 0 means the full 64-bit range. */
-static inline uint64_t orc_below(orc_rng *r, uint64_t n)
-{
-	uint64_t x, lim;
-
-	if (n == 0)
-		return orc_next(r);
-	lim = UINT64_MAX - UINT64_MAX % n;
-	do
-		x = orc_next(r);
-	while (x >= lim);
-	return x % n;
-}
-
-/* Uniform in [lo, hi] (inclusive), any int64 bounds. */
-static inline int64_t orc_range(orc_rng *r, int64_t lo, int64_t hi)
-{
-	uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u; /* 0: full range */
-
-	return (int64_t)((uint64_t)lo + orc_below(r, span));
-}
-
-/* 1 with probability pct percent. */
-static inline int orc_pct(orc_rng *r, unsigned pct)
-{
-	return orc_below(r, 100) < pct;
-}
-
-/* The test seed: SHT_TEST_SEED (decimal or 0x hex) or dflt; printed. */
-static inline uint64_t orc_test_seed(uint64_t dflt)
-{
-	const char *env = getenv("SHT_TEST_SEED");
-	uint64_t seed = dflt;
-
-	if (env && *env)
-		seed = strtoull(env, NULL, 0);
-	printf("# seed %" PRIu64 " (override with SHT_TEST_SEED)\n", seed);
-	fflush(stdout);
-	return seed;
-}
-
-/* Monotonic seconds, for the time budget diagnostics. */
-static inline double orc_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- scratch files ------------------------------------------------------ */
-
-static char orc_dir[PATH_MAX];
-static int orc_dir_made;     /* 1: made by us (removed at exit) */
-static int orc_files;
-
-/* Scratch directory: SHT_TMP (set by CTest) or a fresh /tmp directory. */
-static inline int orc_scratch_init(const char *tag)
-{
-	const char *t = getenv("SHT_TMP");
-
-	if (t && *t) {
-		snprintf(orc_dir, sizeof orc_dir, "%s", t);
-		return 0;
-	}
-	snprintf(orc_dir, sizeof orc_dir, "/tmp/sht-%s-XXXXXX", tag);
-	if (!mkdtemp(orc_dir)) {
-		fprintf(stderr, "Cannot create a scratch directory: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	orc_dir_made = 1;
-	return 0;
-}
-
-/* A fresh file name in the scratch directory. */
-static inline void orc_scratch_path(char *buf, size_t n, const char *name)
-{
-	int k = snprintf(buf, n, "%s/%s-%d.sht", orc_dir, name, orc_files++);
-
-	if (k < 0 || (size_t)k >= n) {
-		fprintf(stderr, "scratch path too long: %s\n", orc_dir);
-		abort();
-	}
-}
-
-static inline void orc_scratch_done(void)
-{
-	if (orc_dir_made)
-		rmdir(orc_dir);
-}
+#include "oracle.h"
 
 /* ---- interval formatting and comparison -------------------------------- */
 
-static inline int orc_iv_equal(const sht_interval *a, const sht_interval *b)
+int orc_iv_equal(const sht_interval *a, const sht_interval *b)
 {
 	return a->quark == b->quark && a->start == b->start &&
 	       a->end == b->end && sht_value_equal(&a->value, &b->value);
 }
 
-/* Human-readable interval for diagnostics (strings shortened). */
-static inline const char *orc_iv_str(const sht_interval *iv, char *buf,
-				     size_t n)
+const char *orc_iv_str(const sht_interval *iv, char *buf, size_t n)
 {
 	const sht_value *v = &iv->value;
 	char val[96];
@@ -224,29 +57,14 @@ static inline const char *orc_iv_str(const sht_interval *iv, char *buf,
 
 /* ---- diagnostics with a budget ------------------------------------------ */
 
-/*
- * Mismatch reports are printed as TAP comments ("# ...") on stdout, at
- * most ORC_DIAG_MAX per orc_diag_reset(), so that a broken tree does not
- * flood the log.  Thread-safe enough for the tests: worker threads use
- * their own orc_errlog instead.
- */
-#define ORC_DIAG_MAX 8
-
 static unsigned orc_diag_left = ORC_DIAG_MAX;
 
-static inline void orc_diag_reset(void)
+void orc_diag_reset(void)
 {
 	orc_diag_left = ORC_DIAG_MAX;
 }
 
-typedef struct orc_errlog {
-	unsigned left;       /* messages still to keep */
-	size_t errors;       /* all mismatches seen */
-	char buf[4096];      /* kept messages, one per line */
-	size_t len;
-} orc_errlog;
-
-static inline void orc_errlog_init(orc_errlog *l)
+void orc_errlog_init(orc_errlog *l)
 {
 	l->left = ORC_DIAG_MAX;
 	l->errors = 0;
@@ -257,7 +75,7 @@ static inline void orc_errlog_init(orc_errlog *l)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static inline void orc_fail(orc_errlog *l, const char *fmt, ...)
+void orc_fail(orc_errlog *l, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -291,8 +109,7 @@ static inline void orc_fail(orc_errlog *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Print a worker's kept messages as TAP comments. */
-static inline void orc_errlog_print(const orc_errlog *l)
+void orc_errlog_print(const orc_errlog *l)
 {
 	const char *p = l->buf;
 
@@ -308,28 +125,14 @@ static inline void orc_errlog_print(const orc_errlog *l)
 
 /* ---- the oracle --------------------------------------------------------- */
 
-#define ORC_NONE SIZE_MAX
-
-typedef struct orc {
-	sht_time start, end;    /* history bounds (create / finish) */
-	sht_interval *ivs;      /* insertion order; strings owned */
-	size_t n, cap;
-	size_t *byq;            /* indices sorted by (quark, start) */
-	sht_quark *qs;          /* distinct quarks, ascending */
-	size_t *qlo;            /* qs[i]'s intervals: byq[qlo[i] .. qlo[i+1]) */
-	size_t nq;
-	int64_t *prefmax;       /* prefmax[i]: largest quark of ivs[0..i), -1 */
-	size_t n_strings, string_bytes;
-} orc;
-
-static inline void orc_init(orc *o, sht_time start, sht_time end)
+void orc_init(orc *o, sht_time start, sht_time end)
 {
 	memset(o, 0, sizeof *o);
 	o->start = start;
 	o->end = end;
 }
 
-static inline void orc_free(orc *o)
+void orc_free(orc *o)
 {
 	size_t i;
 
@@ -344,7 +147,7 @@ static inline void orc_free(orc *o)
 	memset(o, 0, sizeof *o);
 }
 
-static inline void *orc_xmalloc(size_t n)
+void *orc_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -355,8 +158,7 @@ static inline void *orc_xmalloc(size_t n)
 	return p;
 }
 
-/* Append a copy of iv (string copied, NUL-terminated). */
-static inline void orc_add(orc *o, const sht_interval *iv)
+void orc_add(orc *o, const sht_interval *iv)
 {
 	sht_interval *d;
 
@@ -388,7 +190,7 @@ static inline void orc_add(orc *o, const sht_interval *iv)
 /* Sort helpers (qsort with a context: use a static pointer). */
 static const orc *orc_sort_ctx;
 
-static inline int orc_cmp_end(const void *a, const void *b)
+static int orc_cmp_end(const void *a, const void *b)
 {
 	const sht_interval *x = a, *y = b;
 
@@ -397,7 +199,7 @@ static inline int orc_cmp_end(const void *a, const void *b)
 	return 0;
 }
 
-static inline int orc_cmp_qs(const void *a, const void *b)
+static int orc_cmp_qs(const void *a, const void *b)
 {
 	const sht_interval *x = &orc_sort_ctx->ivs[*(const size_t *)a];
 	const sht_interval *y = &orc_sort_ctx->ivs[*(const size_t *)b];
@@ -413,12 +215,12 @@ static inline int orc_cmp_qs(const void *a, const void *b)
  * Put the intervals in builder order: non-decreasing end, ties in random
  * order (shuffle first; qsort is not stable, which only adds randomness).
  */
-static inline void orc_order_by_end(orc *o, orc_rng *r)
+static void orc_order_by_end(orc *o, struct rng *r)
 {
 	size_t i;
 
 	for (i = o->n; i > 1; i--) {
-		size_t j = (size_t)orc_below(r, i);
+		size_t j = (size_t)rng_below(r, i);
 		sht_interval t = o->ivs[i - 1];
 
 		o->ivs[i - 1] = o->ivs[j];
@@ -427,8 +229,7 @@ static inline void orc_order_by_end(orc *o, orc_rng *r)
 	qsort(o->ivs, o->n, sizeof *o->ivs, orc_cmp_end);
 }
 
-/* Build the lookup index; call after the order is final. */
-static inline void orc_index(orc *o)
+void orc_index(orc *o)
 {
 	size_t i, k;
 
@@ -482,7 +283,7 @@ static inline void orc_index(orc *o)
 }
 
 /* Position of quark q in qs[], or ORC_NONE. */
-static inline size_t orc_quark_pos(const orc *o, sht_quark q)
+static size_t orc_quark_pos(const orc *o, sht_quark q)
 {
 	size_t lo = 0, hi = o->nq;
 
@@ -498,7 +299,7 @@ static inline size_t orc_quark_pos(const orc *o, sht_quark q)
 }
 
 /* Insertion index of quark position qp's interval containing t, or none. */
-static inline size_t orc_lookup_pos(const orc *o, size_t qp, sht_time t)
+static size_t orc_lookup_pos(const orc *o, size_t qp, sht_time t)
 {
 	size_t lo = o->qlo[qp], hi = o->qlo[qp + 1];
 	const sht_interval *iv;
@@ -518,7 +319,7 @@ static inline size_t orc_lookup_pos(const orc *o, size_t qp, sht_time t)
 	return iv->end >= t ? o->byq[lo - 1] : ORC_NONE;
 }
 
-static inline size_t orc_lookup(const orc *o, sht_quark q, sht_time t)
+size_t orc_lookup(const orc *o, sht_quark q, sht_time t)
 {
 	size_t qp = orc_quark_pos(o, q);
 
@@ -527,15 +328,7 @@ static inline size_t orc_lookup(const orc *o, sht_quark q, sht_time t)
 
 /* ---- checks ------------------------------------------------------------ */
 
-/* Visibility window, see the file comment. */
-typedef struct orc_vis {
-	size_t lo, hi;
-	int builder;            /* 1: a builder in progress (for RANGE rules) */
-	uint64_t quark_count;   /* reader: info.quark_count */
-	sht_time tmin, tmax;    /* reader: info.start, info.end */
-} orc_vis;
-
-static inline orc_vis orc_vis_all(const orc *o, uint64_t quark_count)
+orc_vis orc_vis_all(const orc *o, uint64_t quark_count)
 {
 	orc_vis v;
 
@@ -547,9 +340,7 @@ static inline orc_vis orc_vis_all(const orc *o, uint64_t quark_count)
 	return v;
 }
 
-/* Builder in progress: the first lo intervals must be visible, none from
- * index hi on. */
-static inline orc_vis orc_vis_prefix(const orc *o, size_t lo, size_t hi)
+orc_vis orc_vis_prefix(const orc *o, size_t lo, size_t hi)
 {
 	orc_vis v;
 
@@ -567,8 +358,7 @@ static inline orc_vis orc_vis_prefix(const orc *o, size_t lo, size_t hi)
  * history")?  Only if q is beyond every quark surely stored, or t is
  * outside the history's bounds.
  */
-static inline int orc_range_ok(const orc *o, const orc_vis *v, sht_quark q,
-			       sht_time t)
+static int orc_range_ok(const orc *o, const orc_vis *v, sht_quark q, sht_time t)
 {
 	if (t < v->tmin || t > v->tmax)
 		return 1;
@@ -577,16 +367,10 @@ static inline int orc_range_ok(const orc *o, const orc_vis *v, sht_quark q,
 	return (uint64_t)q >= v->quark_count;
 }
 
-/*
- * Check a single query's answer.  Returns 1 if right, 0 (and reports) if
- * wrong.  With allow_err, any negative code other than a crash-like
- * inconsistency is accepted (used on corrupted files: an error is fine, a
- * wrong answer is not).
- */
-static inline int orc_check_single(const orc *o, const orc_vis *v,
-				   sht_quark q, sht_time t, sht_err rc,
-				   const sht_result *res, int allow_err,
-				   orc_errlog *log, const char *what)
+int orc_check_single(const orc *o, const orc_vis *v,
+		     sht_quark q, sht_time t, sht_err rc,
+		     const sht_result *res, int allow_err,
+		     orc_errlog *log, const char *what)
 {
 	size_t idx = orc_lookup(o, q, t);
 	size_t cnt = sht_result_count(res);
@@ -615,11 +399,10 @@ static inline int orc_check_single(const orc *o, const orc_vis *v,
 	return 0;
 }
 
-/* Check a full query's answer at t. */
-static inline int orc_check_full(const orc *o, const orc_vis *v, sht_time t,
-				 sht_err rc, const sht_result *res,
-				 int allow_err, orc_errlog *log,
-				 const char *what)
+int orc_check_full(const orc *o, const orc_vis *v, sht_time t,
+		   sht_err rc, const sht_result *res,
+		   int allow_err, orc_errlog *log,
+		   const char *what)
 {
 	size_t cnt = sht_result_count(res), i, must = 0, got_must = 0;
 	char eb[160], gb[160];
@@ -692,7 +475,7 @@ static inline int orc_check_full(const orc *o, const orc_vis *v, sht_time t,
 
 /* ---- 2D queries ---------------------------------------------------------- */
 
-static inline int orc_cmp_quark(const void *a, const void *b)
+static int orc_cmp_quark(const void *a, const void *b)
 {
 	sht_quark x = *(const sht_quark *)a, y = *(const sht_quark *)b;
 
@@ -701,8 +484,8 @@ static inline int orc_cmp_quark(const void *a, const void *b)
 
 /* Is quark q selected by the query (set or range)?  sorted: q->quarks
  * sorted copy (or NULL for a range query). */
-static inline int orc_2d_selects(const sht_query2d *q, const sht_quark *sorted,
-				 sht_quark quark)
+static int orc_2d_selects(const sht_query2d *q, const sht_quark *sorted,
+			  sht_quark quark)
 {
 	if (!q->quarks)
 		return quark >= q->qmin && quark <= q->qmax;
@@ -711,7 +494,7 @@ static inline int orc_2d_selects(const sht_query2d *q, const sht_quark *sorted,
 }
 
 /* Does [s, e] satisfy the 2D time predicate of q? */
-static inline int orc_2d_time_ok(const sht_query2d *q, sht_time s, sht_time e)
+static int orc_2d_time_ok(const sht_query2d *q, sht_time s, sht_time e)
 {
 	sht_time lo, hi;
 	uint64_t d, r, k, off;
@@ -733,12 +516,10 @@ static inline int orc_2d_time_ok(const sht_query2d *q, sht_time s, sht_time e)
 	return off <= (uint64_t)hi - (uint64_t)q->t1;
 }
 
-/* Check a 2D answer; the result must be exactly the selected intervals
- * (within the visibility window), sorted by (start, quark). */
-static inline int orc_check_2d(const orc *o, const orc_vis *v,
-			       const sht_query2d *q, sht_err rc,
-			       const sht_result *res, int allow_err,
-			       orc_errlog *log, const char *what)
+int orc_check_2d(const orc *o, const orc_vis *v,
+		 const sht_query2d *q, sht_err rc,
+		 const sht_result *res, int allow_err,
+		 orc_errlog *log, const char *what)
 {
 	size_t cnt = sht_result_count(res), i, must = 0, got_must = 0;
 	sht_quark *sorted = NULL;
@@ -838,15 +619,7 @@ out:
 
 /* ---- random histories --------------------------------------------------- */
 
-/* Value-type mix, in percent (the remainder is null). */
-typedef struct orc_vmix {
-	unsigned i32, i64, dbl, str;
-	unsigned big_strings;   /* 64 KiB / 100 KiB strings still allowed */
-	uint32_t block_size;    /* strings near this size are also made */
-} orc_vmix;
-
-static inline orc_vmix orc_vmix_default(uint32_t block_size,
-					unsigned big_strings)
+orc_vmix orc_vmix_default(uint32_t block_size, unsigned big_strings)
 {
 	orc_vmix m;
 
@@ -859,15 +632,7 @@ static inline orc_vmix orc_vmix_default(uint32_t block_size,
 	return m;
 }
 
-/* Scratch for generated strings (largest: 100 KiB or a block + 1). */
-typedef struct orc_gen {
-	orc_rng *rng;
-	orc_vmix mix;
-	char *buf;
-	size_t buf_cap;
-} orc_gen;
-
-static inline void orc_gen_init(orc_gen *g, orc_rng *rng, orc_vmix mix)
+void orc_gen_init(orc_gen *g, struct rng *rng, orc_vmix mix)
 {
 	g->rng = rng;
 	g->mix = mix;
@@ -877,13 +642,13 @@ static inline void orc_gen_init(orc_gen *g, orc_rng *rng, orc_vmix mix)
 	g->buf = orc_xmalloc(g->buf_cap);
 }
 
-static inline void orc_gen_free(orc_gen *g)
+void orc_gen_free(orc_gen *g)
 {
 	free(g->buf);
 	g->buf = NULL;
 }
 
-static inline double orc_double_from_bits(uint64_t b)
+double orc_double_from_bits(uint64_t b)
 {
 	double d;
 
@@ -891,28 +656,28 @@ static inline double orc_double_from_bits(uint64_t b)
 	return d;
 }
 
-static inline sht_value orc_gen_value(orc_gen *g)
+sht_value orc_gen_value(orc_gen *g)
 {
-	orc_rng *r = g->rng;
-	unsigned p = (unsigned)orc_below(r, 100);
+	struct rng *r = g->rng;
+	unsigned p = (unsigned)rng_below(r, 100);
 	const orc_vmix *m = &g->mix;
 
 	if (p < m->i32) {
 		static const int32_t special[] = { 0, -1, 1, INT32_MIN,
 						   INT32_MAX };
 
-		if (orc_pct(r, 20))
-			return sht_value_int32(special[orc_below(r, 5)]);
-		return sht_value_int32((int32_t)(uint32_t)orc_next(r));
+		if (rng_pct(r, 20))
+			return sht_value_int32(special[rng_below(r, 5)]);
+		return sht_value_int32((int32_t)(uint32_t)rng_next(r));
 	}
 	p -= m->i32;
 	if (p < m->i64) {
 		static const int64_t special[] = { 0, -1, 1, INT64_MIN,
 						   INT64_MAX, 1ll << 32 };
 
-		if (orc_pct(r, 25))
-			return sht_value_int64(special[orc_below(r, 6)]);
-		return sht_value_int64((int64_t)orc_next(r));
+		if (rng_pct(r, 25))
+			return sht_value_int64(special[rng_below(r, 6)]);
+		return sht_value_int64((int64_t)rng_next(r));
 	}
 	p -= m->i64;
 	if (p < m->dbl) {
@@ -927,41 +692,41 @@ static inline sht_value orc_gen_value(orc_gen *g)
 			0x0000000000000001ull,  /* smallest subnormal */
 		};
 
-		if (orc_pct(r, 30))
+		if (rng_pct(r, 30))
 			return sht_value_double(orc_double_from_bits(
-				special[orc_below(r, 8)]));
-		return sht_value_double(orc_double_from_bits(orc_next(r)));
+				special[rng_below(r, 8)]));
+		return sht_value_double(orc_double_from_bits(rng_next(r)));
 	}
 	p -= m->dbl;
 	if (p < m->str) {
 		size_t len, k;
-		unsigned kind = (unsigned)orc_below(r, 100);
+		unsigned kind = (unsigned)rng_below(r, 100);
 
 		if (kind < 10) {
 			len = 0;
 		} else if (kind < 75) {
-			len = 1 + orc_below(r, 24);
+			len = 1 + rng_below(r, 24);
 		} else if (kind < 93) {
-			len = 900 + orc_below(r, 250);   /* ~1 KiB */
+			len = 900 + rng_below(r, 250);   /* ~1 KiB */
 		} else if (kind < 98 || m->big_strings == 0) {
 			/* around the block size and half of it */
 			size_t bs = m->block_size ? m->block_size : 4096;
 			static const int64_t delta[] = { -64, -1, 0, 1 };
 
-			len = (orc_pct(r, 50) ? bs / 2 : bs) +
-			      (size_t)delta[orc_below(r, 4)];
+			len = (rng_pct(r, 50) ? bs / 2 : bs) +
+			      (size_t)delta[rng_below(r, 4)];
 			if (len > 100u * 1024u)
 				len = 100u * 1024u;
 		} else {
 			g->mix.big_strings--;
-			len = orc_pct(r, 50) ? 64u * 1024u : 100u * 1024u;
+			len = rng_pct(r, 50) ? 64u * 1024u : 100u * 1024u;
 		}
 		for (k = 0; k < len; k++)
-			g->buf[k] = (char)('a' + orc_below(r, 26));
+			g->buf[k] = (char)('a' + rng_below(r, 26));
 		/* embedded NULs and high bytes: strings are bytes */
-		if (len > 3 && orc_pct(r, 20)) {
-			g->buf[orc_below(r, len)] = '\0';
-			g->buf[orc_below(r, len)] = (char)0xff;
+		if (len > 3 && rng_pct(r, 20)) {
+			g->buf[rng_below(r, len)] = '\0';
+			g->buf[rng_below(r, len)] = (char)0xff;
 		}
 		g->buf[len] = '\0';
 		return sht_value_string(g->buf, (uint32_t)len);
@@ -969,24 +734,18 @@ static inline sht_value orc_gen_value(orc_gen *g)
 	return sht_value_null();
 }
 
-static inline int orc_cmp_time(const void *a, const void *b)
+static int orc_cmp_time(const void *a, const void *b)
 {
 	sht_time x = *(const sht_time *)a, y = *(const sht_time *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Tile [s, e] for quark q with about m intervals: cut points are
- * multiples of grid after s (so many intervals share end times), and
- * with probability short_pct a cut is followed by a run of length-1
- * intervals.  Values from g.  Appends to o (unordered).
- */
-static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
-				  sht_time e, size_t m, sht_time grid,
-				  unsigned short_pct)
+void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
+		    sht_time e, size_t m, sht_time grid,
+		    unsigned short_pct)
 {
-	orc_rng *r = g->rng;
+	struct rng *r = g->rng;
 	uint64_t span = (uint64_t)e - (uint64_t)s;  /* cuts in (s, e] */
 	uint64_t points = span / (uint64_t)(grid > 0 ? grid : 1);
 	sht_time *cuts;
@@ -1005,8 +764,8 @@ static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
 	}
 	for (i = 0; i < want && points > 0; i++) {
 		sht_time c = (sht_time)((uint64_t)s +
-			(1 + orc_below(r, points)) * (uint64_t)grid);
-		int run = orc_pct(r, short_pct) ? 1 + (int)orc_below(r, 3) : 0;
+			(1 + rng_below(r, points)) * (uint64_t)grid);
+		int run = rng_pct(r, short_pct) ? 1 + (int)rng_below(r, 3) : 0;
 
 		cuts[nc++] = c;
 		while (run-- > 0 && c < e)
@@ -1030,21 +789,14 @@ static inline void orc_gen_tiling(orc *o, orc_gen *g, sht_quark q, sht_time s,
 	free(cuts);
 }
 
-/* Builder order (end, ties shuffled) and the lookup index. */
-static inline void orc_seal(orc *o, orc_rng *r)
+void orc_seal(orc *o, struct rng *r)
 {
 	orc_order_by_end(o, r);
 	orc_index(o);
 }
 
-/*
- * Distinct quarks, ascending: 0 .. n_dense-1 plus n_sparse random ones
- * over the whole quark space (with n_sparse >= 4: always SHT_QUARK_MAX,
- * SHT_QUARK_MAX - 1, 2^31 and 2^31 - 1).  out holds n_dense + n_sparse.
- * Returns the count.
- */
-static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
-				     size_t n_dense, size_t n_sparse)
+size_t orc_make_quarks(struct rng *r, sht_quark *out,
+		       size_t n_dense, size_t n_sparse)
 {
 	size_t n = 0, i, k;
 
@@ -1058,7 +810,7 @@ static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
 		n_sparse -= 4;
 	}
 	for (i = 0; i < n_sparse; i++)
-		out[n++] = (sht_quark)(n_dense + orc_below(r,
+		out[n++] = (sht_quark)(n_dense + rng_below(r,
 			(uint64_t)SHT_QUARK_MAX + 1 - n_dense));
 	qsort(out, n, sizeof *out, orc_cmp_quark);
 	for (i = 1, k = 1; i < n; i++)
@@ -1067,15 +819,10 @@ static inline size_t orc_make_quarks(orc_rng *r, sht_quark *out,
 	return n ? k : 0;
 }
 
-/*
- * A mixed history on [start, start + span]: n_dense + n_sparse quarks,
- * each tiling the whole range with 1 .. max_m intervals (cuts anywhere,
- * some runs of length-1 intervals), values of every type.  Sealed.
- */
-static inline void orc_wl_mixed(orc *o, orc_rng *r, uint32_t block_size,
-				sht_time start, sht_time span, size_t n_dense,
-				size_t n_sparse, size_t max_m,
-				unsigned big_strings)
+void orc_wl_mixed(orc *o, struct rng *r, uint32_t block_size,
+		  sht_time start, sht_time span, size_t n_dense,
+		  size_t n_sparse, size_t max_m,
+		  unsigned big_strings)
 {
 	sht_quark *qs = orc_xmalloc((n_dense + n_sparse + 1) * sizeof *qs);
 	size_t nq, i;
@@ -1086,11 +833,9 @@ static inline void orc_wl_mixed(orc *o, orc_rng *r, uint32_t block_size,
 	nq = orc_make_quarks(r, qs, n_dense, n_sparse);
 	for (i = 0; i < nq; i++)
 		orc_gen_tiling(o, &g, qs[i], start, start + span,
-			       1 + orc_below(r, max_m),
-			       orc_pct(r, 50) ? 1 : 100, 10);
+			       1 + rng_below(r, max_m),
+			       rng_pct(r, 50) ? 1 : 100, 10);
 	orc_gen_free(&g);
 	free(qs);
 	orc_seal(o, r);
 }
-
-#endif /* SHT_TEST_ORACLE_H */

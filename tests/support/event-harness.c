@@ -1,36 +1,9 @@
 /*
- * event-harness.h: for the unit tests that run a provider over synthetic
- * events: an in-memory event source (struct tev tables with named integer
- * and string fields, I() and S() to write them) behind TOPS, seekable.
+ * event-harness.c: the in-memory event source of event-harness.h.
  */
-#ifndef SHT_EVENT_HARNESS_H
-#define SHT_EVENT_HARNESS_H
+#include <stdio.h>
 
-#include <string.h>
-
-#include "sht/sht.h"
-
-struct tfield {
-	const char *name;         /* NULL ends the table */
-	sht_field_type type;
-	int64_t i;
-	const char *s;
-};
-
-struct tev {
-	const char *name;
-	sht_time ts;
-	int32_t cpu;
-	struct tfield f[10];
-};
-
-#define I(n, v) { n, SHT_FIELD_INT, v, NULL }
-#define S(n, v) { n, SHT_FIELD_STRING, 0, v }
-
-struct tsrc {
-	const struct tev *ev;
-	size_t n, pos;
-};
+#include "event-harness.h"
 
 static sht_field_type tfield(const sht_event *ev, const char *name, sht_field *out)
 {
@@ -73,6 +46,29 @@ static sht_err tseek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops TOPS = { tnext, tseek, NULL };
+const sht_source_ops TOPS = { tnext, tseek, NULL };
 
-#endif /* SHT_EVENT_HARNESS_H */
+const char *tev_show(const sht_value *v)
+{
+	static char buf[4][128];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	switch (v->type) {
+	case SHT_TYPE_NULL:
+		return "null";
+	case SHT_TYPE_INT32:
+		snprintf(b, 128, "i:%d", (int)v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
+		break;
+	case SHT_TYPE_DOUBLE:
+		snprintf(b, 128, "d:%g", v->u.d);
+		break;
+	default:
+		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
+		break;
+	}
+	return b;
+}
