@@ -1,0 +1,97 @@
+/*
+ * ext.c: entry point of the SQLite extension.  Loaded with
+ *
+ *   sqlite> .load /usr/local/lib/sht/sht_sqlite
+ *   SELECT load_extension('/usr/local/lib/sht/sht_sqlite');
+ *
+ * SQLite derives the entry point's name from the file name
+ * (sqlite3_shtsqlite_init); sqlite3_extension_init is the same function
+ * for loaders that ask for the default name.  It registers, on the
+ * connection, the virtual tables sht_intervals and sht_attributes (sharing
+ * one cache of opened histories) and the function sht_version().
+ */
+#define SHTSQL_MAIN 1
+#include "shtsql.h"
+
+SQLITE_EXTENSION_INIT1
+
+#if defined(__GNUC__)
+#define SHTSQL_EXPORT __attribute__((visibility("default")))
+#else
+#define SHTSQL_EXPORT
+#endif
+
+static void version_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_text(ctx, sht_version_string(), -1, SQLITE_STATIC);
+}
+
+/* sht_last_query(): the last query sht_intervals ran on this
+ * connection ("single quark=Q t=T", "full t=T", "2d quarks=... t1= t2=
+ * resolution=", "none"), with the intervals it fetched: what answered,
+ * beside EXPLAIN QUERY PLAN's what will. */
+static void last_query_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct shtsql_cache *c = sqlite3_user_data(ctx);
+
+	(void)argc;
+	(void)argv;
+	sqlite3_result_text(ctx, c->last, -1, SQLITE_TRANSIENT);
+}
+
+static void cache_unref(void *aux)
+{
+	shtsql_cache_release(aux);
+}
+
+SHTSQL_EXPORT int sqlite3_shtsqlite_init(sqlite3 *db, char **err,
+					 const sqlite3_api_routines *api);
+
+SHTSQL_EXPORT int sqlite3_shtsqlite_init(sqlite3 *db, char **err,
+					 const sqlite3_api_routines *api)
+{
+	struct shtsql_cache *c;
+	int rc;
+
+	SQLITE_EXTENSION_INIT2(api);
+	if (sqlite3_libversion_number() < 3038000) {
+		*err = sqlite3_mprintf("sht_sqlite needs SQLite 3.38 or newer "
+				       "(this is %s)", sqlite3_libversion());
+		return SQLITE_ERROR;
+	}
+	c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	c->head = NULL;
+	c->count = 0;
+	c->users = 1;                 /* ours, until the others hold it */
+	c->last[0] = '\0';
+	rc = shtsql_register_intervals(db, c);
+	if (rc == SQLITE_OK)
+		rc = shtsql_register_attributes(db, c);
+	if (rc == SQLITE_OK) {
+		c->users++;               /* dropped by cache_unref */
+		rc = sqlite3_create_function_v2(db, "sht_last_query", 0,
+						SQLITE_UTF8 | SQLITE_DIRECTONLY,
+						c, last_query_fn, NULL, NULL,
+						cache_unref);
+	}
+	shtsql_cache_release(c);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "sht_version", 0,
+					     SQLITE_UTF8 | SQLITE_DETERMINISTIC |
+					     SQLITE_INNOCUOUS, NULL, version_fn,
+					     NULL, NULL);
+	return rc;
+}
+
+SHTSQL_EXPORT int sqlite3_extension_init(sqlite3 *db, char **err,
+					 const sqlite3_api_routines *api);
+
+SHTSQL_EXPORT int sqlite3_extension_init(sqlite3 *db, char **err,
+					 const sqlite3_api_routines *api)
+{
+	return sqlite3_shtsqlite_init(db, err, api);
+}
