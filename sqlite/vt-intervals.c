@@ -200,6 +200,31 @@ static sht_err run_query(struct iv_cursor *c, sht_time lo, sht_time hi,
 	return sht_state_query_2d(ss, &q, c->res);
 }
 
+/*
+ * The instants to ask the history for, from the bounds: a row has
+ * start <= a = min(smax, emax) and end >= b = max(emin, smin) (start >=
+ * smin implies end >= smin, end <= emax implies start <= emax).  If b <=
+ * a, those are the intervals meeting [b, a]: a 2D query (one instant: a
+ * state query).  If b > a, they contain all of [a, b], so the intervals
+ * at a are the candidates.  0 if no interval of [hs, he] can match.
+ */
+static int window(const struct shtsql_plan *p, sht_time hs, sht_time he,
+		  sht_time *lo, sht_time *hi)
+{
+	sht_time a = p->smax < p->emax ? p->smax : p->emax;
+	sht_time b = p->emin > p->smin ? p->emin : p->smin;
+
+	if (p->empty || a < hs || b > he)
+		return 0;
+	if (b > a) {
+		*lo = *hi = a;
+		return 1;
+	}
+	*lo = b > hs ? b : hs;
+	*hi = a < he ? a : he;
+	return 1;
+}
+
 /* Skip the rows the exact bounds reject. */
 static void settle(struct iv_cursor *c)
 {
@@ -234,13 +259,9 @@ static int iv_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		set_error(cur->pVtab, err);
 		return rc;
 	}
-	lo = p->emin > p->smin ? p->emin : p->smin;
-	lo = lo > c->h->start ? lo : c->h->start;
-	hi = p->smax < p->emax ? p->smax : p->emax;
-	hi = hi < c->h->end ? hi : c->h->end;
 	if (p->have_set)
 		trim_set(p);
-	if (p->empty || lo > hi || p->qlo > p->qhi ||
+	if (!window(p, c->h->start, c->h->end, &lo, &hi) || p->qlo > p->qhi ||
 	    (p->have_set && p->nset == 0)) {
 		snprintf(vt->cache->last, sizeof vt->cache->last,
 			 "none (no row can match) fetched=0");
