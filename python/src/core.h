@@ -31,6 +31,8 @@ int shtpy_errors_init(PyObject *module);
 /* Raise the exception of err with sht's message (sht_errmsg(), or the
  * code's description when it is empty).  Returns NULL. */
 PyObject *shtpy_raise(sht_err err);
+/* sht.IoError for a failed system call of ours (errno e): "WHAT: strerror". */
+PyObject *shtpy_raise_os(int e, const char *fmt, ...);
 /* The same, with what the caller was doing before sht's message. */
 PyObject *shtpy_raise_ctx(sht_err err, const char *fmt, ...);
 /* The sht code of a Python exception type: its class's code if it is

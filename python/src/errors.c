@@ -122,10 +122,9 @@ static PyObject *class_of(sht_err err)
 	return base_error;
 }
 
-static PyObject *raise_text(sht_err err, const char *text)
+static PyObject *raise_text(sht_err err, const char *text, int e)
 {
 	PyObject *cls = class_of(err), *exc;
-	int e = sht_errno();
 
 	exc = PyObject_CallFunction(cls, "s", text);
 	if (!exc)
@@ -144,7 +143,19 @@ PyObject *shtpy_raise(sht_err err)
 {
 	const char *m = sht_errmsg();
 
-	return raise_text(err, *m ? m : sht_strerror(err));
+	return raise_text(err, *m ? m : sht_strerror(err), sht_errno());
+}
+
+PyObject *shtpy_raise_os(int e, const char *fmt, ...)
+{
+	char what[1024], text[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(text, sizeof text, "%s: %s", what, strerror(e));
+	return raise_text(SHT_ERR_IO, text, e);
 }
 
 PyObject *shtpy_raise_ctx(sht_err err, const char *fmt, ...)
@@ -157,7 +168,7 @@ PyObject *shtpy_raise_ctx(sht_err err, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	snprintf(text, sizeof text, "%s: %s", what, *m ? m : sht_strerror(err));
-	return raise_text(err, text);
+	return raise_text(err, text, sht_errno());
 }
 
 sht_err shtpy_error_code(PyObject *type)

@@ -21,8 +21,7 @@ int shtpy_trace_open(const char *path, int merge, struct shtpy_trace *t)
 
 	memset(t, 0, sizeof *t);
 	if (stat(path, &sb) != 0) {
-		sht_error_set(SHT_ERR_IO, "Cannot open the trace %s: %s", path, strerror(errno));
-		shtpy_raise(SHT_ERR_IO);
+		shtpy_raise_os(errno, "Cannot open the trace %s", path);
 		return -1;
 	}
 	if (S_ISDIR(sb.st_mode)) {
