@@ -11,6 +11,8 @@
  * one cache of opened histories) and the function sht_version().
  */
 #define SHTSQL_MAIN 1
+#include <string.h>
+
 #include "shtsql.h"
 
 SQLITE_EXTENSION_INIT1
@@ -34,11 +36,37 @@ static void version_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * beside EXPLAIN QUERY PLAN's what will. */
 static void last_query_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	struct shtsql_cache *c = sqlite3_user_data(ctx);
+	const struct shtsql_last *l = &((struct shtsql_cache *)sqlite3_user_data(ctx))->last;
+	char *s;
 
 	(void)argc;
 	(void)argv;
-	sqlite3_result_text(ctx, c->last, -1, SQLITE_TRANSIENT);
+	switch (l->kind) {
+	case SHTSQL_Q_NONE: s = sqlite3_mprintf("%s", ""); break;
+	case SHTSQL_Q_EMPTY: s = sqlite3_mprintf("none (no row can match) fetched=0"); break;
+	case SHTSQL_Q_SINGLE:
+		s = sqlite3_mprintf("single quark=%u t=%lld fetched=%llu", l->quark,
+				    (long long)l->t1, (unsigned long long)l->fetched);
+		break;
+	case SHTSQL_Q_FULL:
+		s = sqlite3_mprintf("full t=%lld fetched=%llu", (long long)l->t1,
+				    (unsigned long long)l->fetched);
+		break;
+	default:
+		/* SQLite's printf has no %zu. */
+		s = l->nset ? sqlite3_mprintf("2d quarks=%llu", (unsigned long long)l->nset)
+			    : sqlite3_mprintf("2d quarks=%u..%u", l->qlo, l->qhi);
+		s = s ? sqlite3_mprintf("%z t1=%lld t2=%lld resolution=%lld fetched=%llu",
+					s, (long long)l->t1, (long long)l->t2,
+					(long long)l->resolution,
+					(unsigned long long)l->fetched) : NULL;
+		break;
+	}
+	if (!s) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, s, -1, sqlite3_free);
 }
 
 static void cache_unref(void *aux)
@@ -67,7 +95,7 @@ SHTSQL_EXPORT int sqlite3_shtsqlite_init(sqlite3 *db, char **err,
 	c->head = NULL;
 	c->count = 0;
 	c->users = 1;                 /* ours, until the others hold it */
-	c->last[0] = '\0';
+	memset(&c->last, 0, sizeof c->last);
 	rc = shtsql_register_intervals(db, c);
 	if (rc == SQLITE_OK)
 		rc = shtsql_register_attributes(db, c);

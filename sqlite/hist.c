@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "shtsql.h"
 
@@ -37,6 +38,7 @@ static void hist_free(struct shtsql_hist *h)
 			sqlite3_free(h->paths[q]);
 	sqlite3_free(h->paths);
 	sqlite3_free(h->plen);
+	sqlite3_free(h->pindex);
 	sht_state_close(h->ss);
 	sqlite3_free(h->name);
 	sqlite3_free(h);
@@ -90,6 +92,14 @@ static int is_partial(const char *name)
 	if (err == SHT_NOT_FOUND)
 		return 0;
 	return err == SHT_OK ? 1 : -1;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static int same_file(const struct shtsql_hist *h, const struct stat *st)
@@ -151,9 +161,17 @@ int shtsql_hist_get(struct shtsql_cache *c, const char *name, const char *who,
 {
 	struct shtsql_hist *h, *last = NULL;
 	struct stat st;
+	int64_t now = mono_ns();
 	int rc;
 
 	*err = NULL;
+	/* The most recent history, looked at less than a moment ago. */
+	h = c->head;
+	if (h && now - h->checked < SHTSQL_RECHECK_NS && strcmp(h->name, name) == 0) {
+		h->refs++;
+		*out = h;
+		return SQLITE_OK;
+	}
 	if (stat(name, &st) != 0) {
 		*err = sqlite3_mprintf("%s: cannot open the history %s: %s", who,
 				       name, strerror(errno));
@@ -176,6 +194,7 @@ int shtsql_hist_get(struct shtsql_cache *c, const char *name, const char *who,
 			h->next = c->head;
 			c->head = h;
 		}
+		h->checked = now;
 		h->refs++;
 		*out = h;
 		return SQLITE_OK;
@@ -183,6 +202,7 @@ int shtsql_hist_get(struct shtsql_cache *c, const char *name, const char *who,
 	rc = open_hist(name, &st, who, &h, err);
 	if (rc != SQLITE_OK)
 		return rc;
+	h->checked = now;
 	h->next = c->head;
 	c->head = h;
 	c->count++;
@@ -285,6 +305,8 @@ fail:
 	return NULL;
 }
 
+static int cmp_quark(const void *a, const void *b);
+
 /* 1 if some attribute name holds a "/" (then a path string can name
  * several attributes, or one that the "/"-split look-up misses). */
 static int names_with_slash(struct shtsql_hist *h)
@@ -299,13 +321,52 @@ static int names_with_slash(struct shtsql_hist *h)
 	return 0;
 }
 
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* The path index: every attribute by the hash of its path, so that an
+ * exact path costs one probe even when names hold "/" (then the
+ * "/"-split look-up of the attribute tree cannot find them). */
+static int build_pindex(struct shtsql_hist *h)
+{
+	size_t cap = 16;
+	uint32_t len;
+	const char *p;
+
+	while (cap < 2 * h->nattrs + 2)
+		cap *= 2;
+	h->pindex = sqlite3_malloc64(cap * sizeof *h->pindex);
+	if (!h->pindex)
+		return SQLITE_NOMEM;
+	memset(h->pindex, 0, cap * sizeof *h->pindex);
+	h->pindex_cap = cap;
+	for (uint64_t q = 0; q < h->nattrs; q++) {
+		size_t k;
+
+		if (!(p = shtsql_path(h, (sht_quark)q, &len)))
+			return SQLITE_NOMEM;
+		k = hash_bytes(p, len) & (cap - 1);
+		while (h->pindex[k])
+			k = (k + 1) & (cap - 1);
+		h->pindex[k] = (uint32_t)q + 1;
+	}
+	return SQLITE_OK;
+}
+
 int shtsql_path_quarks(struct shtsql_hist *h, const char *text, size_t len,
 		       sht_quark **out, size_t *n)
 {
 	sht_quark q, *all = NULL, *grown;
-	size_t k = 0, cap = 0;
+	size_t k = 0, cap = 0, at;
 	uint32_t plen;
 	const char *p;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -321,8 +382,15 @@ int shtsql_path_quarks(struct shtsql_hist *h, const char *text, size_t len,
 		*n = 1;
 		return SQLITE_OK;
 	}
-	for (uint64_t i = 0; i < h->nattrs; i++) {
-		p = shtsql_path(h, (sht_quark)i, &plen);
+	if (!h->pindex && (rc = build_pindex(h)) != SQLITE_OK) {
+		sqlite3_free(h->pindex);
+		h->pindex = NULL;
+		return rc;
+	}
+	for (at = hash_bytes(text, len) & (h->pindex_cap - 1); h->pindex[at];
+	     at = (at + 1) & (h->pindex_cap - 1)) {
+		q = h->pindex[at] - 1;
+		p = shtsql_path(h, q, &plen);
 		if (!p)
 			goto nomem;
 		if (plen != len || memcmp(p, text, len) != 0)
@@ -333,8 +401,10 @@ int shtsql_path_quarks(struct shtsql_hist *h, const char *text, size_t len,
 				goto nomem;
 			all = grown;
 		}
-		all[k++] = (sht_quark)i;
+		all[k++] = q;
 	}
+	if (k > 1)
+		qsort(all, k, sizeof *all, cmp_quark);
 	*out = all;
 	*n = k;
 	return SQLITE_OK;

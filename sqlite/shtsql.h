@@ -39,15 +39,30 @@ struct shtsql_hist {
 	ino_t ino;               /* rebuilt or replaced file (another */
 	struct timespec mtime;   /* inode, time or size) is opened again */
 	off_t size;
+	int64_t checked;         /* CLOCK_MONOTONIC ns of the last stat */
 	sht_state *ss;
 	sht_time start, end;     /* history bounds */
 	uint64_t nattrs;         /* attributes (quarks 0 .. nattrs-1) */
 	char **paths;            /* path per quark, built on demand */
 	uint32_t *plen;          /* their lengths */
 	int slashes;             /* some name holds a "/" (-1: not known) */
+	uint32_t *pindex;        /* then: quark + 1 by path hash (open
+	                            addressing, 0 empty), built on demand */
+	size_t pindex_cap;       /* a power of two */
 	int refs;                /* the cache's own + one per user */
 	int stale;               /* dropped from the cache, freed at refs 0 */
 	struct shtsql_hist *next;/* cache list, most recent first */
+};
+
+/* The last query sht_intervals ran, for sht_last_query() (formatted
+ * only when asked: a point query costs about a microsecond). */
+struct shtsql_last {
+	enum { SHTSQL_Q_NONE, SHTSQL_Q_EMPTY, SHTSQL_Q_SINGLE, SHTSQL_Q_FULL,
+	       SHTSQL_Q_2D } kind;
+	sht_quark quark, qlo, qhi; /* single: quark; 2D: range if nset 0 */
+	size_t nset;               /* 2D: size of the quark set */
+	sht_time t1, t2, resolution;
+	size_t fetched;            /* intervals the history returned */
 };
 
 /* The cache of one connection: a few recently used histories. */
@@ -55,11 +70,16 @@ struct shtsql_cache {
 	struct shtsql_hist *head;
 	int count;
 	int users;               /* modules and functions sharing it */
-	char last[256];          /* the last query sht_intervals ran, for
-	                            sht_last_query() */
+	struct shtsql_last last;
 };
 
 #define SHTSQL_CACHE_MAX 8
+
+/* A cached history is used without looking at the file again for this
+ * long after the last look (a stat costs about a third of a point
+ * query): a file rebuilt under the same name is seen by the statements
+ * that start 1 ms or more after the previous look. */
+#define SHTSQL_RECHECK_NS 1000000
 
 /*
  * The history at name, opened or found in the cache (same file, same

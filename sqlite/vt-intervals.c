@@ -161,7 +161,7 @@ static void trim_set(struct shtsql_plan *p)
 
 /* Run the query the plan describes into c->res; what ran goes to last. */
 static sht_err run_query(struct iv_cursor *c, sht_time lo, sht_time hi,
-			 char *last, size_t size)
+			 struct shtsql_last *last)
 {
 	struct shtsql_plan *p = &c->plan;
 	sht_state *ss = c->h->ss;
@@ -169,14 +169,16 @@ static sht_err run_query(struct iv_cursor *c, sht_time lo, sht_time hi,
 	sht_err err;
 
 	if (lo == hi && p->have_set && p->nset == 1) {
-		snprintf(last, size, "single quark=%u t=%lld", p->set[0],
-			 (long long)lo);
+		last->kind = SHTSQL_Q_SINGLE;
+		last->quark = p->set[0];
+		last->t1 = lo;
 		err = sht_state_query(ss, p->set[0], lo, c->res);
 		return err == SHT_NOT_FOUND ? SHT_OK : err;
 	}
 	if (lo == hi && !p->have_set && p->qlo == 0 &&
 	    (uint64_t)p->qhi + 1 >= c->h->nattrs) {
-		snprintf(last, size, "full t=%lld", (long long)lo);
+		last->kind = SHTSQL_Q_FULL;
+		last->t1 = lo;
 		return sht_state_query_full(ss, lo, c->res);
 	}
 	memset(&q, 0, sizeof q);
@@ -190,13 +192,13 @@ static sht_err run_query(struct iv_cursor *c, sht_time lo, sht_time hi,
 	q.t1 = lo;
 	q.t2 = hi;
 	q.resolution = lo == hi ? 0 : p->resolution;
-	if (p->have_set)
-		snprintf(last, size, "2d quarks=%zu", p->nset);
-	else
-		snprintf(last, size, "2d quarks=%u..%u", p->qlo, p->qhi);
-	snprintf(last + strlen(last), size - strlen(last),
-		 " t1=%lld t2=%lld resolution=%lld", (long long)lo,
-		 (long long)hi, (long long)q.resolution);
+	last->kind = SHTSQL_Q_2D;
+	last->nset = p->have_set ? p->nset : 0;
+	last->qlo = p->qlo;
+	last->qhi = p->qhi;
+	last->t1 = lo;
+	last->t2 = hi;
+	last->resolution = q.resolution;
 	return sht_state_query_2d(ss, &q, c->res);
 }
 
@@ -263,23 +265,18 @@ static int iv_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		trim_set(p);
 	if (!window(p, c->h->start, c->h->end, &lo, &hi) || p->qlo > p->qhi ||
 	    (p->have_set && p->nset == 0)) {
-		snprintf(vt->cache->last, sizeof vt->cache->last,
-			 "none (no row can match) fetched=0");
+		vt->cache->last.kind = SHTSQL_Q_EMPTY;
+		vt->cache->last.fetched = 0;
 		return SQLITE_OK;
 	}
-	serr = run_query(c, lo, hi, vt->cache->last, sizeof vt->cache->last);
+	serr = run_query(c, lo, hi, &vt->cache->last);
 	if (serr < 0) {
 		sht_result_clear(c->res);
 		set_error(cur->pVtab, shtsql_errmsg("sht_intervals", "cannot query the history"));
 		return serr == SHT_ERR_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 	}
 	c->count = sht_result_count(c->res);
-	{
-		size_t used = strlen(vt->cache->last);
-
-		snprintf(vt->cache->last + used, sizeof vt->cache->last - used,
-			 " fetched=%zu", c->count);
-	}
+	vt->cache->last.fetched = c->count;
 	settle(c);
 	return SQLITE_OK;
 }
