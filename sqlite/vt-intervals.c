@@ -28,7 +28,9 @@ struct iv_cursor {
 	sqlite3_vtab_cursor base;
 	struct shtsql_hist *h;       /* referenced while the cursor uses it */
 	struct shtsql_plan plan;
-	sht_result *res;             /* the query's answer */
+	sht_result *res;             /* the query's answer, or its piece */
+	sht_cursor *cur;             /* 2D: the pieces still to come */
+	struct shtsql_last *last;    /* what ran (fetched is counted here) */
 	size_t at, count;            /* the current row in res */
 	sqlite3_int64 rowid;
 };
@@ -131,6 +133,8 @@ static int iv_open(sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 static void reset(struct iv_cursor *c)
 {
 	shtsql_plan_free(&c->plan);
+	sht_cursor_destroy(c->cur);
+	c->cur = NULL;
 	shtsql_hist_put(c->h);
 	c->h = NULL;
 	sht_result_clear(c->res);
@@ -199,7 +203,9 @@ static sht_err run_query(struct iv_cursor *c, sht_time lo, sht_time hi,
 	last->t1 = lo;
 	last->t2 = hi;
 	last->resolution = q.resolution;
-	return sht_state_query_2d(ss, &q, c->res);
+	/* Streamed: a scan of a big history holds one node's intervals at
+	 * a time, and LIMIT stops it early. */
+	return sht_state_cursor_create(ss, &q, &c->cur);
 }
 
 /*
@@ -227,13 +233,34 @@ static int window(const struct shtsql_plan *p, sht_time hs, sht_time he,
 	return 1;
 }
 
-/* Skip the rows the exact bounds reject. */
-static void settle(struct iv_cursor *c)
+/* Move to a row the exact bounds keep, fetching the next pieces of a
+ * 2D query as needed; SQLITE_OK at a row or at the end. */
+static int settle(struct iv_cursor *c)
 {
 	const sht_interval *items = sht_result_items(c->res);
+	sht_err err;
 
-	while (c->at < c->count && !shtsql_plan_keeps(&c->plan, &items[c->at]))
-		c->at++;
+	for (;;) {
+		while (c->at < c->count && !shtsql_plan_keeps(&c->plan, &items[c->at]))
+			c->at++;
+		if (c->at < c->count || !c->cur)
+			return SQLITE_OK;
+		err = sht_cursor_next(c->cur, c->res);
+		if (err == SHT_END) {
+			sht_cursor_destroy(c->cur);
+			c->cur = NULL;
+			return SQLITE_OK;
+		}
+		if (err != SHT_OK) {
+			set_error(c->base.pVtab, shtsql_errmsg("sht_intervals",
+							       "cannot query the history"));
+			return err == SHT_ERR_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+		}
+		items = sht_result_items(c->res);
+		c->at = 0;
+		c->count = sht_result_count(c->res);
+		c->last->fetched += c->count;
+	}
 }
 
 static int iv_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
@@ -269,16 +296,17 @@ static int iv_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		vt->cache->last.fetched = 0;
 		return SQLITE_OK;
 	}
-	serr = run_query(c, lo, hi, &vt->cache->last);
+	c->last = &vt->cache->last;
+	c->last->fetched = 0;
+	serr = run_query(c, lo, hi, c->last);
 	if (serr < 0) {
 		sht_result_clear(c->res);
 		set_error(cur->pVtab, shtsql_errmsg("sht_intervals", "cannot query the history"));
 		return serr == SHT_ERR_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 	}
 	c->count = sht_result_count(c->res);
-	vt->cache->last.fetched = c->count;
-	settle(c);
-	return SQLITE_OK;
+	c->last->fetched = c->count;
+	return settle(c);
 }
 
 static int iv_next(sqlite3_vtab_cursor *cur)
@@ -287,8 +315,7 @@ static int iv_next(sqlite3_vtab_cursor *cur)
 
 	c->at++;
 	c->rowid++;
-	settle(c);
-	return SQLITE_OK;
+	return settle(c);
 }
 
 static int iv_eof(sqlite3_vtab_cursor *cur)
