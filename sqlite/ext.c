@@ -8,7 +8,8 @@
  * (sqlite3_shtsqlite_init); sqlite3_extension_init is the same function
  * for loaders that ask for the default name.  It registers, on the
  * connection, the virtual tables sht_intervals and sht_attributes (sharing
- * one cache of opened histories) and the function sht_version().
+ * one cache of opened histories), the functions sht_start(FILE) and
+ * sht_end(FILE) (a history's bounds), sht_last_query() and sht_version().
  */
 #define SHTSQL_MAIN 1
 #include <string.h>
@@ -69,6 +70,41 @@ static void last_query_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, s, -1, sqlite3_free);
 }
 
+/* sht_start(FILE), sht_end(FILE): a history's bounds, in ns. */
+static void bound_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv, int end)
+{
+	struct shtsql_cache *c = sqlite3_user_data(ctx);
+	struct shtsql_hist *h;
+	const char *who = end ? "sht_end" : "sht_start";
+	char *err = NULL;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+		err = sqlite3_mprintf("%s: the history file must be text (a path)", who);
+	} else if (shtsql_hist_get(c, (const char *)sqlite3_value_text(argv[0]), who,
+				   &h, &err) == SQLITE_OK) {
+		sqlite3_result_int64(ctx, end ? h->end : h->start);
+		shtsql_hist_put(h);
+		return;
+	}
+	if (err) {
+		sqlite3_result_error(ctx, err, -1);
+		sqlite3_free(err);
+	} else {
+		sqlite3_result_error_nomem(ctx);
+	}
+}
+
+static void start_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	bound_fn(ctx, argc, argv, 0);
+}
+
+static void end_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	bound_fn(ctx, argc, argv, 1);
+}
+
 static void cache_unref(void *aux)
 {
 	shtsql_cache_release(aux);
@@ -104,6 +140,13 @@ SHTSQL_EXPORT int sqlite3_shtsqlite_init(sqlite3 *db, char **err,
 		rc = sqlite3_create_function_v2(db, "sht_last_query", 0,
 						SQLITE_UTF8 | SQLITE_DIRECTONLY,
 						c, last_query_fn, NULL, NULL,
+						cache_unref);
+	}
+	for (int i = 0; rc == SQLITE_OK && i < 2; i++) {
+		c->users++;
+		rc = sqlite3_create_function_v2(db, i ? "sht_end" : "sht_start", 1,
+						SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+						i ? end_fn : start_fn, NULL, NULL,
 						cache_unref);
 	}
 	shtsql_cache_release(c);
