@@ -5,7 +5,8 @@
 set -euo pipefail
 
 required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
-          libbabeltrace2-dev babeltrace2 libxml2-dev libsqlite3-dev sqlite3)
+          libbabeltrace2-dev babeltrace2 libxml2-dev libsqlite3-dev sqlite3
+          libjansson-dev)
 # The Python package (python/, docs/PYTHON.md): headers and setuptools to
 # build it, pip for `pip install ./python`, numpy and pandas for its
 # frames, pytest for its tests, distributed (Dask) for sht.dask, bt2 and

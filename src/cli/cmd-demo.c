@@ -285,31 +285,31 @@ static int demo_temp_path(struct demo *d)
 	return CLI_OK;
 }
 
+static int demo_opt(void *ctx, int id, const char *val)
+{
+	struct demo *d = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error("demo staircase", "unexpected argument '%s'",
+				val);
+		return -1;
+	}
+	if (id == OPT_OUTPUT) {
+		d->path = val;
+		return 0;
+	}
+	return cli_parse_u64("demo staircase", "--attributes", val, 1,
+			     (uint64_t)SHT_QUARK_MAX + 1u, &d->w.attributes);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int demo_parse(struct demo *d, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "demo staircase", demo_opts,
+				   demo_usage, demo_opt, d);
 
-	cli_args_init(&a, argc, argv, 1, "demo staircase", demo_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(demo_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error("demo staircase", "unexpected argument "
-					       "'%s'", val);
-		if (id == OPT_OUTPUT)
-			d->path = val;
-		else if (cli_parse_u64("demo staircase", "--attributes", val, 1,
-				       (uint64_t)SHT_QUARK_MAX + 1u,
-				       &d->w.attributes) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (shtgen_staircase_count(&d->w) == 0)
 		return cli_usage_error("demo staircase", "too many attributes");
 	return CLI_OK;

@@ -319,28 +319,26 @@ static int gen_validate(struct gen_opts *o)
 	return CLI_OK;
 }
 
+static int gen_opt(void *ctx, int id, const char *val)
+{
+	struct gen_opts *o = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error(o->cmd, "unexpected argument '%s'", val);
+		return -1;
+	}
+	return gen_build_opt(o, id, val);
+}
+
 static int gen_parse(struct gen_opts *o, int argc, char **argv)
 {
 	const cli_opt *table = o->w.kind == SHTGEN_WL_CHURN ?
 			       churn_opts : staircase_opts;
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 2, o->cmd, table, gen_usage,
+				   gen_opt, o);
 
-	cli_args_init(&a, argc, argv, 2, o->cmd, table);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(gen_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error(o->cmd, "unexpected argument "
-					       "'%s'", val);
-		if (gen_build_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	return gen_validate(o);
 }
 
@@ -391,6 +389,5 @@ int cmd_gen(int argc, char **argv)
 				    &sum);
 	if (status != CLI_OK)
 		return status;
-	cli_print_build_summary(&sum, o.json);
-	return cli_finish_output(CLI_OK);
+	return cli_finish_output(cli_print_build_summary(&sum, o.json));
 }

@@ -68,6 +68,9 @@ int sht_errno(void)
 }
 
 static sht_err record(sht_err err, int errnum, const char *fmt, va_list ap)
+	SHT_PRINTF(3, 0);
+
+static sht_err record(sht_err err, int errnum, const char *fmt, va_list ap)
 {
 	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
 	last_errno = errnum;
