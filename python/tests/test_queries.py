@@ -197,3 +197,35 @@ def test_query_errors(cli_history):
     assert h.closed
     with pytest.raises(sht.StateError):
         h.query(0)
+
+
+def test_threads_query_one_history_at_once(cli_history):
+    """2D and range queries release the GIL: threads querying one History
+    together get the answers one thread gets alone."""
+    import threading
+    with sht.open(cli_history("many-threads")) as h:
+        rnd = random.Random(9)
+        jobs = []
+        for _ in range(24):
+            t1 = rnd.randint(h.start, h.end)
+            jobs.append((rnd.choice(["CPUs/*/Current_thread", "Threads/2*", "IRQs/*"]),
+                         t1, min(h.end, t1 + 50_000_000)))
+        want = [list(h.intervals(a, t1, t2)) for a, t1, t2 in jobs]
+        got = [None] * len(jobs)
+        errors = []
+
+        def work(k):
+            try:
+                for i in range(k, len(jobs), 4):
+                    a, t1, t2 = jobs[i]
+                    got[i] = list(h.intervals(a, t1, t2))
+                    h.history("CPUs/0/Current_thread", t1, t2, resolution=1000)
+            except Exception as e:          # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert not errors and got == want
