@@ -358,8 +358,14 @@ static PyObject *summary(struct job *j, double seconds)
 	sht_reader_info_get(r, &info);
 	sht_reader_close(r);
 	if (j->reused) {
+		sht_state *ss;
+
 		j->first = info.start;
 		j->end = info.end;
+		if (sht_state_open(j->file, NULL, &ss) == SHT_OK) {
+			j->attrs = sht_state_attr_count(ss);
+			sht_state_close(ss);
+		}
 	}
 	return Py_BuildValue("{s:s,s:s,s:s,s:s,s:k,s:O,s:K,s:K,s:K,s:K,s:L,s:L,s:K,"
 			     "s:K,s:K,s:d,s:K}",
@@ -372,7 +378,7 @@ static PyObject *summary(struct job *j, double seconds)
 			     j->sst.discarded_packets, "start", (long long)j->first,
 			     "end", (long long)j->end, "intervals",
 			     (unsigned long long)info.intervals, "attributes",
-			     (unsigned long long)(j->reused ? info.quark_count : j->attrs),
+			     (unsigned long long)j->attrs,
 			     "file_bytes", (unsigned long long)info.file_bytes,
 			     "seconds", seconds, "python_calls",
 			     (unsigned long long)(j->an.py ? shtpy_provider_calls(j->an.py) : 0));

@@ -69,7 +69,8 @@ def test_reuse_and_force(scratch):
     first = sht.build(trace_path("stub"), output=out, force=True)
     again = sht.build(trace_path("stub"), output=out)
     assert not first.reused and again.reused
-    assert (again.intervals, again.start, again.end) == (first.intervals, first.start, first.end)
+    assert (again.intervals, again.start, again.end, again.attributes) == \
+        (first.intervals, first.start, first.end, first.attributes)
     other = sht.build(trace_path("stub"), output=out, analysis="stats")
     assert not other.reused and other.provider == "event-statistics"
     forced = sht.build(trace_path("stub"), output=out, analysis="stats", force=True)
