@@ -232,7 +232,7 @@ int shtsql_plan_index(sqlite3_index_info *info, int fixed, char **err)
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		char op;
 
-		if (!c->usable || !(op = usable_op(info, i)))
+		if (!c->usable || !(op = usable_op(info, i)) || nargs >= MAX_ARGS)
 			continue;
 		if (op == OP_EQ && (c->iColumn == SHTSQL_COL_QUARK ||
 				    c->iColumn == SHTSQL_COL_PATH) &&
