@@ -21,7 +21,7 @@ done
 if [ ${#preload[@]} -gt 0 ]; then
 	export LD_PRELOAD="${preload[*]}"
 	export PYTHONMALLOC=malloc
-	export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 fi
 export PYTHONPATH=$pkg${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONDONTWRITEBYTECODE=1

@@ -47,7 +47,7 @@ static sht_value draw_value(sht_quark q, char *buf)
 		return sht_value_null();
 	switch (q % 4) {
 	case 0: return sht_value_int32((int32_t)x);
-	case 1: return sht_value_int64(x << 40);
+	case 1: return sht_value_int64(x * (INT64_C(1) << 40));
 	case 2: return sht_value_double((double)x / 7);
 	default:
 		snprintf(buf, 32, "s%lld", (long long)x);
