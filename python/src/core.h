@@ -32,9 +32,11 @@ int shtpy_errors_init(PyObject *module);
  * code's description when it is empty).  Returns NULL. */
 PyObject *shtpy_raise(sht_err err);
 /* sht.IoError for a failed system call of ours (errno e): "WHAT: strerror". */
-PyObject *shtpy_raise_os(int e, const char *fmt, ...);
+PyObject *shtpy_raise_os(int e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The same, with what the caller was doing before sht's message. */
-PyObject *shtpy_raise_ctx(sht_err err, const char *fmt, ...);
+PyObject *shtpy_raise_ctx(sht_err err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The sht code of a Python exception type: its class's code if it is
  * one of ours, else 0. */
 sht_err shtpy_error_code(PyObject *type);
