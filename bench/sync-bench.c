@@ -23,6 +23,8 @@
  * Exit status 1 if synchronization is not accurate or the runs disagree
  * on its result, 2 on an error.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -55,70 +57,69 @@ struct sample {
 	char slope[64], offset[64];
 };
 
-static void die(const char *what)
+static void die_sht(const char *what)
 {
-	fprintf(stderr, "sync-bench: %s: %s\n", what, sht_errmsg());
-	exit(2);
+	die("%s: %s", what, sht_errmsg());
 }
 
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 10);
+static const struct option options[] = {
+	{ "size", required_argument, NULL, 's' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "runs", required_argument, NULL, 'r' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "gap", required_argument, NULL, 'g' },
+	{ "hosts", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	case '\0': break;
-	default:
-		fprintf(stderr, "sync-bench: bad size %s\n", s);
-		exit(2);
-	}
-	return v;
+static _Noreturn void usage(FILE *f, int status)
+{
+	fprintf(f, "usage: sync-bench [--size B] [--format ctf|vstf] "
+		"[--runs R] [--dir D] [--keep] [--gap NS] [--hosts N]\n");
+	exit(status);
 }
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-	const char *tmp = getenv("TMPDIR");
+	int k;
 
 	memset(o, 0, sizeof(*o));
 	o->size = (uint64_t)1 << 30;
 	o->runs = 5;
 	o->hosts = 2;
 	o->gap = 100000;
-	o->dir = tmp && *tmp ? tmp : "/tmp";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--keep")) {
-			o->keep = 1;
-			continue;
+	o->dir = tmp_dir();
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 's': o->size = parse_bytes("--size", optarg); break;
+		case 'f':
+			if (strcmp(optarg, "ctf") && strcmp(optarg, "vstf"))
+				usage_error("--format: 'ctf' or 'vstf', not '%s'",
+					    optarg);
+			o->vstf = !strcmp(optarg, "vstf");
+			break;
+		case 'r':
+			o->runs = (int)parse_count_in("--runs", optarg, 1,
+						      MAX_RUNS);
+			break;
+		case 'd': o->dir = optarg; break;
+		case 'k': o->keep = 1; break;
+		case 'g':
+			o->gap = (uint32_t)parse_count_in("--gap", optarg, 1,
+							  UINT32_MAX);
+			break;
+		case 'n':
+			o->hosts = (uint32_t)parse_count_in("--hosts", optarg,
+							    2, SHTGEN_KNET_MAX_HOSTS);
+			break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
 		}
-		if (!v) {
-			fprintf(stderr, "usage: sync-bench [--size B] [--format "
-				"ctf|vstf] [--runs R] [--dir D] [--keep] "
-				"[--gap NS] [--hosts N]\n");
-			exit(2);
-		}
-		i++;
-		if (!strcmp(a, "--size"))
-			o->size = parse_size(v);
-		else if (!strcmp(a, "--format"))
-			o->vstf = !strcmp(v, "vstf");
-		else if (!strcmp(a, "--runs"))
-			o->runs = atoi(v);
-		else if (!strcmp(a, "--dir"))
-			o->dir = v;
-		else if (!strcmp(a, "--gap"))
-			o->gap = (uint32_t)strtoul(v, NULL, 10);
-		else if (!strcmp(a, "--hosts"))
-			o->hosts = (uint32_t)strtoul(v, NULL, 10);
-		else
-			die("unknown option");
 	}
-	if (o->runs < 1 || o->runs > MAX_RUNS)
-		o->runs = 5;
+	if (optind < argc)
+		usage(stderr, 2);
 }
 
 /* ---- the traces ----------------------------------------------------------------- */
@@ -140,7 +141,7 @@ static void open_traces(struct traces *t)
 						     &t->src[i]);
 
 		if (err < 0)
-			die(t->path[i]);
+			die_sht(t->path[i]);
 		if (t->vstf || sht_ctf_host_id(&t->src[i], t->host[i],
 					       sizeof t->host[i]) != SHT_OK)
 			snprintf(t->host[i], sizeof t->host[i], "host%zu", i);
@@ -194,7 +195,7 @@ static sht_sync *synchronize(struct traces *t)
 		in[i] = (sht_sync_input){ &t->src[i], t->path[i], t->host[i],
 					  t->layout[i] };
 	if (sht_sync_compute(in, t->n, &s) != SHT_OK)
-		die("sht_sync_compute");
+		die_sht("sht_sync_compute");
 	return s;
 }
 
@@ -231,7 +232,7 @@ static void measure(struct traces *t, enum phase ph, const sht_sync *given,
 			sht_sync_trace(given, i, &ti);
 			if (sht_transform_source(&t->src[i], ti.transform,
 						 &fixed[i]) != SHT_OK)
-				die("sht_transform_source");
+				die_sht("sht_transform_source");
 		}
 		out->events = read_merged(fixed, t->n);
 		for (size_t i = 0; i < t->n; i++)
@@ -251,11 +252,11 @@ static void in_child(struct traces *t, enum phase ph, const sht_sync *s,
 	pid_t pid;
 
 	if (pipe(fd) != 0)
-		die("pipe");
+		die("pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		die("fork");
+		die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		struct sample x;
 
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 		" events (about %" PRIu64 " MiB each) into %s\n", p.hosts,
 		p.k.events, o.size >> 20, dir);
 	if (shtgen_knet_write(&p, dir, o.vstf, NULL, NULL, &ws) != SHT_OK)
-		die("writing the traces");
+		die_sht("writing the traces");
 	t.n = p.hosts;
 	t.vstf = o.vstf;
 	for (size_t i = 0; i < t.n; i++)

@@ -6,12 +6,20 @@ set -euo pipefail
 
 required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
           libbabeltrace2-dev babeltrace2 libxml2-dev libgmp-dev libsqlite3-dev
-          sqlite3 libjansson-dev tzdata help2man man-db
-          libmicrohttpd-dev zlib1g-dev python3-bt2)
-# Node.js and npm run the TSP conformance and load tests (tests/server/,
-# their npm packages pinned by package-lock.json, installed by
-# scripts/npm-ci.sh).  A machine whose node already comes with npm (e.g.
-# NodeSource's nodejs) needs neither Debian package.
+          sqlite3 libjansson-dev tzdata help2man man-db)
+# The Python package (python/, docs/PYTHON.md): headers and setuptools to
+# build it, pip for `pip install ./python`, numpy and pandas for its
+# frames, pytest for its tests, distributed (Dask) for sht.dask, bt2 and
+# matplotlib for its benchmark and plots.
+required+=(python3-dev python3-setuptools python3-wheel python3-pip
+           python3-numpy python3-pandas python3-pytest python3-distributed
+           python3-bt2 python3-matplotlib)
+# sht serve (src/server/): libmicrohttpd and zlib; its tests: Node.js and
+# npm run the TSP conformance and load tests (tests/server/, their npm
+# packages pinned by package-lock.json, installed by scripts/npm-ci.sh; a
+# machine whose node already comes with npm, e.g. NodeSource's nodejs,
+# needs neither Debian package), python3-bt2 their event oracle.
+required+=(libmicrohttpd-dev zlib1g-dev)
 command -v node >/dev/null || required+=(nodejs)
 command -v npm >/dev/null || required+=(npm)
 # The viewer's tests and benchmark (tests/viewer/, bench/run-viewer.sh)

@@ -328,11 +328,6 @@ void cli_print_labeled(FILE *f, const sht_value *v, const char *label);
  * format (NULL: nanoseconds). */
 void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
 			   const cli_timectx *tc, const char *label);
-/* One interval as {"quark", "path", "start", "end", "type", "value",
- * "label"}; path NULL leaves "path" out, label NULL "label".  Times in
- * nanoseconds.  A new reference (NULL: out of memory). */
-json_t *cli_json_interval(const sht_interval *iv, const char *path,
-			  const char *label);
 /* The value alone as JSON. */
 json_t *cli_json_value(const sht_value *v);
 

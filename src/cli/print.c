@@ -143,23 +143,6 @@ json_t *cli_json_value(const sht_value *v)
 	}
 }
 
-json_t *cli_json_interval(const sht_interval *iv, const char *path,
-			  const char *label)
-{
-	json_t *o = json_object();
-
-	cli_jset(o, "quark", cli_juint(iv->quark));
-	if (path)
-		cli_jset(o, "path", cli_jcstr(path));
-	cli_jset(o, "start", cli_jint(iv->start));
-	cli_jset(o, "end", cli_jint(iv->end));
-	cli_jset(o, "type", cli_jcstr(cli_type_name(iv->value.type)));
-	cli_jset(o, "value", cli_json_value(&iv->value));
-	if (label)
-		cli_jset(o, "label", cli_jcstr(label));
-	return o;
-}
-
 /* ---- attribute paths and query output ---------------------------------- */
 
 #define PATH_INITIAL 64u

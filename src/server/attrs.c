@@ -174,17 +174,6 @@ sht_quark srv_attrs_child(const struct srv_attrs *a, sht_quark parent,
 	return NONE;
 }
 
-sht_quark srv_attrs_path(const struct srv_attrs *a, sht_quark parent,
-			 const char *const *elems, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		parent = srv_attrs_child(a, parent, elems[i]);
-		if (parent == NONE)
-			return NONE;
-	}
-	return parent;
-}
-
 sht_quark srv_attrs_first(const struct srv_attrs *a, sht_quark q)
 {
 	return q == NONE ? a->root_first : a->first[q];

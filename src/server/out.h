@@ -96,8 +96,6 @@ json_t *srv_entry(int64_t id, int64_t parent, int has_time, sht_time start,
 void srv_entry_label(json_t *entry, const char *label);
 /* A header {"name", "tooltip"[, "dataType"]}. */
 json_t *srv_header(const char *name, const char *tooltip, const char *type);
-/* A style {"parentKey": key, "values": {}} (or with values). */
-json_t *srv_style_ref(const char *key);
 /* A style map entry: colour "#rrggbb", height, opacity, group. */
 json_t *srv_style_def(const char *name, const char *color, double height,
 		      double opacity, const char *group);

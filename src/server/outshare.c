@@ -39,15 +39,6 @@ json_t *srv_header(const char *name, const char *tooltip, const char *type)
 	return j;
 }
 
-json_t *srv_style_ref(const char *key)
-{
-	json_t *j = json_object();
-
-	json_object_set_new(j, "parentKey", srv_jstr(key));
-	json_object_set_new(j, "values", json_object());
-	return j;
-}
-
 json_t *srv_style_def(const char *name, const char *color, double height,
 		      double opacity, const char *group)
 {

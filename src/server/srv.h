@@ -162,7 +162,6 @@ int srv_times_hit(const struct srv_times *ts, sht_time a, sht_time b);
 
 /* A name-based UUID (RFC 9562 version 8) of the given bytes, as text. */
 void srv_uuid(char out[37], const void *data, size_t len);
-int srv_uuid_valid(const char *s);
 /* Decimal text of v into buf (>= 24 bytes); returns buf. */
 char *srv_itoa(int64_t v, char *buf);
 /* A number never given twice in this process (temporary file names:
@@ -197,8 +196,6 @@ sht_err srv_attrs_sync(struct srv_attrs *a, sht_state *ss);
 /* The following are called with the read lock held. */
 sht_quark srv_attrs_child(const struct srv_attrs *a, sht_quark parent,
 			  const char *name);
-sht_quark srv_attrs_path(const struct srv_attrs *a, sht_quark parent,
-			 const char *const *elems, size_t n);
 sht_quark srv_attrs_first(const struct srv_attrs *a, sht_quark q);
 sht_quark srv_attrs_next(const struct srv_attrs *a, sht_quark q);
 /* Full path into buf ("/"-joined), returns buf. */

@@ -254,19 +254,6 @@ void srv_uuid(char out[37], const void *data, size_t len)
 		 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-int srv_uuid_valid(const char *s)
-{
-	for (int i = 0; i < 36; i++) {
-		int dash = i == 8 || i == 13 || i == 18 || i == 23;
-		char c = s[i];
-
-		if (dash ? c != '-' : !((c >= '0' && c <= '9') ||
-					(c >= 'a' && c <= 'f')))
-			return 0;
-	}
-	return s[36] == '\0';
-}
-
 char *srv_itoa(int64_t v, char *buf)
 {
 	char tmp[24];

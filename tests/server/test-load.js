@@ -2,9 +2,9 @@
 // clients (the Eclipse TSP client) send thousands of mixed requests (trees,
 // states at random zooms, XY, table pages, tooltips, statistics,
 // experiment polls) to two experiments, one analysed (many-threads) and
-// one whose analyses start with the load (a synthetic kernel trace of 2
-// million events, in VSTF: its table pages seek through its index, while
-// many-threads' are read on from the closest of the CTF cursors).  Every answer must be a 200 with a model the client
+// one whose analyses start with the load (a synthetic kernel trace of 4
+// million events, CTF: long enough to analyse that the load meets it
+// running, even on a quiet machine).  Every answer must be a 200 with a model the client
 // accepts; latency percentiles are printed per kind of request.
 'use strict';
 
@@ -78,9 +78,8 @@ function percentile(a, p) {
 }
 
 (async () => {
-    const big = path.join(process.env.SHT_TMP, 'root', 'k2m.vstf');
-    execFileSync(process.env.SHT, ['gen', 'kernel', '--format', 'vstf', '--events', '2000000',
-                                   '-o', big]);
+    const big = path.join(process.env.SHT_TMP, 'root', 'k4m');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--events', '4000000', '-o', big]);
     const xs = [];
     for (const [dir, name] of [[path.join(process.env.SHT_SHARED, 'traces/many-threads'), 'mt'],
                                [big, 'big']]) {

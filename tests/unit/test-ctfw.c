@@ -42,6 +42,7 @@
 
 #include "sht/sht.h"
 #include <shtgen/ctfw.h>
+#include "rng.h"
 #include "tap.h"
 
 #define OFFSET 1457111225177515989LL   /* many-threads' clock offset */
@@ -62,14 +63,11 @@ static const char *tmp_path(const char *name)
 	return b;
 }
 
-static uint64_t rng = 0x2545f4914f6cdd1du;
+static struct rng rng = RNG_INIT(0x2545f4914f6cdd1du);
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 static int exists(const char *path)
