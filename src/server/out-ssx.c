@@ -228,30 +228,19 @@ static void hist_states(struct srv_out_ctx *c, size_t ti, size_t hi,
 
 static int ssx_states(struct srv_out_ctx *c)
 {
-	struct srv_times ts;
-	struct tg_row *rows = NULL;
-	struct tg_out o;
-	size_t n = 0;
-	int status = SRV_COMPLETED;
+	struct tg_states s;
 
-	if (srv_req_times(c->req, c->rep, 1, &ts) != 0)
+	if (tg_states_begin(c, &s) != 0)
 		return -1;
-	if (tg_rows(c, &rows, &n) != 0) {
-		srv_times_free(&ts);
-		return -1;
-	}
-	tg_begin(&o);
-	for (size_t i = 0; i < n; i++)      /* trace rows: no states */
-		if (rows[i].known && rows[i].k.b < 0) {
-			tg_row_begin(&o, rows[i].id);
-			tg_row_end(&o);
+	for (size_t i = 0; i < s.n; i++)      /* trace rows: no states */
+		if (s.rows[i].known && s.rows[i].k.b < 0) {
+			tg_row_begin(&s.o, s.rows[i].id);
+			tg_row_end(&s.o);
 		}
 	for (size_t ti = 0; ti < c->e->ntraces; ti++)
 		for (size_t hi = 0; hi < c->e->traces[ti]->nhists; hi++)
-			hist_states(c, ti, hi, rows, n, &ts, &o, &status);
-	tg_end(&o, c->rep, status);
-	free(rows);
-	srv_times_free(&ts);
+			hist_states(c, ti, hi, s.rows, s.n, &s.ts, &s.o, &s.status);
+	tg_states_end(c, &s);
 	return 0;
 }
 

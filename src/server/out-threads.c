@@ -320,26 +320,15 @@ out:
 
 static int threads_states(struct srv_out_ctx *c)
 {
-	struct srv_times ts;
-	struct tg_row *rows = NULL;
-	struct tg_out o;
-	size_t n = 0;
-	int status = SRV_COMPLETED;
+	struct tg_states s;
 
-	if (srv_req_times(c->req, c->rep, 1, &ts) != 0)
+	if (tg_states_begin(c, &s) != 0)
 		return -1;
-	if (tg_rows(c, &rows, &n) != 0) {
-		srv_times_free(&ts);
-		return -1;
-	}
-	tg_begin(&o);
 	for (size_t ti = 0; ti < c->e->ntraces; ti++)
-		if (trace_states(c, ti, rows, n, &ts, &o, &status) != 0 &&
+		if (trace_states(c, ti, s.rows, s.n, &s.ts, &s.o, &s.status) != 0 &&
 		    srv_trace_hist(c->e->traces[ti], SRV_AN_KERNEL))
-			status = SRV_FAILED;
-	tg_end(&o, c->rep, status);
-	free(rows);
-	srv_times_free(&ts);
+			s.status = SRV_FAILED;
+	tg_states_end(c, &s);
 	return 0;
 }
 

@@ -188,6 +188,28 @@ void tg_end(struct tg_out *o, struct srv_reply *rep, int status)
 	srv_reply_buf(rep, &o->b);
 }
 
+int tg_states_begin(struct srv_out_ctx *c, struct tg_states *s)
+{
+	s->rows = NULL;
+	s->n = 0;
+	s->status = SRV_COMPLETED;
+	if (srv_req_times(c->req, c->rep, 1, &s->ts) != 0)
+		return -1;
+	if (tg_rows(c, &s->rows, &s->n) != 0) {
+		srv_times_free(&s->ts);
+		return -1;
+	}
+	tg_begin(&s->o);
+	return 0;
+}
+
+void tg_states_end(struct srv_out_ctx *c, struct tg_states *s)
+{
+	tg_end(&s->o, c->rep, s->status);
+	free(s->rows);
+	srv_times_free(&s->ts);
+}
+
 const char *tg_value_label(const sht_value *v, char *buf, size_t size,
 			   size_t *len)
 {

@@ -61,6 +61,22 @@ void tg_row_end(struct tg_out *o);
 /* Close the model with its status and reply. */
 void tg_end(struct tg_out *o, struct srv_reply *rep, int status);
 
+/* The frame of a states request: its sample times and rows, the answer
+ * begun, the status so far (COMPLETED until a trace says otherwise). */
+struct tg_states {
+	struct srv_times ts;
+	struct tg_row *rows;
+	size_t n;
+	struct tg_out o;
+	int status;
+};
+
+/* Parse the request into s and begin the answer; -1: an error reply is
+ * set, nothing to free. */
+int tg_states_begin(struct srv_out_ctx *c, struct tg_states *s);
+/* Close the answer with s->status, reply, free s. */
+void tg_states_end(struct srv_out_ctx *c, struct tg_states *s);
+
 /* The label of a value (int decimal, long 0x hex, string, double none). */
 const char *tg_value_label(const sht_value *v, char *buf, size_t size,
 			   size_t *len);
