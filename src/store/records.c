@@ -63,19 +63,13 @@ uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
 
 /* ---- runs --------------------------------------------------------------- */
 
-static inline uint32_t run_quark(const struct sht__node *n, uint32_t r)
-{
-	return n->qmin + (uint32_t)sht__getbits(n->dir, (uint64_t)r * n->dirw,
-						n->qbits);
-}
-
 uint32_t sht__run_lower_bound(const struct sht__node *n, uint32_t q)
 {
 	uint32_t lo = 0, hi = n->nruns;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (run_quark(n, mid) < q)
+		if (sht__run_quark(n, mid) < q)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -87,7 +81,7 @@ uint32_t sht__run_find(const struct sht__node *n, uint32_t q)
 {
 	uint32_t r = sht__run_lower_bound(n, q);
 
-	return r < n->nruns && run_quark(n, r) == q ? r : n->nruns;
+	return r < n->nruns && sht__run_quark(n, r) == q ? r : n->nruns;
 }
 
 /* ETAB: index of the first end-table entry >= x (nends if none): the
