@@ -3,28 +3,35 @@
  * §3), read without walking the others.
  *
  * A node's records are sorted by (quark, start) and those of one quark do
- * not overlap, so within a quark the ends strictly increase.  For each
- * selected quark the scan searches the first record ending at or after
- * t1; after a record ending at e it searches the first record ending at
- * or after the next sample time after e (with resolution 0, e + 1).  The
- * records jumped over end before that sample time and start after e, so
- * they hold none.  Searches gallop (the record at hand, then 1, 2, 4, ...
- * ahead, then bisection): a step to the next record costs one end, a jump
- * over d records O(log d).  A record reached by a jump in a RUNS node
- * gets its start from the exceptions or from the previous record's end
- * (sht__run_start), as the format defines it.
+ * not overlap, so within a quark the ends strictly increase, and over the
+ * node (quark, end) increases.  For each selected quark the scan searches
+ * the first record ending at or after s, the first sample time in the
+ * node (no record of the node starts before the node); after a record
+ * ending at e it searches the first record ending at or after the next
+ * sample time after e (with resolution 0, the next record).  The records
+ * jumped over end before that sample time and start after e, so they hold
+ * none.  Searches gallop (the record at hand, then 1, 2, 4, ... ahead,
+ * then bisection): a step to the next record costs one probe, a jump over
+ * d records O(log d).  A probe compares end fields as stored (through the
+ * end table, the rank of the sample time; the time itself otherwise, but
+ * for ends stored as durations), so it decodes nothing and cannot fail;
+ * only the records found are decoded.  A record reached by a jump in a
+ * RUNS node gets its start from the exceptions or from the previous
+ * record's end (sht__run_start), as the format defines it.
  *
- * The node's quarks are met the same way: with a set of quarks, the
- * selected quarks and the node's quarks (its flat records, or its runs)
- * are intersected by alternate galloping searches, so neither the records
- * of unselected quarks nor the selected quarks absent from the node are
- * walked one by one.
+ * The node's quarks are met the same way: the selected quarks and the
+ * node's quarks (searched in flat records on (quark, end) directly, or
+ * through the run directory) are intersected by alternate galloping
+ * searches, so neither the records of unselected quarks nor the selected
+ * quarks absent from the node are walked one by one.
  *
  * On a damaged node (ends out of order) answers may be wrong, but every
  * search stays inside its range, every index read is checked and every
  * step moves forward.
  */
 #include "store/store-int.h"
+
+#define Q2D_INLINE static inline __attribute__((always_inline))
 
 static sht_err bad_rec(const struct sht__node *n, uint64_t i)
 {
@@ -36,9 +43,10 @@ static sht_err bad_rec(const struct sht__node *n, uint64_t i)
  * First index in [i, b) at which below(ctx, index) is 0, below being 1
  * on a prefix of the range (b if none): i, then i + 1, i + 2, i + 4, ...
  * until one is not below, then bisection between the last two probes.
+ * Inlined, so that each caller's below is too.
  */
-static size_t gallop(size_t i, size_t b, int (*below)(const void *, size_t),
-		     const void *ctx)
+Q2D_INLINE size_t gallop(size_t i, size_t b,
+			 int (*below)(const void *, size_t), const void *ctx)
 {
 	size_t lo = i, hi, step = 1;
 
@@ -66,51 +74,56 @@ static size_t gallop(size_t i, size_t b, int (*below)(const void *, size_t),
 	return lo;
 }
 
-/* ---- the records of one quark ---------------------------------------- */
+/* ---- ends against a sample time ----------------------------------------- */
 
-/* One quark's records [a, b) in a node. */
-struct grp {
+/* A sample time as the node's end fields compare with it. */
+struct tkey {
 	const struct sht__node *n;
-	uint32_t a, b;
-	uint32_t quark;
-	uint32_t run;           /* RUNS: its run */
-	sht_time s0;            /* RUNS: start of record a */
-	int runs;
+	sht_time t;
+	struct sht__tkey k;     /* not DURATION */
+	int dur;                /* ends stored as durations: decode them */
 };
 
-static int grp_end(const struct grp *g, uint32_t i, sht_time *e)
+static void tkey_init(struct tkey *c, const struct sht__node *n, sht_time t)
 {
-	if (g->runs)
-		return sht__rec_end(g->n, i, e);
-	return sht__flat_end(g->n, i, sht__flat_start(g->n, i), e);
+	c->n = n;
+	c->t = t;
+	c->dur = (n->flags & SHT__NFLAG_DURATION) != 0;
+	if (!c->dur)
+		sht__tkey_make(n, t, &c->k);
 }
 
-struct end_key {
-	const struct grp *g;
-	sht_time t;
-	int bad;                /* an end index was outside its table */
+/* The keys of one node scan: of its first sample time (every quark's
+ * first search), and of the last later one (often the next search's). */
+struct tkeys {
+	struct tkey first, later;
 };
 
-static int end_below(const void *ctx, size_t i)
+static void tkeys_init(struct tkeys *k, const struct sht__node *n, sht_time s)
 {
-	struct end_key *k = (struct end_key *)(uintptr_t)ctx;
+	tkey_init(&k->first, n, s);
+	k->later = k->first;
+}
+
+static struct tkey *tkeys_at(struct tkeys *k, sht_time t)
+{
+	if (t == k->first.t)
+		return &k->first;
+	if (t != k->later.t)
+		tkey_init(&k->later, k->first.n, t);
+	return &k->later;
+}
+
+/* Does record i end before the key's time?  (No index is decoded.) */
+Q2D_INLINE int end_before(const struct tkey *c, uint32_t i)
+{
+	const struct sht__node *n = c->n;
 	sht_time e;
 
-	if (!grp_end(k->g, (uint32_t)i, &e)) {
-		k->bad = 1;
-		return 0;
-	}
-	return e < k->t;
-}
-
-/* First record in [i, b) ending at or after t (b if none). */
-static sht_err grp_seek(const struct grp *g, uint32_t i, sht_time t,
-			uint32_t *out)
-{
-	struct end_key k = { g, t, 0 };
-
-	*out = (uint32_t)gallop(i, g->b, end_below, &k);
-	return k.bad ? bad_rec(g->n, *out) : SHT_OK;
+	if (c->dur)            /* never with an end table: cannot fail */
+		return sht__flat_end(n, i, sht__flat_start(n, i), &e) && e < c->t;
+	return c->k.none ||
+	       sht__getbits(n->records, (uint64_t)i * n->w + n->eoff, n->ew) < c->k.x;
 }
 
 /* The first sample time after e: 0 if none (e >= t2). */
@@ -131,195 +144,235 @@ static int next_sample(const struct sht__q2d *q, sht_time e, sht_time *s)
 	return 1;
 }
 
-static sht_err grp_start(const struct grp *g, uint32_t i, sht_time *s)
+/* The first sample time a record of n can hold (0: none). */
+static int first_sample(const struct sht__q2d *q, const struct sht__node *n,
+			sht_time *s)
 {
-	if (!g->runs) {
-		*s = sht__flat_start(g->n, i);
-		return SHT_OK;
+	if (n->start <= q->t1) {
+		*s = q->t1;
+		return 1;
 	}
-	return sht__run_start(g->n, g->a, g->s0, i, s);
+	return next_sample(q, n->start - 1, s);
 }
 
 /* Keep record i (quark, start, end in r) if it holds a sample time. */
-static sht_err grp_keep(const struct grp *g, const struct sht__q2d *q,
+static sht_err keep_rec(const struct sht__node *n, const struct sht__q2d *q,
 			uint32_t i, struct sht__rec *r)
 {
 	if (!sht__q2d_hits(q->t1, q->t2, q->r, r->start, r->end))
 		return SHT_OK;
-	if (!sht__rec_value(g->n, i, &r->tag, &r->payload))
-		return bad_rec(g->n, i);
-	return q->keep(q->ctx, g->n, r);
+	if (!sht__rec_value(n, i, &r->tag, &r->payload))
+		return bad_rec(n, i);
+	return q->keep(q->ctx, n, r);
 }
 
-/* Resolution > 0: from sample to sample. */
-static sht_err grp_sampled(const struct grp *g, const struct sht__q2d *q)
-{
-	struct sht__rec r;
-	sht_time s = q->t1;
-	uint32_t i = g->a;
-	sht_err err;
+/* ---- the selection ------------------------------------------------------ */
 
-	r.quark = g->quark;
-	for (;;) {
-		err = grp_seek(g, i, s, &i);
-		if (err != SHT_OK || i == g->b)
-			return err;
-		err = grp_start(g, i, &r.start);
-		if (err != SHT_OK || r.start > q->t2)
-			return err;
-		if (!grp_end(g, i, &r.end))
-			return bad_rec(g->n, i);
-		err = grp_keep(g, q, i, &r);
-		if (err != SHT_OK || !next_sample(q, r.end, &s))
-			return err;
-		i++;
-	}
-}
-
-/* Resolution 0: every record from the first ending at or after t1 to
- * the last starting at or before t2 (RUNS: starts from the previous
- * ends as the cursor reads them). */
-static sht_err grp_every(const struct grp *g, const struct sht__q2d *q)
-{
-	struct sht__cur c;
-	struct sht__rec r;
-	uint32_t i;
-	sht_err err = grp_seek(g, g->a, q->t1, &i);
-	int rc;
-
-	if (err != SHT_OK)
-		return err;
-	if (g->runs) {
-		sht__cur_from(&c, g->n, g->run, i);
-		while ((rc = sht__cur_next(&c, &r)) == 1 && r.start <= q->t2)
-			if (sht__q2d_hits(q->t1, q->t2, q->r, r.start, r.end) &&
-			    (err = q->keep(q->ctx, g->n, &r)) != SHT_OK)
-				return err;
-		return rc < 0 ? (sht_err)rc : SHT_OK;
-	}
-	r.quark = g->quark;
-	for (; i < g->b; i++) {
-		r.start = sht__flat_start(g->n, i);
-		if (r.start > q->t2)
-			break;
-		if (!sht__flat_end(g->n, i, r.start, &r.end))
-			return bad_rec(g->n, i);
-		err = grp_keep(g, q, i, &r);
-		if (err != SHT_OK)
-			return err;
-	}
-	return SHT_OK;
-}
-
-static sht_err grp_scan(const struct grp *g, const struct sht__q2d *q)
-{
-	return q->r > 0 ? grp_sampled(g, q) : grp_every(g, q);
-}
-
-/* ---- the node's quarks ------------------------------------------------ */
-
-struct quark_key {
-	const struct sht__node *n;
+struct sel_key {
 	const sht_quark *sel;
 	uint32_t q;
 };
 
-static int flat_below(const void *ctx, size_t i)
-{
-	const struct quark_key *k = ctx;
-	return sht__flat_quark(k->n, (uint32_t)i) < k->q;
-}
-
-static int run_below(const void *ctx, size_t i)
-{
-	const struct quark_key *k = ctx;
-	return sht__run_quark(k->n, (uint32_t)i) < k->q;
-}
-
 static int sel_below(const void *ctx, size_t i)
 {
-	const struct quark_key *k = ctx;
+	const struct sel_key *k = ctx;
 	return k->sel[i] < k->q;
 }
 
-/* Index of the first selected quark >= q at or after k (nsel if none). */
-static size_t sel_seek(const struct sht__q2d *q, size_t k, uint32_t quark)
-{
-	struct quark_key key = { NULL, q->sel, quark };
-
-	return gallop(k, q->nsel, sel_below, &key);
-}
-
-/* The next quark to look for at or after quark (in the selection), or 0
- * if none is left; *k follows the set. */
+/* The first quark at or after quark that q selects (0: none is left);
+ * *k follows the set. */
 static int want_next(const struct sht__q2d *q, size_t *k, uint32_t quark,
 		     uint32_t *want)
 {
+	struct sel_key key = { q->sel, quark };
+
+	if (quark < q->qlo)
+		quark = q->qlo;
 	if (quark > q->qhi)
 		return 0;
 	if (!q->sel) {
 		*want = quark;
 		return 1;
 	}
-	*k = sel_seek(q, *k, quark);
+	key.q = quark;
+	*k = gallop(*k, q->nsel, sel_below, &key);
 	if (*k == q->nsel)
 		return 0;
 	*want = q->sel[*k];
 	return 1;
 }
 
-static sht_err flat_scan(const struct sht__node *n, const struct sht__q2d *q)
+/* ---- flat nodes: one search on (quark, end) ---------------------------- */
+
+struct qe_key {
+	const struct tkey *e;
+	uint32_t q;
+};
+
+/* Is record i before (q, end >= t) in (quark, end) order? */
+static int qe_below(const void *ctx, size_t i)
 {
-	struct quark_key key = { n, NULL, 0 };
-	struct grp g = { n, 0, 0, 0, 0, 0, 0 };
-	size_t k = 0;
-	uint32_t i = 0;
+	const struct qe_key *k = ctx;
+	uint32_t q = sht__flat_quark(k->e->n, (uint32_t)i);
 
-	while (i < n->n) {
-		uint32_t quark = sht__flat_quark(n, i), want;
-		sht_err err;
+	return q < k->q || (q == k->q && end_before(k->e, (uint32_t)i));
+}
 
-		if (!want_next(q, &k, quark < q->qlo ? q->qlo : quark, &want))
+/* The records of quark from i (the first ending at or after the key's
+ * time, which is the first sample time of the node); *i: where the next
+ * quark's search may start. */
+static sht_err flat_quark(const struct sht__q2d *q, struct tkeys *tk,
+			  uint32_t quark, uint32_t *i)
+{
+	const struct sht__node *n = tk->first.n;
+	struct qe_key key = { NULL, quark };
+	sht_time s;
+	struct sht__rec r;
+	uint32_t j = *i;
+	sht_err err;
+
+	r.quark = quark;
+	while (j < n->n && sht__flat_quark(n, j) == quark) {
+		r.start = sht__flat_start(n, j);
+		if (r.start > q->t2)
 			break;
-		if (want != quark) {             /* skip to the wanted quark */
-			key.q = want;
-			i = (uint32_t)gallop(i, n->n, flat_below, &key);
-			continue;
-		}
-		g.quark = quark;
-		g.a = i;
-		key.q = quark + 1;               /* quark <= SHT_QUARK_MAX */
-		g.b = quark < UINT32_MAX ? (uint32_t)gallop(i, n->n, flat_below, &key)
-					 : n->n;
-		err = grp_scan(&g, q);
+		if (!sht__flat_end(n, j, r.start, &r.end))
+			return bad_rec(n, j);
+		err = keep_rec(n, q, j, &r);
 		if (err != SHT_OK)
 			return err;
-		i = g.b;
+		*i = ++j;
+		if (q->r <= 0)          /* every record: the next one */
+			continue;
+		if (!next_sample(q, r.end, &s) || s > n->end)
+			break;                  /* no record here ends after */
+		key.e = tkeys_at(tk, s);
+		j = (uint32_t)gallop(j, n->n, qe_below, &key);
+	}
+	*i = j;
+	return SHT_OK;
+}
+
+static sht_err flat_scan(const struct sht__node *n, const struct sht__q2d *q,
+			 sht_time s)
+{
+	struct tkeys tk;
+	struct qe_key key = { &tk.first, 0 };
+	uint32_t i = 0, from = q->qlo, want;
+	size_t k = 0;
+
+	tkeys_init(&tk, n, s);
+	while (i < n->n && want_next(q, &k, from, &want)) {
+		uint32_t quark;
+		sht_err err;
+
+		key.q = want;
+		i = (uint32_t)gallop(i, n->n, qe_below, &key);
+		if (i == n->n)
+			break;
+		quark = sht__flat_quark(n, i);
+		if (quark != want) {          /* want has nothing here */
+			from = quark;
+			continue;
+		}
+		err = flat_quark(q, &tk, quark, &i);
+		if (err != SHT_OK || quark == UINT32_MAX)
+			return err;
+		from = quark + 1;
 	}
 	return SHT_OK;
 }
 
-static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q)
-{
-	struct quark_key key = { n, NULL, 0 };
-	struct grp g = { n, 0, 0, 0, 0, 0, 1 };
-	size_t k = 0;
-	uint32_t run = 0;
+/* ---- RUNS nodes: the run directory, then a search in the run ----------- */
 
+struct run_key {
+	const struct sht__node *n;
+	uint32_t q;
+};
+
+static int run_below(const void *ctx, size_t i)
+{
+	const struct run_key *k = ctx;
+	return sht__run_quark(k->n, (uint32_t)i) < k->q;
+}
+
+static int end_below(const void *ctx, size_t i)
+{
+	return end_before(ctx, (uint32_t)i);
+}
+
+/* Resolution 0: every record of run k from the first ending at or after
+ * s up to the last starting at or before t2, starts from the previous
+ * ends as the cursor reads them. */
+static sht_err run_every(const struct sht__q2d *q, const struct tkey *tk,
+			 uint32_t k, uint32_t a, uint32_t b)
+{
+	struct sht__cur c;
+	struct sht__rec r;
+	sht_err err;
+	int rc;
+
+	sht__cur_from(&c, tk->n, k, (uint32_t)gallop(a, b, end_below, tk));
+	while ((rc = sht__cur_next(&c, &r)) == 1 && r.start <= q->t2)
+		if (sht__q2d_hits(q->t1, q->t2, q->r, r.start, r.end) &&
+		    (err = q->keep(q->ctx, tk->n, &r)) != SHT_OK)
+			return err;
+	return rc < 0 ? (sht_err)rc : SHT_OK;
+}
+
+/* Run k, from sample to sample. */
+static sht_err run_sampled(const struct sht__q2d *q, struct tkeys *tk,
+			   uint32_t k)
+{
+	const struct sht__node *n = tk->first.n;
+	const struct tkey *key = &tk->first;
+	struct sht__rec r;
+	uint32_t a, b, i;
+	sht_time s0;
+	sht_err err;
+
+	sht__run_get(n, k, &r.quark, &a, &b, &s0);
+	if (q->r <= 0)
+		return run_every(q, key, k, a, b);
+	for (i = a;;) {
+		i = (uint32_t)gallop(i, b, end_below, key);
+		if (i == b)
+			return SHT_OK;
+		err = sht__run_start(n, a, s0, i, &r.start);
+		if (err != SHT_OK || r.start > q->t2)
+			return err;
+		if (!sht__rec_end(n, i, &r.end))
+			return bad_rec(n, i);
+		err = keep_rec(n, q, i, &r);
+		if (err != SHT_OK || !next_sample(q, r.end, &r.start) ||
+		    r.start > n->end)
+			return err;
+		key = tkeys_at(tk, r.start);
+		i++;
+	}
+}
+
+static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q,
+			 sht_time s)
+{
+	struct run_key key = { n, 0 };
+	struct tkeys tk;
+	uint32_t run = 0, want;
+	size_t k = 0;
+
+	tkeys_init(&tk, n, s);
 	while (run < n->nruns) {
-		uint32_t quark = sht__run_quark(n, run), want;
+		uint32_t quark = sht__run_quark(n, run);
 		sht_err err;
 
-		if (!want_next(q, &k, quark < q->qlo ? q->qlo : quark, &want))
+		if (!want_next(q, &k, quark, &want))
 			break;
-		if (want != quark) {
+		if (want != quark) {          /* skip to the wanted quark */
 			key.q = want;
 			run = (uint32_t)gallop(run, n->nruns, run_below, &key);
 			continue;
 		}
-		g.run = run;
-		sht__run_get(n, run, &g.quark, &g.a, &g.b, &g.s0);
-		err = grp_scan(&g, q);
+		err = run_sampled(q, &tk, run);
 		if (err != SHT_OK)
 			return err;
 		run++;
@@ -329,19 +382,21 @@ static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q)
 
 sht_err sht__q2d_scan(const struct sht__node *n, const struct sht__q2d *q)
 {
-	if (n->n == 0 || q->qhi < n->qmin || q->qlo > n->qmax)
+	sht_time s;
+
+	if (n->n == 0 || q->qhi < n->qmin || q->qlo > n->qmax ||
+	    !first_sample(q, n, &s))
 		return SHT_OK;
-	return (n->flags & SHT__NFLAG_RUNS) ? runs_scan(n, q) : flat_scan(n, q);
+	return (n->flags & SHT__NFLAG_RUNS) ? runs_scan(n, q, s)
+					    : flat_scan(n, q, s);
 }
 
 int sht__q2d_meets(const struct sht__q2d *q, uint32_t qmin, uint32_t qmax)
 {
-	size_t k;
+	size_t k = 0;
+	uint32_t want;
 
-	if (qmin > q->qhi || qmax < q->qlo)
+	if (qmin > qmax || qmax < q->qlo)
 		return 0;
-	if (!q->sel)
-		return 1;
-	k = sel_seek(q, 0, qmin);
-	return k < q->nsel && q->sel[k] <= qmax;
+	return want_next(q, &k, qmin, &want) && want <= qmax;
 }
