@@ -301,6 +301,41 @@ static int end_below(const void *ctx, size_t i)
 	return end_before(ctx, (uint32_t)i);
 }
 
+struct exc_key {
+	const struct sht__node *n;
+	uint32_t i;
+};
+
+static int exc_below(const void *ctx, size_t x)
+{
+	const struct exc_key *k = ctx;
+	return sht__exc_index(k->n, (uint32_t)x) < k->i;
+}
+
+/* Start of record i of the run [a, ...) starting at s0 (as
+ * sht__run_start); *xc: an exception at or before the first one for i,
+ * moved forward (records are met in increasing order). */
+static sht_err run_start(const struct sht__node *n, uint32_t a, sht_time s0,
+			 uint32_t i, uint32_t *xc, sht_time *s)
+{
+	struct exc_key key = { n, i };
+	sht_time prev;
+
+	if (i == a) {
+		*s = s0;
+		return SHT_OK;
+	}
+	*xc = (uint32_t)gallop(*xc, n->nexc, exc_below, &key);
+	if (*xc < n->nexc && sht__exc_index(n, *xc) == i) {
+		*s = sht__exc_start(n, *xc);
+		return SHT_OK;
+	}
+	if (!sht__rec_end(n, i - 1, &prev))
+		return bad_rec(n, i - 1);
+	*s = (sht_time)((uint64_t)prev + 1);
+	return SHT_OK;
+}
+
 /* Resolution 0: every record of run k from the first ending at or after
  * s up to the last starting at or before t2, starts from the previous
  * ends as the cursor reads them. */
@@ -320,9 +355,9 @@ static sht_err run_every(const struct sht__q2d *q, const struct tkey *tk,
 	return rc < 0 ? (sht_err)rc : SHT_OK;
 }
 
-/* Run k, from sample to sample. */
+/* Run k, from sample to sample; *xc: see run_start. */
 static sht_err run_sampled(const struct sht__q2d *q, struct tkeys *tk,
-			   uint32_t k)
+			   uint32_t k, uint32_t *xc)
 {
 	const struct sht__node *n = tk->first.n;
 	const struct tkey *key = &tk->first;
@@ -334,11 +369,13 @@ static sht_err run_sampled(const struct sht__q2d *q, struct tkeys *tk,
 	sht__run_get(n, k, &r.quark, &a, &b, &s0);
 	if (q->r <= 0)
 		return run_every(q, key, k, a, b);
+	if (a == b || end_before(key, b - 1))
+		return SHT_OK;          /* the whole run ends before */
 	for (i = a;;) {
 		i = (uint32_t)gallop(i, b, end_below, key);
 		if (i == b)
 			return SHT_OK;
-		err = sht__run_start(n, a, s0, i, &r.start);
+		err = run_start(n, a, s0, i, xc, &r.start);
 		if (err != SHT_OK || r.start > q->t2)
 			return err;
 		if (!sht__rec_end(n, i, &r.end))
@@ -357,7 +394,7 @@ static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q,
 {
 	struct run_key key = { n, 0 };
 	struct tkeys tk;
-	uint32_t run = 0, want;
+	uint32_t run = 0, want, xc = 0;
 	size_t k = 0;
 
 	tkeys_init(&tk, n, s);
@@ -372,12 +409,25 @@ static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q,
 			run = (uint32_t)gallop(run, n->nruns, run_below, &key);
 			continue;
 		}
-		err = run_sampled(q, &tk, run);
+		err = run_sampled(q, &tk, run, &xc);
 		if (err != SHT_OK)
 			return err;
 		run++;
 	}
 	return SHT_OK;
+}
+
+/*
+ * Ask for the whole node, in order, before the searches.  A whole-history
+ * query reads more nodes than the processor's caches hold, so each node
+ * comes from memory; the searches would wait for it a line at a time, in
+ * no order the processor can guess (a quarter more time on a kernel
+ * history, bench/q2d-bench.c).
+ */
+static void prefetch_node(const struct sht__node *n)
+{
+	for (uint32_t off = 0; off < n->used; off += 64)
+		__builtin_prefetch(n->blk + off);
 }
 
 sht_err sht__q2d_scan(const struct sht__node *n, const struct sht__q2d *q)
@@ -387,6 +437,7 @@ sht_err sht__q2d_scan(const struct sht__node *n, const struct sht__q2d *q)
 	if (n->n == 0 || q->qhi < n->qmin || q->qlo > n->qmax ||
 	    !first_sample(q, n, &s))
 		return SHT_OK;
+	prefetch_node(n);
 	return (n->flags & SHT__NFLAG_RUNS) ? runs_scan(n, q, s)
 					    : flat_scan(n, q, s);
 }

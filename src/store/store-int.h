@@ -238,6 +238,18 @@ static inline uint32_t sht__run_quark(const struct sht__node *n, uint32_t r)
 						n->qbits);
 }
 
+/* RUNS: start exception x (< nexc): its record index, its start. */
+static inline uint32_t sht__exc_index(const struct sht__node *n, uint32_t x)
+{
+	return (uint32_t)sht__getbits(n->exc, (uint64_t)x * n->excw, n->ibits);
+}
+
+static inline sht_time sht__exc_start(const struct sht__node *n, uint32_t x)
+{
+	return (sht_time)(n->sbase + sht__getbits(n->exc, (uint64_t)x * n->excw + n->ibits,
+						  n->sbits));
+}
+
 /* RUNS: index of the run of quark q, or nruns if q has none here. */
 uint32_t sht__run_find(const struct sht__node *n, uint32_t q);
 /* RUNS: first run whose quark is >= q (nruns if none). */
