@@ -7,6 +7,9 @@
  * classic SHT siblings are disjoint, so this is one branch; in the eSHT it
  * is the small subtree of overlapping siblings.  Levels strictly decrease
  * on the way down (checked), so a corrupt file cannot make a query loop.
+ * A 2D query enters a child only if it holds a sample time and one of the
+ * selected quarks, and reads a node's records through q2d.c, which jumps
+ * from sample to sample instead of walking them.
  */
 #include <stdlib.h>
 
