@@ -16,8 +16,10 @@
  * end table, the rank of the sample time; the time itself otherwise, but
  * for ends stored as durations), so it decodes nothing and cannot fail;
  * only the records found are decoded.  A record reached by a jump in a
- * RUNS node gets its start from the exceptions or from the previous
- * record's end (sht__run_start), as the format defines it.
+ * RUNS node gets its start as the format defines it (as sht__run_start
+ * does): from its exception, searched forward from the last one found,
+ * or one after the previous record's end.  A run whose last record ends
+ * before the sample time costs that one probe.
  *
  * The node's quarks are met the same way: the selected quarks and the
  * node's quarks (searched in flat records on (quark, end) directly, or
