@@ -69,9 +69,17 @@ typedef struct sht_ctf_opts {
 	                             several traces and merge them in time */
 	uint32_t index_every;     /* events between index entries (which
 	                             check re-reads); 0: 4096 */
+	uint32_t jobs;            /* decoding threads (stream reader); 0:
+	                             decode on the caller's thread; at most
+	                             256 */
+	int muxer;                /* nonzero: one babeltrace2 graph with
+	                             its flt.utils.muxer, on the caller's
+	                             thread (the reference order; no packet
+	                             seeks, jobs ignored) */
 } sht_ctf_opts;
 
-/* Fill opts with the defaults (no merging, index every 4096 events). */
+/* Fill opts with the defaults (no merging, index every 4096 events, the
+ * stream reader decoding on the caller's thread). */
 SHT_API void sht_ctf_opts_init(sht_ctf_opts *opts);
 
 /*
@@ -107,6 +115,7 @@ typedef struct sht_ctf_info {
 	uint64_t seek_skipped;    /* events read and skipped by seeks */
 	uint64_t rebuilds;        /* graphs rebuilt (iterator not seekable) */
 	uint64_t index_entries;   /* sparse seek index size */
+	uint32_t jobs;            /* decoding threads (0: the caller's) */
 } sht_ctf_info;
 
 /* Fill *out for a source opened by sht_ctf_open().  SHT_ERR_INVALID for

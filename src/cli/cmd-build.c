@@ -26,7 +26,7 @@ static const char build_usage[] =
 "                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
 "                 [--partial N]\n"
 "                 [--json] [--force] [--no-progress] [--merge]\n"
-"                 [--single-thread]\n"
+"                 [--single-thread] [--jobs N]\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -69,6 +69,9 @@ static const char build_usage[] =
 "                     history tree places intervals and encodes and\n"
 "                     writes its nodes on two threads of its own; the\n"
 "                     file is the same byte for byte)\n"
+"  --jobs N           decode a CTF trace's streams on N threads (default:\n"
+"                     the CPUs online; 0: on the analysis's thread); the\n"
+"                     events and the history are the same for every N\n"
 "  --no-progress      no progress line (it is shown only when stderr is a\n"
 "                     terminal: percent done, events, events/s, time\n"
 "                     elapsed and left; without a CTF packet index the\n"
@@ -93,6 +96,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_MERGE,
 	OPT_SINGLE_THREAD,
+	OPT_JOBS,
 };
 
 static const cli_opt build_opts[] = {
@@ -104,6 +108,7 @@ static const cli_opt build_opts[] = {
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ "merge", 0, 0, OPT_MERGE },
 	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
+	{ "jobs", 'j', 1, OPT_JOBS },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -118,6 +123,7 @@ struct build_opts {
 	int no_progress;
 	int merge;                /* --merge: several traces, merged */
 	int single_thread;        /* --single-thread: no builder threads */
+	uint64_t jobs;            /* --jobs N: decoding threads */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
@@ -508,6 +514,8 @@ static int build_opt(void *ctx, int id, const char *val)
 	case OPT_SINGLE_THREAD:
 		o->single_thread = 1;
 		return 0;
+	case OPT_JOBS:
+		return cli_parse_u64("build", "--jobs", val, 0, 256, &o->jobs);
 	default:                  /* OPT_NO_PROGRESS */
 		o->no_progress = 1;
 		return 0;
@@ -525,6 +533,7 @@ int cmd_build(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.analysis = "kernel";
+	o.jobs = cli_default_jobs();
 	status = cli_parse_options(argc, argv, 1, "build", build_opts,
 				   build_usage, build_opt, &o);
 	if (status < 0)
@@ -542,7 +551,7 @@ int cmd_build(int argc, char **argv)
 		file = def;
 	}
 	cli_stall_arm(o.trace, NULL);
-	status = cli_trace_open(o.trace, o.merge, &trace);
+	status = cli_trace_open(o.trace, o.merge, (uint32_t)o.jobs, &trace);
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));

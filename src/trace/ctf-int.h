@@ -61,6 +61,7 @@
 #define CTF_TRUST_SEEK_BEGINNING 0
 
 #define CTF_INDEX_EVERY 4096u
+#define CTF_JOBS_MAX 256u         /* decoding threads at most */
 #define CTF_CPU_CACHE 32u        /* packets whose cpu_id is remembered */
 
 enum ctf_req {
@@ -93,12 +94,27 @@ struct ctf_fhint {
 
 #define CTF_FHINTS 64
 
+/* The same for the stream reader's records (ctf-par.h): a field's index
+ * in its class, by (class, name pointer), checked before use. */
+struct ctf_class;
+struct ctf_rec;
+struct ctf_par;
+struct ctf_rhint {
+	const struct ctf_class *cls;
+	const char *name;
+	uint32_t idx;
+};
+
 struct sht_ctf {
 	char *path;
 	char **dirs;                  /* trace directories (metadata found) */
 	size_t n_dirs;
 	int merge;
 	uint32_t every;          /* index spacing */
+	int muxer;               /* 1: babeltrace2's graph and muxer (the
+	                            fields below down to fhint); 0: the
+	                            stream reader (par) */
+	uint32_t jobs;           /* the stream reader's decoding threads */
 
 	/* babeltrace2 */
 	const bt_plugin *plugin_ctf;
@@ -118,6 +134,17 @@ struct sht_ctf {
 	const bt_event *cur_ev;
 	const bt_field *cur_payload;
 	struct ctf_fhint fhint[CTF_FHINTS]; /* ctf-read.c: field() by name */
+
+	/* the stream reader (ctf-par.h): its current event record */
+	struct ctf_par *par;
+	const struct ctf_rec *cur_rec;
+	uint32_t cur_s;               /* its stream */
+	const struct ctf_rec *look;   /* a record taken at open, not yet
+	                                 delivered (NULL) */
+	uint32_t look_s;
+	int env_known;                /* env_dir is the first stream's */
+	uint32_t env_dir;
+	struct ctf_rhint rhint[CTF_FHINTS];
 
 	struct ctf_pkt_cpu cpus[CTF_CPU_CACHE];
 	unsigned cpu_next;            /* round-robin replacement */
@@ -177,6 +204,12 @@ uint64_t sht__ctf_be64(const unsigned char *p);
 int sht__ctf_idx_header(FILE *f, uint32_t *major, uint32_t *len);
 int sht__ctf_is_data(const char *dir, const char *name, uint64_t *size);
 
+/* The time span of the packets of every stream file of trace directory
+ * dir from its LTTng index, clocks from trace class tc (sht_ctf_time_span
+ * says when it is unknown): SHT_OK or SHT_NOT_FOUND. */
+sht_err sht__ctf_span_dir(const char *dir, const bt_trace_class *tc,
+			  int64_t *begin, int64_t *end);
+
 /* ctf-trunc.c: SHT_ERR_CORRUPT (with a message naming the file and the
  * packet) if a stream file of trace directory dir is shorter than its
  * LTTng index says; else SHT_OK. */
@@ -205,6 +238,12 @@ sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 
 /* The source's next(). */
 sht_err sht__ctf_next(void *src, sht_event *ev);
+
+/* An event of timestamp ts was read: its ordinal into *ord; ordinal,
+ * high, marks and the equal-timestamp run advance; *mismatch as
+ * sht__ctf_advance.  SHT_OK or SHT_ERR_NOMEM (sticky). */
+sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
+			  int *mismatch);
 
 /* ctf-seek.c */
 

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "ctf-int.h"
+#include "ctf-par.h"
 #include "util/util.h"
 
 /* ---- the sparse index --------------------------------------------------- */
@@ -60,16 +60,34 @@ sht_err sht__ctf_mismatch(struct sht_ctf *c)
 
 /* ---- seek --------------------------------------------------------------- */
 
+/* The stream reader from the beginning of the trace. */
+static sht_err ctf_restart(struct sht_ctf *c)
+{
+	sht_err err;
+
+	c->cur_rec = NULL;
+	c->look = NULL;
+	c->at_end = 0;
+	c->info.rebuilds++;
+	err = sht__ctfp_restart(c->par, (const char *const *)c->dirs);
+	if (err != SHT_OK)
+		c->failed = err;
+	c->ordinal = 0;
+	return err;
+}
+
 /* Reposition babeltrace2 at the beginning (seek, else a new graph);
  * ordinal becomes 0. */
 static sht_err ctf_reposition(struct sht_ctf *c)
 {
 	sht_err err;
 
-	sht__ctf_drop_messages(c);
 	c->have_last = 0;
 	c->run = 0;
 	c->info.seeks++;
+	if (c->par)
+		return ctf_restart(c);
+	sht__ctf_drop_messages(c);
 	err = sht__ctf_run(c, CTF_REQ_SEEK_BEGIN);
 	if (err != SHT_OK)
 		return err;

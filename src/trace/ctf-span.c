@@ -35,7 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctf-int.h"
+#include "ctf-par.h"
 #include "util/util.h"
 
 #define IDX_MAGIC 0xC1F1DCC1u
@@ -203,23 +203,29 @@ static sht_err span_dir(struct span *sp, const char *dir)
 	return ok && sp->have ? SHT_OK : SHT_NOT_FOUND;
 }
 
+sht_err sht__ctf_span_dir(const char *dir, const bt_trace_class *tc,
+			  int64_t *begin, int64_t *end)
+{
+	struct span sp = { tc, 0, 0, 0 };
+
+	if (span_dir(&sp, dir) != SHT_OK)
+		return SHT_NOT_FOUND;
+	*begin = sp.begin;
+	*end = sp.end;
+	return SHT_OK;
+}
+
 /* Compute c's span once the trace object is known.  Only for a single
  * trace: with several, only the first one's trace object (clocks) is held
  * (ctf-int.h, invariant 5). */
 static void span_compute(struct sht_ctf *c)
 {
-	struct span sp = { NULL, 0, 0, 0 };
-
 	c->span_known = 1;
 	c->span_err = SHT_NOT_FOUND;
 	if (c->n_dirs != 1)
 		return;
-	sp.tc = bt_trace_borrow_class_const(c->trace);
-	if (span_dir(&sp, c->dirs[0]) != SHT_OK)
-		return;
-	c->span_err = SHT_OK;
-	c->span_begin = sp.begin;
-	c->span_end = sp.end;
+	c->span_err = sht__ctf_span_dir(c->dirs[0], bt_trace_borrow_class_const(c->trace),
+					&c->span_begin, &c->span_end);
 }
 
 sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
@@ -230,6 +236,8 @@ sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
 	if (!c || !begin || !end)
 		return sht__error(SHT_ERR_INVALID, "Cannot get CTF time span: "
 				  "not a CTF source, or NULL begin / end");
+	if (c->par)
+		return sht__ctfp_span(c, begin, end);
 	if (!c->trace)
 		return SHT_NOT_FOUND;   /* no stream met yet: ask again later */
 	if (!c->span_known)
