@@ -186,7 +186,7 @@ static sht_err dec_begin(struct ctf_dec *d, uint32_t in, const bt_message *m)
 	if (err == SHT_OK)
 		err = sht__ctfr_env(d->p, ps->dir, bt_stream_borrow_trace_const(s));
 	if (err == SHT_OK)
-		sht__ctfp_note_trace(d->p, bt_stream_borrow_trace_const(s));
+		sht__ctfp_note_trace(d->p, ps->dir, bt_stream_borrow_trace_const(s));
 	return err;
 }
 

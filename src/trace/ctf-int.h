@@ -142,6 +142,8 @@ struct sht_ctf {
 	const struct ctf_rec *look;   /* a record taken at open, not yet
 	                                 delivered (NULL) */
 	uint32_t look_s;
+	int dropping;                 /* a seek drops the events before */
+	int64_t drop_t;               /* this time */
 	int env_known;                /* env_dir is the first stream's */
 	uint32_t env_dir;
 	struct ctf_rhint rhint[CTF_FHINTS];
@@ -193,7 +195,7 @@ sht_err sht__ctf_failed(const struct sht_ctf *c);
  * streams' first packets).  Positions at ordinal 0. */
 sht_err sht__ctf_graph_build(struct sht_ctf *c);
 
-/* ctf-span.c: the LTTng packet index (<trace>/index/<stream>.idx), shared
+/* ctf-pkt.c: the LTTng packet index (<trace>/index/<stream>.idx), shared
  * with ctf-trunc.c.  A big-endian u64; the index header of f (magic
  * checked): 1 with its major version and entry size (at most
  * SHT__CTF_IDX_ENTRY_MAX), or 0; whether name in dir is a data stream
@@ -204,9 +206,61 @@ uint64_t sht__ctf_be64(const unsigned char *p);
 int sht__ctf_idx_header(FILE *f, uint32_t *major, uint32_t *len);
 int sht__ctf_is_data(const char *dir, const char *name, uint64_t *size);
 
-/* The time span of the packets of every stream file of trace directory
- * dir from its LTTng index, clocks from trace class tc (sht_ctf_time_span
- * says when it is unknown): SHT_OK or SHT_NOT_FOUND. */
+/* ctf-pkt.c: the packets of the data files of a trace directory, from
+ * the LTTng index (packets back to back, whole files). */
+struct ctf_pkt {
+	uint64_t off, size;           /* bytes */
+	uint64_t content;             /* bits */
+	uint64_t cyc_begin, cyc_end;  /* clock cycles */
+	uint64_t disc, sc_id;         /* events discarded, stream class */
+	int64_t begin, end;           /* ns from origin */
+};
+
+struct ctf_pfile {
+	char *name;                   /* data file, in its directory */
+	uint64_t size;
+	struct ctf_pkt *pk;           /* in file order */
+	size_t n;
+};
+
+struct ctf_ptab {
+	struct ctf_pfile *f;
+	size_t n;
+	int usable;                   /* every non-empty file has packets */
+	int from_index;               /* all from LTTng's index files */
+};
+
+/* The packet table of dir, clocks from trace class tc: SHT_OK (t->usable
+ * says whether every file's packets are known), or an error. */
+sht_err sht__ctf_ptab_build(const char *dir, const bt_trace_class *tc,
+			    struct ctf_ptab *t);
+void sht__ctf_ptab_free(struct ctf_ptab *t);
+/* cycles of stream class stream_id's clock as ns from origin: 1, or 0
+ * (no such class or clock, overflow). */
+int sht__ctf_cycles_ns(const bt_trace_class *tc, uint64_t stream_id,
+		       uint64_t cycles, int64_t *ns);
+
+/* ctf-view.c: a view of the trace for a seek to time t (a temporary
+ * directory per trace directory: links to the files, and indexes that
+ * start each data file at the first packet that can hold an event at or
+ * after t). */
+struct ctf_view {
+	char *root;
+	char **dirs;
+	size_t n;
+};
+/* The index of the first packet of f a view for time t lists. */
+size_t sht__ctf_view_first(const struct ctf_pfile *f, int64_t t);
+/* Make the view of the n trace directories dirs (packet tables tabs, all
+ * usable) for time t in *v.  SHT_OK, SHT_ERR_IO, SHT_ERR_NOMEM. */
+sht_err sht__ctf_view_make(char *const *dirs, size_t n, const struct ctf_ptab *tabs,
+			   int64_t t, struct ctf_view *v);
+/* Remove the view's directories and free it; a zeroed view: no-op. */
+void sht__ctf_view_free(struct ctf_view *v);
+
+/* ctf-span.c: the time span of the packets of every data file of trace
+ * directory dir, from its LTTng index, clocks from trace class tc
+ * (sht_ctf_time_span says when it is unknown): SHT_OK or SHT_NOT_FOUND. */
 sht_err sht__ctf_span_dir(const char *dir, const bt_trace_class *tc,
 			  int64_t *begin, int64_t *end);
 
@@ -247,8 +301,9 @@ sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
 
 /* ctf-seek.c */
 
-/* The source's seek(). */
+/* The source's seek() and seek_at(). */
 sht_err sht__ctf_seek(void *src, uint64_t pos);
+sht_err sht__ctf_seek_at(void *src, uint64_t pos, sht_time ts);
 
 /* Mark ordinal o (a multiple of every) with ts and before: append the
  * mark the first time, else set *mismatch if it disagrees (invariant 2,

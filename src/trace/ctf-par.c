@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctf-dec.h"
 #include "util/util.h"
@@ -56,14 +57,37 @@ void sht__ctfp_built(struct ctf_par *p, struct ctf_dec *d, sht_err err)
 	pthread_mutex_unlock(&p->reg_mu);
 }
 
-void sht__ctfp_note_trace(struct ctf_par *p, const bt_trace *t)
+/* The span of the single directory's packets, all from LTTng's index. */
+static void span_of(struct ctf_par *p)
+{
+	const struct ctf_ptab *t = &p->ptab[0];
+	int have = 0;
+
+	p->span_done = 1;
+	p->span_err = SHT_NOT_FOUND;
+	for (size_t i = 0; t->usable && t->from_index && i < t->n; i++)
+		for (size_t k = 0; k < t->f[i].n; k++) {
+			const struct ctf_pkt *pk = &t->f[i].pk[k];
+			if (!have || pk->begin < p->span_begin)
+				p->span_begin = pk->begin;
+			if (!have || pk->end > p->span_end)
+				p->span_end = pk->end;
+			have = 1;
+		}
+	if (have)
+		p->span_err = SHT_OK;
+}
+
+void sht__ctfp_note_trace(struct ctf_par *p, uint32_t dir, const bt_trace *t)
 {
 	pthread_mutex_lock(&p->reg_mu);
-	if (!p->span_done && p->c->n_dirs == 1) {
-		p->span_err = sht__ctf_span_dir(p->c->dirs[0],
-						bt_trace_borrow_class_const(t),
-						&p->span_begin, &p->span_end);
-		p->span_done = 1;
+	if (!p->ptab_done[dir]) {
+		if (sht__ctf_ptab_build(p->c->dirs[dir], bt_trace_borrow_class_const(t),
+					&p->ptab[dir]) != SHT_OK)
+			p->ptab[dir].usable = 0;
+		p->ptab_done[dir] = 1;
+		if (p->c->n_dirs == 1)
+			span_of(p);
 	}
 	pthread_mutex_unlock(&p->reg_mu);
 }
@@ -140,14 +164,51 @@ static sht_err start_decoders(struct ctf_par *p, const char *const *dirs)
 }
 
 /* (Re)start reading from the beginning of dirs. */
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs)
 {
+	double t0 = now_ms();
 	sht_err err;
 
 	stop_decoders(p);
 	err = start_decoders(p, dirs);
+	if (p->build_ms == 0)
+		p->build_ms = now_ms() - t0;
 	if (err == SHT_OK)
 		sht__ctfm_init(p);
+	return err;
+}
+
+/* ---- seeks ----------------------------------------------------------------- */
+
+sht_err sht__ctfp_seek_view(struct sht_ctf *c, int64_t t)
+{
+	struct ctf_par *p = c->par;
+	struct ctf_view v, old;
+	sht_err err;
+
+	for (size_t k = 0; k < c->n_dirs; k++)
+		if (!p->ptab_done[k] || !p->ptab[k].usable)
+			return SHT_NOT_FOUND;
+	err = sht__ctf_view_make(c->dirs, c->n_dirs, p->ptab, t, &v);
+	if (err != SHT_OK)
+		return err;
+	old = p->view;
+	p->view = v;
+	err = sht__ctfp_restart(p, (const char *const *)p->view.dirs);
+	sht__ctf_view_free(&old);      /* its decoders are gone */
+	c->cur_rec = NULL;
+	c->look = NULL;
+	c->at_end = 0;
+	c->dropping = 1;
+	c->drop_t = t;
 	return err;
 }
 
@@ -162,6 +223,11 @@ static void par_free(struct ctf_par *p)
 		sht__ctfr_key_free(&p->st[s].key);
 	for (size_t k = 0; p->env && k < p->c->n_dirs; k++)
 		sht__ctfr_env_free(&p->env[k]);
+	for (size_t k = 0; p->ptab && k < p->c->n_dirs; k++)
+		sht__ctf_ptab_free(&p->ptab[k]);
+	sht__ctf_view_free(&p->view);
+	free(p->ptab);
+	free(p->ptab_done);
 	sht__ctfr_classes_free(p);
 	free(p->env);
 	free(p->st);
@@ -197,7 +263,13 @@ sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs)
 	struct ctf_par *p = calloc(1, sizeof *p);
 	sht_err err;
 
-	if (!p || !(p->env = calloc(c->n_dirs, sizeof *p->env))) {
+	if (!p || !(p->env = calloc(c->n_dirs, sizeof *p->env)) ||
+	    !(p->ptab = calloc(c->n_dirs, sizeof *p->ptab)) ||
+	    !(p->ptab_done = calloc(c->n_dirs, 1))) {
+		if (p) {
+			free(p->env);
+			free(p->ptab);
+		}
 		free(p);
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
 	}
@@ -244,12 +316,14 @@ int sht__ctfp_is_event(const sht_event *ev)
 	return ev && ev->field == par_field;
 }
 
-/* Count a discarded events / packets record, the first time only. */
+/* Count a discarded events / packets record, the first time only (and
+ * not before the event a seek looks for: it was met with the events
+ * before). */
 static void count_discarded(struct sht_ctf *c, const struct ctf_rec *r)
 {
 	const struct ctf_disc *d = (const struct ctf_disc *)(const void *)r->val;
 
-	if (c->ordinal < c->high)
+	if (c->ordinal < c->high || c->dropping)
 		return;
 	if (r->type == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
 		c->st.discarded_events += d->count_avail ? d->count : 1;
@@ -294,9 +368,15 @@ sht_err sht__ctfp_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 	c->cur_rec = NULL;
 	if (c->at_end)
 		return SHT_END;
-	err = next_record(c, &r, &s);
-	if (err != SHT_OK)
-		return err;
+	for (;;) {
+		err = next_record(c, &r, &s);
+		if (err != SHT_OK)
+			return err;
+		if (!c->dropping || r->has_ts != 1 || r->ts >= c->drop_t)
+			break;
+		c->info.seek_skipped++;    /* before the time sought */
+	}
+	c->dropping = 0;
 	if (r->has_ts == 2)
 		return sht__ctf_fail(c, SHT_ERR_CORRUPT, "convert CTF timestamp (overflow)");
 	c->cur_rec = r;

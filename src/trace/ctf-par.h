@@ -165,11 +165,17 @@ struct ctf_par {
 	int expect_uuid_set;
 	uint8_t expect_uuid[16];
 	uint32_t nbuilt;              /* decoders built (or failed) */
+	double build_ms;              /* the first start's (graphs built) */
 	pthread_cond_t built_cv;
+	/* packets of each trace directory (ctf-pkt.c), under reg_mu: built
+	 * by the first decoder that meets a stream of the directory */
+	struct ctf_ptab *ptab;
+	uint8_t *ptab_done;
 	/* time span from the packet index (one trace), under reg_mu */
 	int span_done;
 	sht_err span_err;
 	int64_t span_begin, span_end;
+	struct ctf_view view;         /* the decoders read it, if any */
 };
 
 /* ctf-meta.c */
@@ -254,7 +260,12 @@ sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs);
 sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 			  uint32_t ndirs, uint64_t total);
 void sht__ctfp_built(struct ctf_par *p, struct ctf_dec *d, sht_err err);
-void sht__ctfp_note_trace(struct ctf_par *p, const bt_trace *t);
+void sht__ctfp_note_trace(struct ctf_par *p, uint32_t dir, const bt_trace *t);
+
+/* Restart the decoders on a view of the trace for time t (ctf-view.c);
+ * the events before t are then dropped by next().  SHT_NOT_FOUND (nothing
+ * changed) if a directory's packets are not all known. */
+sht_err sht__ctfp_seek_view(struct sht_ctf *c, int64_t t);
 
 /* The source's next(), and its move to the next event (ctf-int.h:
  * sht__ctf_advance). */

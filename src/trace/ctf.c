@@ -25,7 +25,7 @@ static void ctf_stats(void *src, sht_source_stats *out)
 }
 
 const sht_source_ops sht__ctf_ops = { sht__ctf_next, sht__ctf_seek,
-				      ctf_stats };
+				      ctf_stats, sht__ctf_seek_at };
 
 struct sht_ctf *sht__ctf_of(const sht_source *src)
 {

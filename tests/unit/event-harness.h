@@ -73,6 +73,6 @@ static sht_err tseek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops TOPS = { tnext, tseek, NULL };
+static const sht_source_ops TOPS = { tnext, tseek, NULL, NULL };
 
 #endif /* SHT_EVENT_HARNESS_H */

@@ -109,7 +109,7 @@ static sht_err tr_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL };
+static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL };
 
 static sht_err apply(sht_state *ss, sht_time t, struct op *o)
 {
