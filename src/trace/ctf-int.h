@@ -223,11 +223,14 @@ struct ctf_pfile {
 	size_t n;
 };
 
+struct tsdl_packets;
 struct ctf_ptab {
 	struct ctf_pfile *f;
 	size_t n;
 	int usable;                   /* every non-empty file has packets */
 	int from_index;               /* all from LTTng's index files */
+	int layouts;                  /* 0 not read, 1 none, 2 in tp */
+	struct tsdl_packets *tp;      /* the packet layouts (ctf-tsdl.h) */
 };
 
 /* The packet table of dir, clocks from trace class tc: SHT_OK (t->usable

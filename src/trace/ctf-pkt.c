@@ -23,9 +23,17 @@
  * of that stream class (bt_clock_class_cycles_to_ns_from_origin), as the
  * events' own timestamps do.  An index is used only if it describes its
  * data file exactly: packets back to back from offset 0 to the end of the
- * file, each with content_size <= packet_size and begin <= end.  Every
- * non-empty data file needs its index (else the table is not usable:
- * ctf_ptab.usable), and so does every data file a seek starts inside.
+ * file, each with content_size <= packet_size and begin <= end.
+ *
+ * A data file without a usable index is read by its packets' own headers
+ * instead: the layouts of the packet header and of each stream class's
+ * packet context come from the TSDL metadata (ctf-tsdl.c; a packetized
+ * metadata file is unwrapped first), and the packets are walked from
+ * offset 0 by their packet_size, with the same checks (and the magic
+ * number, if the header has one).  A file whose packets cannot be known
+ * either way makes the table not usable (ctf_ptab.usable): no seek by
+ * packets then.  Only a table read entirely from index files gives the
+ * time span (ctf_ptab.from_index), as before.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -35,6 +43,7 @@
 #include <sys/stat.h>
 
 #include "ctf-int.h"
+#include "ctf-tsdl.h"
 #include "util/util.h"
 
 #define IDX_MAGIC 0xC1F1DCC1u
@@ -180,6 +189,133 @@ static int idx_file(const bt_trace_class *tc, const char *dir, struct ctf_pfile 
 	return ok;
 }
 
+/* ---- packet headers -------------------------------------------------------- */
+
+#define META_MAGIC 0x75D11D57u
+#define META_HEADER 37u          /* a metadata packet's header, bytes */
+#define CTF_MAGIC 0xC1FC1FC1u
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* The text of a metadata file of n bytes in buf, unwrapped in place if
+ * packetized: its length, or 0 (a bad packet). */
+static size_t meta_text(unsigned char *buf, size_t n)
+{
+	size_t in = 0, out = 0;
+	int be;
+
+	if (n < 4 || (le32(buf) != META_MAGIC && be32(buf) != META_MAGIC))
+		return n;                 /* plain text */
+	be = be32(buf) == META_MAGIC;
+	while (in + META_HEADER <= n) {
+		const unsigned char *h = buf + in;
+		uint32_t content = (be ? be32(h + 24) : le32(h + 24)) / 8;
+		uint32_t size = (be ? be32(h + 28) : le32(h + 28)) / 8;
+
+		if ((be ? be32(h) : le32(h)) != META_MAGIC || content < META_HEADER ||
+		    content > size || size > n - in)
+			return 0;
+		memmove(buf + out, h + META_HEADER, content - META_HEADER);
+		out += content - META_HEADER;
+		in += size;
+	}
+	return out;
+}
+
+/* The packet layouts of the trace in dir: 1, or 0. */
+static int scan_layouts(const char *dir, struct tsdl_packets *tp)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	unsigned char *buf = NULL;
+	long n;
+	int ok = 0;
+
+	if (snprintf(path, sizeof path, "%s/metadata", dir) >= (int)sizeof path ||
+	    !(f = fopen(path, "rb")))
+		return 0;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n < (64L << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
+		size_t len = meta_text(buf, (size_t)n);
+		ok = len && sht__tsdl_packets((const char *)buf, len, tp);
+	}
+	free(buf);
+	fclose(f);
+	return ok;
+}
+
+static const struct tsdl_layout *scan_ctx(const struct tsdl_packets *tp, uint64_t sc)
+{
+	for (size_t k = 0; k < tp->nstreams; k++)
+		if (tp->sc_id[k] == sc)
+			return &tp->ctx[k];
+	return NULL;
+}
+
+/* The packet at k->off of file f read from its header and context in buf
+ * (len bytes): 1, or 0. */
+static int scan_packet(const bt_trace_class *tc, const struct tsdl_packets *tp,
+		       const unsigned char *buf, size_t len, const struct ctf_pfile *f,
+		       struct ctf_pkt *k)
+{
+	const struct tsdl_layout *l;
+	uint64_t magic, bits;
+
+	k->sc_id = 0;
+	if (tp->header.bits > len * 8 ||
+	    (sht__tsdl_get(&tp->header, buf, "magic", &magic) && magic != CTF_MAGIC))
+		return 0;
+	sht__tsdl_get(&tp->header, buf, "stream_id", &k->sc_id);
+	if (!(l = scan_ctx(tp, k->sc_id)) || l->bits > len * 8 ||
+	    !sht__tsdl_get(l, buf, "timestamp_begin", &k->cyc_begin) ||
+	    !sht__tsdl_get(l, buf, "timestamp_end", &k->cyc_end))
+		return 0;
+	if (!sht__tsdl_get(l, buf, "packet_size", &bits))
+		bits = (f->size - k->off) * 8;
+	if (!sht__tsdl_get(l, buf, "content_size", &k->content))
+		k->content = bits;
+	if (!sht__tsdl_get(l, buf, "events_discarded", &k->disc))
+		k->disc = 0;
+	if (bits == 0 || bits % 8 || bits / 8 > f->size - k->off ||
+	    k->content > bits || k->cyc_begin > k->cyc_end)
+		return 0;
+	k->size = bits / 8;
+	return sht__ctf_cycles_ns(tc, k->sc_id, k->cyc_begin, &k->begin) &&
+	       sht__ctf_cycles_ns(tc, k->sc_id, k->cyc_end, &k->end);
+}
+
+/* The packets of data file f of dir, walked by their headers: 1, or 0. */
+static int scan_file(const char *dir, const bt_trace_class *tc,
+		     const struct tsdl_packets *tp, struct ctf_pfile *f)
+{
+	unsigned char buf[4096];
+	char path[PATH_MAX];
+	struct ctf_pkt k;
+	size_t cap = 0;
+	FILE *in;
+	int ok = 1;
+
+	if (snprintf(path, sizeof path, "%s/%s", dir, f->name) >= (int)sizeof path ||
+	    !(in = fopen(path, "rb")))
+		return 0;
+	for (k.off = 0; ok && k.off < f->size; k.off += k.size) {
+		size_t got = fseeko(in, (off_t)k.off, SEEK_SET) == 0
+			     ? fread(buf, 1, sizeof buf, in) : 0;
+		ok = got > 0 && scan_packet(tc, tp, buf, got, f, &k) && pfile_push(f, &cap, &k);
+	}
+	fclose(in);
+	if (!ok) {
+		free(f->pk);
+		f->pk = NULL;
+		f->n = 0;
+	}
+	return ok;
+}
+
 /* ---- a directory ---------------------------------------------------------- */
 
 void sht__ctf_ptab_free(struct ctf_ptab *t)
@@ -189,6 +325,7 @@ void sht__ctf_ptab_free(struct ctf_ptab *t)
 		free(t->f[i].pk);
 	}
 	free(t->f);
+	free(t->tp);
 	memset(t, 0, sizeof *t);
 }
 
@@ -211,6 +348,19 @@ static int ptab_add(struct ctf_ptab *t, size_t *cap, const char *name,
 	return 1;
 }
 
+/* File f has no usable index: walk its packets (the layouts parsed once). */
+static void ptab_scan(struct ctf_ptab *t, const char *dir, const bt_trace_class *tc,
+		      struct ctf_pfile *f)
+{
+	t->from_index = 0;
+	if (!t->layouts) {
+		t->tp = calloc(1, sizeof *t->tp);
+		t->layouts = t->tp && scan_layouts(dir, t->tp) ? 2 : 1;
+	}
+	if (t->layouts != 2 || !scan_file(dir, tc, t->tp, f))
+		t->usable = 0;
+}
+
 sht_err sht__ctf_ptab_build(const char *dir, const bt_trace_class *tc,
 			    struct ctf_ptab *t)
 {
@@ -230,10 +380,11 @@ sht_err sht__ctf_ptab_build(const char *dir, const bt_trace_class *tc,
 			continue;
 		if (!ptab_add(t, &cap, de->d_name, size))
 			err = sht__error(SHT_ERR_NOMEM, "Cannot index CTF trace: out of memory");
-		else if (!idx_file(tc, dir, &t->f[t->n - 1]))
-			t->usable = 0;
 	}
 	closedir(d);
+	for (size_t i = 0; err == SHT_OK && i < t->n; i++)
+		if (!idx_file(tc, dir, &t->f[i]))
+			ptab_scan(t, dir, tc, &t->f[i]);
 	if (err != SHT_OK)
 		sht__ctf_ptab_free(t);
 	return err;

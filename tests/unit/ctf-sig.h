@@ -2,14 +2,18 @@
  * ctf-sig.h: what the CTF tests compare of an event (test-ctf-par,
  * test-ctf-seek): its time, ordinal, cpu and a hash of its name, stream
  * file and every field (sht_ctf_event_fields), and a whole trace read into
- * an array of them with its counts, environment and time span.
+ * an array of them with its counts, environment and time span; copies of
+ * a trace made of links.
  */
 #ifndef SHT_TEST_CTF_SIG_H
 #define SHT_TEST_CTF_SIG_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sht/sht.h"
 #include "trace/where.h"
@@ -135,6 +139,55 @@ static int read_trace(const char *path, int muxer, uint32_t jobs, struct run *r)
 	src.ops->stats(src.src, &r->st);
 	sht_ctf_close(&src);
 	return 1;
+}
+
+/* Copy file from to to: 1, or 0. */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n;
+	int okay = in && out;
+
+	while (okay && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		okay = fwrite(buf, 1, n, out) == n;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		okay = 0;
+	return okay;
+}
+
+/* Directory dst made of links to the files of trace directory src but
+ * metadata, copied (the source finds traces by their metadata file and
+ * follows no link), and without its index directory unless with_index:
+ * 1, or 0. */
+static int link_trace(const char *src, const char *dst, int with_index)
+{
+	char from[8192], to[8192];
+	struct dirent **names;
+	int n, okay = 1;
+
+	if (mkdir(dst, 0755) != 0 || (n = scandir(src, &names, NULL, alphasort)) < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const char *e = names[i]->d_name;
+		struct stat sb;
+
+		snprintf(from, sizeof from, "%s/%s", src, e);
+		snprintf(to, sizeof to, "%s/%s", dst, e);
+		if (e[0] == '.' || stat(from, &sb) != 0)
+			;
+		else if (S_ISDIR(sb.st_mode) && (with_index || strcmp(e, "index")))
+			okay &= link_trace(from, to, 1);
+		else if (strcmp(e, "metadata") == 0)
+			okay &= copy_file(from, to);
+		else
+			okay &= symlink(from, to) == 0;
+		free(names[i]);
+	}
+	free(names);
+	return okay;
 }
 
 #endif /* SHT_TEST_CTF_SIG_H */

@@ -176,54 +176,6 @@ static void tie_trace(const char *tmp)
 		check("ties", dir);
 }
 
-/* Copy file from to to: 1, or 0. */
-static int copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	char buf[65536];
-	size_t n;
-	int okay = in && out;
-
-	while (okay && (n = fread(buf, 1, sizeof buf, in)) > 0)
-		okay = fwrite(buf, 1, n, out) == n;
-	if (in)
-		fclose(in);
-	if (out && fclose(out) != 0)
-		okay = 0;
-	return okay;
-}
-
-/* Directory dst made of links to the files of trace directory src but
- * metadata, copied (the source finds traces by their metadata file and
- * follows no link): 1, or 0. */
-static int link_trace(const char *src, const char *dst)
-{
-	char from[8192], to[8192];
-	struct dirent **names;
-	int n, okay = 1;
-
-	if (mkdir(dst, 0755) != 0 || (n = scandir(src, &names, NULL, alphasort)) < 0)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		const char *e = names[i]->d_name;
-		struct stat sb;
-
-		snprintf(from, sizeof from, "%s/%s", src, e);
-		snprintf(to, sizeof to, "%s/%s", dst, e);
-		if (e[0] == '.' || stat(from, &sb) != 0)
-			;
-		else if (S_ISDIR(sb.st_mode))
-			okay &= link_trace(from, to);
-		else if (strcmp(e, "metadata") == 0)
-			okay &= copy_file(from, to);
-		else
-			okay &= symlink(from, to) == 0;
-		free(names[i]);
-	}
-	free(names);
-	return okay;
-}
-
 /* A directory holding two copies (made of links) of one trace, merged. */
 static void twin_trace(const char *tmp, const char *traces, const char *name)
 {
@@ -238,9 +190,9 @@ static void twin_trace(const char *tmp, const char *traces, const char *name)
 	if (!ok(mkdir(dir, 0755) == 0, "%s: directory made", label))
 		return;
 	snprintf(copy, sizeof copy, "%s/a", dir);
-	int made = link_trace(src, copy);
+	int made = link_trace(src, copy, 1);
 	snprintf(copy, sizeof copy, "%s/b", dir);
-	made &= link_trace(src, copy);
+	made &= link_trace(src, copy, 1);
 	if (ok(made, "%s: links made", label))
 		check(label, dir);
 }

@@ -13,12 +13,14 @@
  *  - then seeks to random ordinals (runs of equal times included);
  *  - the cost: with an index, seeks go through it (packet_seeks) and skip
  *    on average less than a quarter of what reading from the start would;
- *    without one they still give the right events.
+ *    without one, by the packets' headers, the same.
  *
- * Traces: a synthetic kernel trace (8 CPUs), a trace with equal times on
- * every CPU in 4 KiB packets, many-threads and bug446190 (LTTng indexes),
- * and synctraces/scp_src and xml-stub-kernel-analysis (no index); 0 and 2
- * decoding threads, index every 1000 events.
+ * Traces: a synthetic kernel trace (8 CPUs), the same without its index
+ * directory (seeks by the packets' headers, ctf-tsdl.c), a trace with
+ * equal times on every CPU in 4 KiB packets, many-threads and bug446190
+ * (LTTng indexes), synctraces/scp_src, xml-stub-kernel-analysis and
+ * context-switches-ust (no index: packet headers; packetized and plain
+ * metadata); 0 and 2 decoding threads, index every 1000 events.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -180,7 +182,7 @@ static int phase_ordinal(const sht_source *src, const struct run *ref, struct co
 }
 
 /* indexed: 2 asserts the cost too (traces of small metadata, many packets
- * per stream); 1 that seeks go through the index; 0 that they do not. */
+ * per stream); 1 that seeks go by packets; 0 that they do not. */
 static void seek_case(const char *name, const char *path, int indexed)
 {
 	struct run ref;
@@ -263,8 +265,14 @@ int main(void)
 	p.events = 1000000;
 	p.cpus = 8;
 	snprintf(dir, sizeof dir, "%s/kgen", tmp);
-	if (ok(sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "synthetic trace written"))
+	if (ok(sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "synthetic trace written")) {
+		char bare[4200];
+
 		seek_case("synthetic, 8 CPUs", dir, 2);
+		snprintf(bare, sizeof bare, "%s/kgen-no-index", tmp);
+		if (ok(link_trace(dir, bare, 0), "synthetic trace without its index"))
+			seek_case("synthetic, 8 CPUs, no index (packet headers)", bare, 2);
+	}
 	snprintf(dir, sizeof dir, "%s/ties", tmp);
 	if (ok(tie_trace(dir), "tie trace written"))
 		seek_case("ties, 4 KiB packets", dir, 2);
@@ -272,7 +280,8 @@ int main(void)
 		shared = "../shared";
 	static const struct { const char *t; int indexed; } real[] = {
 		{ "many-threads", 1 }, { "bug446190", 1 },
-		{ "synctraces/scp_src", 0 }, { "xml-stub-kernel-analysis", 0 },
+		{ "synctraces/scp_src", 1 }, { "xml-stub-kernel-analysis", 1 },
+		{ "context-switches/context-switches-ust", 1 },
 	};
 	for (size_t k = 0; k < sizeof real / sizeof real[0]; k++) {
 		snprintf(dir, sizeof dir, "%s/traces/%s", shared, real[k].t);
