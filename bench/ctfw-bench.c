@@ -1,5 +1,5 @@
 /*
- * ctfw-bench.c: write speed of the CTF writer (src/trace/ctfw.h).
+ * ctfw-bench.c: write speed of the CTF writer (src/gen/include/shtgen/ctfw.h).
  *
  *   ctfw-bench [--events N] [--cpus C] [--packet-size B] [--dir D] [--keep]
  *
@@ -19,17 +19,17 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "trace/ctfw.h"
+#include <shtgen/ctfw.h>
 #include "bench-util.h"
 
-static const sht__ctfw_field switch_fields[] = {
-	{ "prev_comm", SHT__CTFW_TEXT16 },
-	{ "prev_tid", SHT__CTFW_S32 },
-	{ "prev_prio", SHT__CTFW_S32 },
-	{ "prev_state", SHT__CTFW_S64 },
-	{ "next_comm", SHT__CTFW_TEXT16 },
-	{ "next_tid", SHT__CTFW_S32 },
-	{ "next_prio", SHT__CTFW_S32 },
+static const shtgen_ctfw_field switch_fields[] = {
+	{ "prev_comm", SHTGEN_CTFW_TEXT16 },
+	{ "prev_tid", SHTGEN_CTFW_S32 },
+	{ "prev_prio", SHTGEN_CTFW_S32 },
+	{ "prev_state", SHTGEN_CTFW_S64 },
+	{ "next_comm", SHTGEN_CTFW_TEXT16 },
+	{ "next_tid", SHTGEN_CTFW_S32 },
+	{ "next_prio", SHTGEN_CTFW_S32 },
 };
 
 static const char *const comms[] = {
@@ -92,20 +92,20 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 
 /* Write the trace: 0, or -1 with the message printed. */
 static int run(const struct args *a, const char *out, double *t_ev,
-	       double *t_fin, sht__ctfw_stats *st)
+	       double *t_fin, shtgen_ctfw_stats *st)
 {
-	sht__ctfw_opts o = { a->cpus, a->packet_size, 1000000000 };
-	sht__ctfw *w = NULL;
+	shtgen_ctfw_opts o = { a->cpus, a->packet_size, 1000000000 };
+	shtgen_ctfw *w = NULL;
 	sht_field v[7];
 	uint32_t id;
 	double t0;
 	sht_err err;
 
-	if ((err = sht__ctfw_create(out, &o, &w)) != SHT_OK)
+	if ((err = shtgen_ctfw_create(out, &o, &w)) != SHT_OK)
 		goto fail;
-	if ((err = sht__ctfw_env_str(w, "tracer_name", "lttng-modules")) ||
-	    (err = sht__ctfw_env_int(w, "tracer_major", 2)) ||
-	    (err = sht__ctfw_event_class(w, "sched_switch", switch_fields, 7,
+	if ((err = shtgen_ctfw_env_str(w, "tracer_name", "lttng-modules")) ||
+	    (err = shtgen_ctfw_env_int(w, "tracer_major", 2)) ||
+	    (err = shtgen_ctfw_event_class(w, "sched_switch", switch_fields, 7,
 					 &id)))
 		goto fail;
 	t0 = now_s();
@@ -119,21 +119,21 @@ static int run(const struct args *a, const char *out, double *t_ev,
 			v[k].type = SHT_FIELD_INT;
 			v[k].v.i = (int64_t)((i * 7 + (uint64_t)k) % 40000);
 		}
-		err = sht__ctfw_event(w, id, 1000000000 + (sht_time)i * 100,
+		err = shtgen_ctfw_event(w, id, 1000000000 + (sht_time)i * 100,
 				      (uint32_t)(i % a->cpus), v);
 		if (err)
 			goto fail;
 	}
 	*t_ev = now_s() - t0;
 	t0 = now_s();
-	if ((err = sht__ctfw_finish(w, st)) != SHT_OK)
+	if ((err = shtgen_ctfw_finish(w, st)) != SHT_OK)
 		goto fail;
 	*t_fin = now_s() - t0;
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	return 0;
 fail:
 	fprintf(stderr, "ctfw-bench: %s\n", sht_errmsg());
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	return -1;
 }
 
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 {
 	struct args a;
 	char out[4096];
-	sht__ctfw_stats st;
+	shtgen_ctfw_stats st;
 	double t_ev = 0, t_fin = 0, total;
 
 	if (parse(argc, argv, &a) != 0)

@@ -13,7 +13,7 @@
  *           into a state system with the null backend;
  *   tree    the same with the tree backend into D/kernel-bench.sht
  *           (finished at sht_state_end, removed afterwards);
- *   threaded the tree backend with the threaded builder (tree.threads =
+ *   threaded the tree backend with the threaded builder (tree.threaded =
  *           1: placement and encoding on threads of their own, as
  *           `sht build` does), same file.
  * --backend restricts the provider runs to one of them (default: all).
@@ -108,8 +108,8 @@ static double run_provider(const char *trace, sht_backend backend, int threads,
 		o.backend = backend;
 		o.provider = p.id;
 		o.provider_version = p.version;
-		o.tree.no_sync = 1;
-		o.tree.threads = threads;
+		o.tree.no_sync = true;
+		o.tree.threaded = threads;
 		err = sht_state_create(path, ev.ts, &o, &ss);
 	}
 	if (err == SHT_OK)

@@ -8,7 +8,7 @@
  *                 [--full-queries F] [--repeat K] [--seed S] [--no-sync]
  *                 [--keep] [--verbose]
  *
- * The trace is the workload's event source (src/workload/workload.h):
+ * The trace is the workload's event source (src/gen/include/shtgen/workload.h):
  * staircase with A = N attributes, I = 20 (--intervals) values each,
  * D = 1000 ns (A*I events), or churn with N threads (21 N events).  Each
  * repeat builds the full history (tree backend) and one partial history
@@ -29,7 +29,7 @@
  *                   (a file has at least the 4 KiB header, one block per
  *                   section and the root node: with 64 KiB blocks a
  *                   partial history is never below ~320 KiB)
- *   intervals       intervals in the file's tree (sht_reader_info);
+ *   intervals       intervals in the file's tree (sht_reader_info_get);
  *                   interval_ratio = full history's / this file's
  *   checkpoints     entries of the checkpoint section (0 for the full one)
  *   single_*_us     Q single queries at uniform random (quark, t): quark
@@ -84,7 +84,7 @@
 
 #include "sht/sht.h"
 #include "bench-util.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 
 #define MAX_EVERY 16
 
@@ -192,7 +192,7 @@ static const sht_source_ops counting_ops = { counting_next, counting_seek, NULL,
 /* ---- options ------------------------------------------------------------- */
 
 struct opts {
-	sht__workload w;
+	shtgen_workload w;
 	uint64_t size;
 	uint64_t intervals;        /* staircase I */
 	uint64_t every[MAX_EVERY];
@@ -266,7 +266,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--no-sync")) {
-			o->no_sync = 1;
+			o->no_sync = true;
 			continue;
 		} else if (!strcmp(a, "--keep")) {
 			o->keep = 1;
@@ -308,19 +308,19 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("--workload, --size and --every are required");
 	}
 	if (!strcmp(workload, "staircase")) {
-		o->w.kind = SHT__WL_STAIRCASE;
+		o->w.kind = SHTGEN_WL_STAIRCASE;
 		o->w.st.attributes = o->size;
 		o->w.st.intervals = o->intervals ? (uint32_t)o->intervals : 20;
 		if (o->intervals > UINT32_MAX)
 			die("--intervals: at most %u", UINT32_MAX);
 		o->w.st.step = 1000;
 	} else if (!strcmp(workload, "churn")) {
-		o->w.kind = SHT__WL_CHURN;
+		o->w.kind = SHTGEN_WL_CHURN;
 		o->w.ch.threads = o->size;
 	} else {
 		die("--workload: staircase or churn, not \"%s\"", workload);
 	}
-	if (sht__wl_events(&o->w) == 0)
+	if (shtgen_wl_events(&o->w) == 0)
 		die("--size %llu: not a valid %s workload",
 		    (unsigned long long)o->size, workload);
 	if (o->repeat < 1)
@@ -405,9 +405,9 @@ struct qset {
 static void singles_make(struct singles *s, const struct opts *o, size_t n,
 			 int live, uint64_t *r)
 {
-	const sht__workload *w = &o->w;
-	uint64_t nq = sht__wl_quarks(w);
-	sht_time end = sht__wl_end(w);
+	const shtgen_workload *w = &o->w;
+	uint64_t nq = shtgen_wl_quarks(w);
+	sht_time end = shtgen_wl_end(w);
 
 	s->n = n;
 	s->q = xcalloc(n, sizeof *s->q);
@@ -418,7 +418,7 @@ static void singles_make(struct singles *s, const struct opts *o, size_t n,
 		if (!live) {
 			s->q[i] = (sht_quark)(rnd(r) % nq);
 			s->t[i] = (sht_time)(rnd(r) % ((uint64_t)end + 1u));
-		} else if (w->kind == SHT__WL_STAIRCASE) {
+		} else if (w->kind == SHTGEN_WL_STAIRCASE) {
 			sht_time a0;
 
 			s->q[i] = (sht_quark)(rnd(r) % nq);
@@ -445,7 +445,7 @@ static void singles_free(struct singles *s)
 
 static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 {
-	uint64_t span = (uint64_t)sht__wl_end(&o->w) + 1u;
+	uint64_t span = (uint64_t)shtgen_wl_end(&o->w) + 1u;
 	uint64_t r = seed, wr = seed ^ 0x5deece66du;
 
 	memset(s, 0, sizeof *s);
@@ -525,29 +525,29 @@ static sht_err build(const struct opts *o, const char *path, sht_backend be,
 	double t0;
 	sht_err err;
 
-	sht__wl_provider(&o->w, &p);
+	shtgen_wl_provider(&o->w, &p);
 	sht_state_opts_init(&so);
 	so.backend = be;
 	so.tree.no_sync = o->no_sync;
 	so.provider = p.id;
 	so.provider_version = p.version;
 	so.checkpoint_events = every;
-	err = sht__wl_source(&o->w, &src);
+	err = shtgen_wl_source(&o->w, &src);
 	t0 = now_s();
 	if (err == SHT_OK)
 		err = sht_state_create(path, 0, &so, &ss);
 	if (err == SHT_OK)
 		err = sht_state_run(ss, &src, &p, &events, &skipped);
 	if (err == SHT_OK)
-		err = sht_state_finish(ss, sht__wl_end(&o->w));
+		err = sht_state_finish(ss, shtgen_wl_end(&o->w));
 	*secs = now_s() - t0;
-	if (err == SHT_OK && (events != sht__wl_events(&o->w) || skipped))
+	if (err == SHT_OK && (events != shtgen_wl_events(&o->w) || skipped))
 		die("build %s: %llu events run, %llu skipped (expected %llu, 0)",
 		    path, (unsigned long long)events,
 		    (unsigned long long)skipped,
-		    (unsigned long long)sht__wl_events(&o->w));
+		    (unsigned long long)shtgen_wl_events(&o->w));
 	sht_state_close(ss);
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	return err;
 }
 
@@ -562,7 +562,7 @@ static int single_ok(const struct opts *o, sht_err err, const sht_result *r,
 	if (err != SHT_OK || sht_result_count(r) != 1)
 		return 0;
 	iv = sht_result_at(r, 0);
-	want = sht__wl_expect(&o->w, q, t, buf);
+	want = shtgen_wl_expect(&o->w, q, t, buf);
 	return iv->quark == q && iv->start <= t && t <= iv->end &&
 	       sht_value_equal(&iv->value, &want);
 }
@@ -571,13 +571,13 @@ static int single_ok(const struct opts *o, sht_err err, const sht_result *r,
 static int full_ok(const struct opts *o, sht_err err, const sht_result *r,
 		   sht_time t, uint64_t *hash)
 {
-	uint64_t nq = sht__wl_quarks(&o->w), h = 0xcbf29ce484222325u;
+	uint64_t nq = shtgen_wl_quarks(&o->w), h = 0xcbf29ce484222325u;
 	char buf[32];
 	int good = err == SHT_OK && sht_result_count(r) == nq;
 
 	for (size_t i = 0; i < sht_result_count(r); i++) {
 		const sht_interval *iv = sht_result_at(r, i);
-		sht_value want = sht__wl_expect(&o->w, iv->quark, t, buf);
+		sht_value want = shtgen_wl_expect(&o->w, iv->quark, t, buf);
 
 		if (iv->quark != i || iv->start > t || t > iv->end ||
 		    !sht_value_equal(&iv->value, &want))
@@ -759,7 +759,7 @@ static void run_queries(const struct opts *o, const char *path,
 {
 	struct session s;
 	sht_reader *r = NULL;
-	sht_info info;
+	sht_tree_info info;
 	double unused[5];
 
 	memset(&s, 0, sizeof s);
@@ -775,7 +775,7 @@ static void run_queries(const struct opts *o, const char *path,
 	/* The file: size, intervals, checkpoints. */
 	if (sht_reader_open(path, NULL, &r) != SHT_OK)
 		die("open %s: %s", path, sht_errmsg());
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	m->file_bytes = (double)info.file_bytes;
 	m->intervals = (double)info.intervals;
 	if (h->every)
@@ -783,9 +783,9 @@ static void run_queries(const struct opts *o, const char *path,
 	m->checkpoints = (double)s.ncp;
 	sht_reader_close(r);
 
-	if (sht__wl_source(&o->w, &s.cs.inner) != SHT_OK)
+	if (shtgen_wl_source(&o->w, &s.cs.inner) != SHT_OK)
 		die("source: %s", sht_errmsg());
-	sht__wl_provider(&o->w, &s.p);
+	shtgen_wl_provider(&o->w, &s.p);
 	session_open(&s);
 
 	/* Warm-up (node cache), then the measured batches. */
@@ -803,7 +803,7 @@ static void run_queries(const struct opts *o, const char *path,
 		qs->have_ref = 1;
 
 	sht_state_close(s.ss);
-	sht__workload_source_free(&s.cs.inner);
+	shtgen_workload_source_free(&s.cs.inner);
 	sht_result_destroy(s.res);
 	free(s.cp);
 }
@@ -825,16 +825,16 @@ static void print_line(const struct opts *o, const char *type,
 		       const struct metrics *full)
 {
 	printf("{\"bench\":\"partial\",\"type\":\"%s\",\"workload\":\"%s\","
-	       "\"size\":%llu,", type, sht__wl_name(&o->w),
+	       "\"size\":%llu,", type, shtgen_wl_name(&o->w),
 	       (unsigned long long)o->size);
-	if (o->w.kind == SHT__WL_STAIRCASE)
+	if (o->w.kind == SHTGEN_WL_STAIRCASE)
 		printf("\"staircase_intervals\":%lu,",
 		       (unsigned long)o->w.st.intervals);
 	printf("\"events\":%llu,\"workload_intervals\":%llu,"
 	       "\"quarks\":%llu,\"history\":\"%s\",\"every\":%llu,",
-	       (unsigned long long)sht__wl_events(&o->w),
-	       (unsigned long long)sht__wl_intervals(&o->w),
-	       (unsigned long long)sht__wl_quarks(&o->w), h->label,
+	       (unsigned long long)shtgen_wl_events(&o->w),
+	       (unsigned long long)shtgen_wl_intervals(&o->w),
+	       (unsigned long long)shtgen_wl_quarks(&o->w), h->label,
 	       (unsigned long long)h->every);
 	if (!strcmp(type, "run"))
 		printf("\"repeat\":%u,", rep);
@@ -886,7 +886,7 @@ int main(int argc, char **argv)
 			sht_err err;
 
 			snprintf(path, sizeof path, "%s/partial-bench-%s-%llu-%s%llu.sht",
-				 o.dir, sht__wl_name(&o.w),
+				 o.dir, shtgen_wl_name(&o.w),
 				 (unsigned long long)o.size,
 				 h->every ? "p" : "full",
 				 (unsigned long long)h->every);

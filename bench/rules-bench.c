@@ -99,7 +99,7 @@ static void env_text(const sht_source *src, const char *name, char *buf, size_t 
 
 	buf[0] = '\0';
 	if (sht_ctf_env(src, name, &f) == SHT_OK)
-		sht__field_text(&f, buf, size);
+		sht_field_text(&f, buf, size);
 }
 
 static int load(const char *path, struct mtrace *t)

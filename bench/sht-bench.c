@@ -19,7 +19,7 @@
  *      sends its metrics back through a pipe.  Metric keys are string
  *      literals, valid in the parent since the child is a fork, not an exec.
  *  (2) Every query answer is checked against the workload's oracle
- *      (sht__staircase_expect, sht__churn_expect) plus the interval bounds
+ *      (shtgen_staircase_expect, shtgen_churn_expect) plus the interval bounds
  *      the workload's definition implies; any mismatch makes the run fail
  *      (exit status 1) after its line is printed.
  *  (3) Times come from clock_gettime(CLOCK_MONOTONIC).  Single queries are
@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 #include "bench-util.h"
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -401,17 +401,17 @@ static void fail(struct metrics *ms, const char *what, sht_err err)
 /* The workload, and the bounds and quark count its checks use on every
  * query (computed once, through sht__wl_*). */
 struct workload {
-	sht__workload wl;
+	shtgen_workload wl;
 	sht_time start, end;
 	uint64_t quarks;        /* quarks the workload uses: 0 .. quarks-1 */
 };
 
-static void wl_init(struct workload *w, sht__wl_kind kind, uint64_t size,
+static void wl_init(struct workload *w, shtgen_wl_kind kind, uint64_t size,
 		    uint32_t intervals)
 {
 	memset(w, 0, sizeof *w);
 	w->wl.kind = kind;
-	if (kind == SHT__WL_STAIRCASE) {
+	if (kind == SHTGEN_WL_STAIRCASE) {
 		w->wl.st.attributes = size;
 		w->wl.st.intervals = intervals;
 		w->wl.st.step = 1000;
@@ -419,9 +419,9 @@ static void wl_init(struct workload *w, sht__wl_kind kind, uint64_t size,
 		w->wl.ch.threads = size;
 	}
 	w->start = 0;
-	w->end = sht__wl_end(&w->wl);
-	w->quarks = sht__wl_quarks(&w->wl);
-	if (kind == SHT__WL_STAIRCASE) {
+	w->end = shtgen_wl_end(&w->wl);
+	w->quarks = shtgen_wl_quarks(&w->wl);
+	if (kind == SHTGEN_WL_STAIRCASE) {
 		if (w->end <= 0)
 			die("staircase: invalid size %" PRIu64 " x %u", size,
 			    intervals);
@@ -440,7 +440,7 @@ static void wl_init(struct workload *w, sht__wl_kind kind, uint64_t size,
 static int wl_bounds(const struct workload *w, sht_quark q, sht_time t,
 		     sht_time *lo, sht_time *hi)
 {
-	if (w->wl.kind == SHT__WL_STAIRCASE) {
+	if (w->wl.kind == SHTGEN_WL_STAIRCASE) {
 		sht_time d = w->wl.st.step;
 		sht_time ad = (sht_time)w->wl.st.attributes * d;
 		sht_time a0 = (sht_time)q * d;
@@ -506,7 +506,7 @@ static int check_answer(const struct workload *w, sht_quark q, sht_time t,
 			const sht_interval *iv, uint64_t *reported)
 {
 	char buf[64];
-	sht_value exp = sht__wl_expect(&w->wl, q, t, buf);
+	sht_value exp = shtgen_wl_expect(&w->wl, q, t, buf);
 	sht_time lo, hi;
 	const char *why = NULL;
 
@@ -545,7 +545,7 @@ static int check_answer(const struct workload *w, sht_quark q, sht_time t,
 struct store_opts {
 	struct workload w;
 	uint64_t size;
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	uint32_t intervals;     /* staircase I */
 	const char *dir;
 	int keep;
@@ -588,7 +588,7 @@ static void phase_gen(void *ctx, struct metrics *ms)
 	const struct store_opts *o = ctx;
 	struct gen_ctx g = { 0, 0 };
 	double t0 = now_s();
-	sht_err err = sht__wl_run(&o->w.wl, emit_count, &g);
+	sht_err err = shtgen_wl_run(&o->w.wl, emit_count, &g);
 	double t1 = now_s();
 
 	if (err < 0) {
@@ -633,7 +633,7 @@ static void phase_build(void *ctx, struct metrics *ms)
 		return;
 	}
 	t1 = now_s();
-	err = sht__wl_run(&o->w.wl, emit_insert, &c);
+	err = shtgen_wl_run(&o->w.wl, emit_insert, &c);
 	t2 = now_s();
 	if (err < 0) {
 		char what[96];
@@ -641,17 +641,17 @@ static void phase_build(void *ctx, struct metrics *ms)
 		snprintf(what, sizeof what, "sht_builder_insert #%" PRIu64,
 			 c.n);
 		fail(ms, what, err);
-		sht_builder_destroy(c.b);
+		sht_builder_close(c.b);
 		return;
 	}
 	err = sht_builder_finish(c.b, o->w.end);
 	t3 = now_s();
 	if (err < 0) {
 		fail(ms, "sht_builder_finish", err);
-		sht_builder_destroy(c.b);
+		sht_builder_close(c.b);
 		return;
 	}
-	sht_builder_destroy(c.b);
+	sht_builder_close(c.b);
 	t4 = now_s();
 
 	put(ms, "build_s", t4 - t0);
@@ -936,7 +936,7 @@ static int q2d_batch(struct qstate *s, int cold, const char *k_ms)
 static int time_opens(struct qstate *s, int cold, const char *key)
 {
 	const struct store_opts *o = s->o;
-	sht_open_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { o->cache_bytes };
 	double v[15];
 	int n = o->opens < 15 ? o->opens : 15;
 
@@ -964,10 +964,10 @@ static int time_opens(struct qstate *s, int cold, const char *key)
 static void phase_query(void *ctx, struct metrics *ms)
 {
 	const struct store_opts *o = ctx;
-	sht_open_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { o->cache_bytes };
 	struct qstate s;
-	sht_info info;
-	sht_stats *st;
+	sht_tree_info info;
+	sht_tree_stats *st;
 	sht_err err;
 	double t0, t1;
 
@@ -993,7 +993,7 @@ static void phase_query(void *ctx, struct metrics *ms)
 	if (time_opens(&s, 0, "open_ms") < 0)
 		goto out;
 
-	sht_reader_info(s.r, &info);
+	sht_reader_info_get(s.r, &info);
 	put_int(ms, "file_bytes", (double)info.file_bytes);
 	put_int(ms, "nodes", (double)info.nodes);
 	put_int(ms, "blocks", (double)info.blocks);
@@ -1016,10 +1016,10 @@ static void phase_query(void *ctx, struct metrics *ms)
 
 	st = xmalloc(sizeof *st);
 	t0 = now_s();
-	err = sht_reader_stats(s.r, st);
+	err = sht_reader_stats_get(s.r, st);
 	t1 = now_s();
 	if (err < 0) {
-		fail(ms, "sht_reader_stats", err);
+		fail(ms, "sht_reader_stats_get", err);
 		free(st);
 		goto out;
 	}
@@ -1121,7 +1121,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 {
 	struct metrics part;
 	const char *strs[] = { "mode", "store", "type", "run",
-			       "workload", sht__wl_name(&o->w.wl),
+			       "workload", shtgen_wl_name(&o->w.wl),
 			       "variant", variant_name(o->bo.variant),
 			       NULL };
 	double mis = 0;
@@ -1132,7 +1132,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 	put_int(out, "size", (double)o->size);
 	put_int(out, "block_size", o->bo.block_size);
 	put_int(out, "max_children", o->bo.max_children);
-	if (o->w.wl.kind == SHT__WL_STAIRCASE)
+	if (o->w.wl.kind == SHTGEN_WL_STAIRCASE)
 		put_int(out, "staircase_i", o->intervals);
 	put_int(out, "no_sync", o->bo.no_sync);
 	put_int(out, "seed", (double)o->seed);
@@ -1140,7 +1140,7 @@ static int store_run(struct store_opts *o, int run, struct metrics *out)
 	if (o->reuse)
 		goto queries;
 	snprintf(o->path, sizeof o->path, "%s/sht-bench-%s-%" PRIu64
-		 "-%s-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
+		 "-%s-%ld.sht", o->dir, shtgen_wl_name(&o->w.wl), o->size,
 		 variant_name(o->bo.variant), (long)getpid());
 
 	note("run %d: generator alone", run);
@@ -1377,7 +1377,7 @@ static void phase_limits(void *ctx, struct metrics *ms)
 /*
  * sht-bench state drives the workload's state changes through the state
  * system (sht_state_create with provider "staircase" or "churn", version 1;
- * sht__staircase_drive / sht__churn_drive, which end with sht_state_finish;
+ * shtgen_staircase_drive / shtgen_churn_drive, which end with sht_state_finish;
  * sht_state_close) instead of feeding the builder directly.  Phases, each
  * in a forked child (design note 1):
  *   store   (tree backend, unless --no-store) the store-only build of the
@@ -1398,7 +1398,7 @@ struct state_opts {
 	uint64_t size;
 	uint32_t intervals;     /* staircase I */
 	sht_backend backend;
-	sht_build_opts bo;      /* tree backend: variant, block, children,
+	sht_builder_opts bo;      /* tree backend: variant, block, children,
 				   no_sync, threads */
 	const char *dir;
 	int keep;
@@ -1423,7 +1423,7 @@ static const char *backend_name(sht_backend b)
  * thread, 2 modifies at birth, 19 Status modifies and 1 clear. */
 static uint64_t wl_changes(const struct workload *w)
 {
-	return w->wl.kind == SHT__WL_STAIRCASE
+	return w->wl.kind == SHTGEN_WL_STAIRCASE
 		       ? w->wl.st.attributes * (uint64_t)w->wl.st.intervals
 		       : 22 * w->wl.ch.threads;
 }
@@ -1434,7 +1434,7 @@ static void wl_path(const struct workload *w, sht_quark q, char *buf,
 {
 	static const char *const leaf[3] = { "", "/Status", "/Exec_name" };
 
-	if (w->wl.kind == SHT__WL_STAIRCASE)
+	if (w->wl.kind == SHTGEN_WL_STAIRCASE)
 		snprintf(buf, size, "%" PRIu32, q);
 	else if (q == 0)
 		snprintf(buf, size, "Threads");
@@ -1551,7 +1551,7 @@ static int sq_single_name(struct squery *s)
 
 		wl_path(&s->o->w, q, name, sizeof name);
 		t0 = now_s();
-		err = sht_state_quark_path(s->ss, name, 0, &found);
+		err = sht_state_quark_path(s->ss, name, false, &found);
 		t1 = now_s();
 		if (err == SHT_OK)
 			err = sht_state_query(s->ss, found, t, s->res);
@@ -1748,17 +1748,17 @@ static void sq_check_history(struct squery *s)
 			    "[%" PRId64 ", %" PRId64 "]", sht_state_start(s->ss),
 			    sht_state_end(s->ss), w->start, w->end);
 	if (sht_state_provider(s->ss, &id, &version) != SHT_OK ||
-	    strcmp(id, sht__wl_name(&s->o->w.wl)) != 0 || version != 1)
+	    strcmp(id, shtgen_wl_name(&s->o->w.wl)) != 0 || version != 1)
 		sq_mismatch(s, "provider \"%s\" v%" PRIu32 ", expected \"%s\" v1",
 			    id ? id : "(none)", version,
-			    sht__wl_name(&s->o->w.wl));
+			    shtgen_wl_name(&s->o->w.wl));
 }
 
 /* Every query kind on s->ss; 0 or -1 (failure in s->ms). */
 static int sq_all(struct squery *s)
 {
 	sq_check_history(s);
-	/* Warm-up (as the store benchmark's sht_reader_stats does before its
+	/* Warm-up (as the store benchmark's sht_reader_stats_get does before its
 	 * queries): 65 full queries evenly spread over the history read the
 	 * nodes of every part of it into the node cache; the 1 000 random
 	 * single queries below and the 20 full ones warm the rest. */
@@ -1798,7 +1798,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	uint64_t rss0 = proc_status_bytes("VmRSS");
-	uint64_t count = sht__wl_intervals(&o->w.wl);
+	uint64_t count = shtgen_wl_intervals(&o->w.wl);
 	struct rusage ru;
 	double t0, t1, t2, t3, t4, build;
 	sht_err err;
@@ -1806,7 +1806,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 	sht_state_opts_init(&so);
 	so.backend = o->backend;
 	so.tree = o->bo;
-	so.provider = sht__wl_name(&o->w.wl);
+	so.provider = shtgen_wl_name(&o->w.wl);
 	so.provider_version = 1;
 
 	t0 = now_s();
@@ -1817,7 +1817,7 @@ static void phase_state_build(void *ctx, struct metrics *ms)
 		fail(ms, "sht_state_create", err);
 		return;
 	}
-	err = sht__wl_drive(&o->w.wl, ss);
+	err = shtgen_wl_drive(&o->w.wl, ss);
 	t2 = now_s();
 	if (err < 0) {
 		fail(ms, "drive (changes and sht_state_finish)", err);
@@ -1909,7 +1909,7 @@ static int sq_opens(struct squery *s, int n, int cold, const char *name,
 		if (err < 0)
 			return sq_failed(s, "sht_state_open", err);
 		if (name) {
-			err = sht_state_quark_path(ss, name, 0, &q);
+			err = sht_state_quark_path(ss, name, false, &q);
 			t2 = now_s();
 			if (err < 0) {
 				sht_state_close(ss);
@@ -1938,7 +1938,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 	const struct state_opts *o = ctx;
 	struct squery s;
 	sht_reader *r;
-	sht_info info;
+	sht_tree_info info;
 	char name[64];
 	sht_quark last = (sht_quark)(o->w.quarks - 1);
 	sht_quark q = SHT_QUARK_NONE;
@@ -1954,7 +1954,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 
 	/* The first open after the build, and its first look-up (of the
 	 * last attribute created): this state system runs the queries. */
-	if (o->w.wl.kind == SHT__WL_CHURN)
+	if (o->w.wl.kind == SHTGEN_WL_CHURN)
 		last = (sht_quark)(o->w.quarks - 2);   /* .../Status */
 	wl_path(&o->w, last, name, sizeof name);
 	t0 = now_s();
@@ -1964,7 +1964,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 		fail(ms, "sht_state_open", err);
 		return;
 	}
-	err = sht_state_quark_path(s.ss, name, 0, &q);
+	err = sht_state_quark_path(s.ss, name, false, &q);
 	t2 = now_s();
 	if (err < 0) {
 		fail(ms, "sht_state_quark_path", err);
@@ -1991,7 +1991,7 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 		fail(ms, "sht_reader_open", err);
 		goto out;
 	}
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	put_int(ms, "file_bytes", (double)info.file_bytes);
 	put_int(ms, "nodes", (double)info.nodes);
 	put_int(ms, "depth", info.depth);
@@ -1999,10 +1999,10 @@ static void phase_state_query(void *ctx, struct metrics *ms)
 	put(ms, "bytes_per_interval",
 	    info.intervals ? (double)info.file_bytes / (double)info.intervals
 			   : NAN);
-	if (info.intervals != sht__wl_intervals(&o->w.wl))
+	if (info.intervals != shtgen_wl_intervals(&o->w.wl))
 		sq_mismatch(&s, "file holds %" PRIu64 " intervals, expected "
 			    "%" PRIu64, info.intervals,
-			    sht__wl_intervals(&o->w.wl));
+			    shtgen_wl_intervals(&o->w.wl));
 	/* Section 1: the attribute tree (docs/FORMAT.md §6). */
 	if (sht_reader_section(r, 1, NULL, &data, &len) == SHT_OK) {
 		put_int(ms, "attrs_section_bytes", (double)len);
@@ -2039,7 +2039,7 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 {
 	struct metrics part;
 	const char *strs[] = { "mode", "state", "type", "run",
-			       "workload", sht__wl_name(&o->w.wl),
+			       "workload", shtgen_wl_name(&o->w.wl),
 			       "backend", backend_name(o->backend),
 			       "variant", variant_name(o->bo.variant),
 			       NULL };
@@ -2050,18 +2050,18 @@ static int state_run(struct state_opts *o, int run, struct metrics *out)
 	memset(out, 0, sizeof *out);
 	put_int(out, "run", run);
 	put_int(out, "size", (double)o->size);
-	put_int(out, "threads", o->bo.threads);
+	put_int(out, "threads", o->bo.threaded);
 	put_int(out, "block_size", o->bo.block_size);
 	put_int(out, "max_children", o->bo.max_children);
-	if (o->w.wl.kind == SHT__WL_STAIRCASE)
+	if (o->w.wl.kind == SHTGEN_WL_STAIRCASE)
 		put_int(out, "staircase_i", o->intervals);
 	put_int(out, "no_sync", o->bo.no_sync);
 	put_int(out, "seed", (double)o->seed);
 	snprintf(o->path, sizeof o->path, "%s/sht-bench-state-%s-%" PRIu64
-		 "-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
+		 "-%ld.sht", o->dir, shtgen_wl_name(&o->w.wl), o->size,
 		 (long)getpid());
 	snprintf(o->store_path, sizeof o->store_path, "%s/sht-bench-store-%s-%"
-		 PRIu64 "-%ld.sht", o->dir, sht__wl_name(&o->w.wl), o->size,
+		 PRIu64 "-%ld.sht", o->dir, shtgen_wl_name(&o->w.wl), o->size,
 		 (long)getpid());
 
 	if (tree && !o->no_store) {
@@ -2189,7 +2189,7 @@ static int cmd_store(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(&o, 0, sizeof o);
-	sht_build_opts_init(&o.bo);
+	sht_builder_opts_init(&o.bo);
 	if (o.bo.block_size == 0)
 		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	if (o.bo.max_children == 0)
@@ -2231,7 +2231,7 @@ static int cmd_store(int argc, char **argv)
 			o.intervals = (uint32_t)parse_u64(
 				a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = 1;
+			o.bo.no_sync = true;
 		else if (!strcmp(a, "--dir"))
 			o.dir = need_arg(argc, argv, &i);
 		else if (!strcmp(a, "--keep"))
@@ -2295,9 +2295,9 @@ static int cmd_store(int argc, char **argv)
 	if (!wl || o.size == 0)
 		die("store needs --workload staircase|churn and --size N");
 	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, SHT__WL_STAIRCASE, o.size, o.intervals);
+		wl_init(&o.w, SHTGEN_WL_STAIRCASE, o.size, o.intervals);
 	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, SHT__WL_CHURN, o.size, 0);
+		wl_init(&o.w, SHTGEN_WL_CHURN, o.size, 0);
 	else
 		die("--workload: staircase or churn, not '%s'", wl);
 	if (!have_cq)
@@ -2322,7 +2322,7 @@ static int cmd_store(int argc, char **argv)
 	if (repeat > 1) {
 		struct metrics med;
 		const char *strs[] = { "mode", "store", "type", "median",
-				       "workload", sht__wl_name(&o.w.wl),
+				       "workload", shtgen_wl_name(&o.w.wl),
 				       "variant", variant_name(o.bo.variant),
 				       NULL };
 
@@ -2400,13 +2400,13 @@ static int cmd_state(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 
 	memset(&o, 0, sizeof o);
-	sht_build_opts_init(&o.bo);
+	sht_builder_opts_init(&o.bo);
 	if (o.bo.block_size == 0)
 		o.bo.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	if (o.bo.max_children == 0)
 		o.bo.max_children = SHT_DEFAULT_MAX_CHILDREN;
 	o.bo.no_sync = 0;
-	o.bo.threads = 0;
+	o.bo.threaded = false;
 	o.backend = SHT_BACKEND_TREE;
 	o.intervals = 20;
 	o.dir = tmp && *tmp ? tmp : "/tmp";
@@ -2441,7 +2441,7 @@ static int cmd_state(int argc, char **argv)
 
 			if (v > 1)
 				die("--threads: 0 or 1");
-			o.bo.threads = (int)v;
+			o.bo.threaded = v != 0;
 		} else if (!strcmp(a, "--variant")) {
 			const char *v = need_arg(argc, argv, &i);
 
@@ -2461,7 +2461,7 @@ static int cmd_state(int argc, char **argv)
 			o.intervals = (uint32_t)parse_u64(
 				a, need_arg(argc, argv, &i));
 		else if (!strcmp(a, "--no-sync"))
-			o.bo.no_sync = 1;
+			o.bo.no_sync = true;
 		else if (!strcmp(a, "--no-store"))
 			o.no_store = 1;
 		else if (!strcmp(a, "--dir"))
@@ -2493,9 +2493,9 @@ static int cmd_state(int argc, char **argv)
 	if (!wl || o.size == 0)
 		die("state needs --workload staircase|churn and --size N");
 	if (!strcmp(wl, "staircase"))
-		wl_init(&o.w, SHT__WL_STAIRCASE, o.size, o.intervals);
+		wl_init(&o.w, SHTGEN_WL_STAIRCASE, o.size, o.intervals);
 	else if (!strcmp(wl, "churn"))
-		wl_init(&o.w, SHT__WL_CHURN, o.size, 0);
+		wl_init(&o.w, SHTGEN_WL_CHURN, o.size, 0);
 	else
 		die("--workload: staircase or churn, not '%s'", wl);
 	if (repeat < 1 || o.queries < 1 || o.full_queries < 1 ||
@@ -2514,7 +2514,7 @@ static int cmd_state(int argc, char **argv)
 	if (repeat > 1) {
 		struct metrics med;
 		const char *strs[] = { "mode", "state", "type", "median",
-				       "workload", sht__wl_name(&o.w.wl),
+				       "workload", shtgen_wl_name(&o.w.wl),
 				       "backend", backend_name(o.backend),
 				       "variant", variant_name(o.bo.variant),
 				       NULL };

@@ -188,7 +188,7 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	c.ins = sb_prepare(c.db, o->rtree ? RTREE_INSERT : BTREE_INSERT);
 	sb_exec(c.db, "BEGIN");
 	t1 = now_s();
-	err = sht__wl_run(&o->wl, insert_one, &c);
+	err = shtgen_wl_run(&o->wl, insert_one, &c);
 	if (err < 0)
 		sb_die("generator: %s (%s)", sht_strerror(err), sht_errmsg());
 	sqlite3_finalize(c.ins);
@@ -259,9 +259,9 @@ static void print_json(const struct sb_opts *o, const struct sb_result *r)
 	printf("{\"system\":\"%s\",\"workload\":\"%s\"",
 	       o->rtree ? "sqlite-rtree" : o->wr ? "sqlite-btree-wr"
 					  : "sqlite-btree",
-	       sht__wl_name(&o->wl));
+	       shtgen_wl_name(&o->wl));
 	printf(",\"attrs\":%" PRIu64 ",\"quarks\":%" PRIu64
-	       ",\"intervals\":%" PRIu64, o->wl.kind == SHT__WL_STAIRCASE
+	       ",\"intervals\":%" PRIu64, o->wl.kind == SHTGEN_WL_STAIRCASE
 	       ? o->wl.st.attributes : o->wl.ch.threads, o->quarks,
 	       r->intervals);
 	num("build_s", r->build_s);
@@ -359,21 +359,21 @@ static void set_workload(struct sb_opts *o, const char *wl, uint64_t attrs,
 		sb_die("--workload and --attrs A >= 1 are required "
 		       "(try --help)");
 	if (!strcmp(wl, "staircase")) {
-		o->wl.kind = SHT__WL_STAIRCASE;
+		o->wl.kind = SHTGEN_WL_STAIRCASE;
 		o->wl.st.attributes = attrs;
 		o->wl.st.intervals = (uint32_t)intervals;
 		o->wl.st.step = 1000;
 		if (intervals < 1 || intervals > UINT32_MAX)
 			sb_die("--intervals: 1 .. %u", UINT32_MAX);
 	} else if (!strcmp(wl, "churn")) {
-		o->wl.kind = SHT__WL_CHURN;
+		o->wl.kind = SHTGEN_WL_CHURN;
 		o->wl.ch.threads = attrs;
 	} else {
 		sb_die("--workload: staircase or churn, not '%s'", wl);
 	}
-	o->end = sht__wl_end(&o->wl);
-	o->quarks = sht__wl_quarks(&o->wl);
-	if (o->end <= 0 || o->quarks == 0 || sht__wl_intervals(&o->wl) == 0)
+	o->end = shtgen_wl_end(&o->wl);
+	o->quarks = shtgen_wl_quarks(&o->wl);
+	if (o->end <= 0 || o->quarks == 0 || shtgen_wl_intervals(&o->wl) == 0)
 		sb_die("invalid workload size %" PRIu64, attrs);
 }
 
@@ -477,10 +477,10 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		return 2;
 	print_json(&o, &r);
-	if (r.intervals != sht__wl_intervals(&o.wl)) {
+	if (r.intervals != shtgen_wl_intervals(&o.wl)) {
 		fprintf(stderr, "sht-sqlite-bench: %" PRIu64 " intervals "
 			"loaded, the workload has %" PRIu64 "\n", r.intervals,
-			sht__wl_intervals(&o.wl));
+			shtgen_wl_intervals(&o.wl));
 		return 1;
 	}
 	if (r.mismatches) {

@@ -12,14 +12,14 @@
 #include <sqlite3.h>
 
 #include "sht/sht.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 
 /* Options and the workload they describe. */
 struct sb_opts {
 	int rtree;              /* 0: (quark, start) B-tree, 1: R*Tree */
 	int wr;                 /* B-tree: the table itself clustered on
 				   (quark, start), WITHOUT ROWID */
-	sht__workload wl;
+	shtgen_workload wl;
 	sht_time end;           /* history [0, end] */
 	uint64_t quarks;        /* quarks 0 .. quarks-1 */
 	uint64_t queries;       /* timed single queries (warm) */

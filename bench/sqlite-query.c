@@ -132,7 +132,7 @@ static void check(struct qs *s, sht_quark q, sht_time t,
 		  const struct sb_answer *a)
 {
 	char buf[64];
-	sht_value exp = sht__wl_expect(&s->o->wl, q, t, buf);
+	sht_value exp = shtgen_wl_expect(&s->o->wl, q, t, buf);
 
 	if (!a->found) {
 		if (exp.type != SHT_TYPE_NULL)
@@ -370,18 +370,18 @@ static sht_err insert_sht(void *ctx, const sht_interval *iv)
 static void open_sht(struct qs *s)
 {
 	const struct sb_opts *o = s->o;
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&bo);
-	bo.no_sync = 1;
+	sht_builder_opts_init(&bo);
+	bo.no_sync = true;
 	err = sht_builder_create(o->sht_path, 0, &bo, &b);
 	if (err >= 0) {
-		err = sht__wl_run(&o->wl, insert_sht, b);
+		err = shtgen_wl_run(&o->wl, insert_sht, b);
 		if (err >= 0)
 			err = sht_builder_finish(b, o->end);
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 	}
 	if (err >= 0)
 		err = sht_reader_open(o->sht_path, NULL, &s->sht);

@@ -130,7 +130,7 @@ static double build(const struct opts *o, sht_variant v, const char *path,
 	return t0;
 }
 
-static void draw(struct qset *qs, const struct opts *o, const sht_info *in)
+static void draw(struct qset *qs, const struct opts *o, const sht_tree_info *in)
 {
 	uint64_t s = o->seed, span = (uint64_t)(in->end - in->start) + 1;
 	size_t n = WARM_SINGLE + o->queries, nf = WARM_FULL + o->full_queries;
@@ -267,8 +267,8 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 	uint64_t events = 0, attrs = 0, bad;
 	double build_s, sm, s50, s99, vis, fm, f99, items;
 	sht_reader *r;
-	sht_info in;
-	sht_stats st;
+	sht_tree_info in;
+	sht_tree_stats st;
 	int checked = 0;
 
 	snprintf(path, sizeof path, "%s/trace-bench-%ld-%s.sht", o->dir,
@@ -276,8 +276,8 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 	build_s = build(o, v, path, &events, &attrs);
 	if (sht_reader_open(path, NULL, &r) != SHT_OK)
 		fail(path);
-	sht_reader_info(r, &in);
-	if (sht_reader_stats(r, &st) != SHT_OK)
+	sht_reader_info_get(r, &in);
+	if (sht_reader_stats_get(r, &st) != SHT_OK)
 		fail("stats");
 	if (in.quark_count == 0)
 		fail("empty history");

@@ -2,7 +2,8 @@
 # install-test.sh BUILD_DIR CONSUMER_C: the install test (CTest, label
 # "install").  Run from a scratch directory (cmake/run-test.sh).
 #  1. `cmake --install BUILD_DIR` into ./prefix;
-#  2. check the shared library exports only sht_ names;
+#  2. check the shared library exports only sht_ names, and that the
+#     installed sht tool loads it through its run path;
 #  3. build CONSUMER_C with `pkg-config --cflags --libs sht`, run it;
 #  4. same against a copy of the prefix without libsht.so, with
 #     `pkg-config --static` (libsht.a plus Libs.private).
@@ -54,6 +55,21 @@ run_consumer() {  # run_consumer NAME [ENV]...
 	[ "$out" = "$expect" ] || fail "$name printed '$out', expected '$expect'"
 	echo "ok: $name printed $out"
 }
+
+# The installed tool is a front end on the shared library: it finds it
+# through its run path, with no LD_LIBRARY_PATH, and reaches no hidden
+# symbol (it would not have linked).
+if [ -x "$prefix/bin/sht" ]; then
+	tooldeps=$(env -u LD_LIBRARY_PATH ldd "$prefix/bin/sht")
+	toollib=$(awk '$1 == "libsht.so.0" { print $3 }' <<<"$tooldeps")
+	[ -n "$toollib" ] && [ "$(realpath "$toollib")" = "$(realpath "$libdir/libsht.so.0")" ] ||
+		fail "the installed sht does not load $libdir/libsht.so.0: $toollib"
+	out=$(env -u LD_LIBRARY_PATH "$prefix/bin/sht" --version) ||
+		fail "the installed sht --version exited with $?"
+	[[ $out == *"libsht $expect"* ]] ||
+		fail "the installed sht --version printed '$out'"
+	echo "ok: installed sht runs on $libdir/libsht.so.0"
+fi
 
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 "$cc" "${strict[@]}" "${extra[@]}" $(pkg-config --cflags sht) \

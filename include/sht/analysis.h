@@ -99,7 +99,7 @@ SHT_API void sht_kernel_provider(sht_kernel *k, sht_provider *out);
 
 /* The layout in use: the one given, or for AUTO the one decided so far
  * (SHT_KERNEL_LAYOUT_AUTO while names leave several possible). */
-SHT_API sht_kernel_layout sht_kernel_layout_get(const sht_kernel *k);
+SHT_API sht_kernel_layout sht_kernel_layout_in_use(const sht_kernel *k);
 
 SHT_API void sht_kernel_stats_get(const sht_kernel *k, sht_kernel_stats *out);
 
@@ -111,7 +111,7 @@ SHT_API void sht_kernel_stats_get(const sht_kernel *k, sht_kernel_stats *out);
  * history stores compactly).  It follows Trace Compass's statistics
  * state system (TmfStateStatistics: "total", "event_types/<name>") and
  * adds per-CPU counters; its layout is not Trace Compass's, hence its own
- * provider id, SHT_STATS_PROVIDER_ID ("event-statistics"), version 1.
+ * provider id, SHT_EVSTATS_PROVIDER_ID ("event-statistics"), version 1.
  *
  * Attributes (every counter an int64):
  *
@@ -139,46 +139,43 @@ SHT_API void sht_kernel_stats_get(const sht_kernel *k, sht_kernel_stats *out);
  * create the missing elements of their paths in the same order, parent
  * before child.
  *
- * (The analysis is a sht_stats_analysis: sht_stats is tree.h's file
- * statistics.)
- *
- *   sht_stats_analysis *s;
+ *   sht_evstats *s;
  *   sht_provider p;
- *   sht_stats_create(&s);
- *   sht_stats_provider(s, &p);
+ *   sht_evstats_create(&s);
+ *   sht_evstats_provider(s, &p);
  *   sht_state_run(ss, &src, &p, NULL, NULL);
- *   sht_stats_destroy(s);
+ *   sht_evstats_destroy(s);
  *
  * Quarks are cached between events (per event name, per CPU) while
  * sht_state_cacheable_count() allows it, so a counted event costs a few
- * increments.  One sht_stats_analysis serves one history at a time (it may serve
+ * increments.  One sht_evstats serves one history at a time (it may serve
  * the replays of a partial history built with it); not thread-safe.
  */
 
-#define SHT_STATS_PROVIDER_ID "event-statistics"
-#define SHT_STATS_PROVIDER_VERSION 1u
+#define SHT_EVSTATS_PROVIDER_ID "event-statistics"
+#define SHT_EVSTATS_PROVIDER_VERSION 1u
 
 /* What the analysis saw. */
-typedef struct sht_stats_info {
+typedef struct sht_evstats_info {
 	uint64_t events;       /* events given to the handler (replays of a
 	                          partial history included) */
 	uint64_t unknown_cpu;  /* of those, events with cpu < 0 */
 	uint64_t unnamed;      /* of those, events with a NULL name */
 	uint64_t names;        /* distinct event names seen */
-} sht_stats_info;
+} sht_evstats_info;
 
-typedef struct sht_stats_analysis sht_stats_analysis;
+typedef struct sht_evstats sht_evstats;
 
 /* An event statistics analysis.  @return SHT_OK, SHT_ERR_NOMEM. */
-SHT_API sht_err sht_stats_create(sht_stats_analysis **out);
+SHT_API sht_err sht_evstats_create(sht_evstats **out);
 
 /* NULL is a no-op.  Providers filled from s become invalid. */
-SHT_API void sht_stats_destroy(sht_stats_analysis *s);
+SHT_API void sht_evstats_destroy(sht_evstats *s);
 
 /* Fill *out with the provider (id, version, handler) running s. */
-SHT_API void sht_stats_provider(sht_stats_analysis *s, sht_provider *out);
+SHT_API void sht_evstats_provider(sht_evstats *s, sht_provider *out);
 
-SHT_API void sht_stats_info_get(const sht_stats_analysis *s, sht_stats_info *out);
+SHT_API void sht_evstats_info_get(const sht_evstats *s, sht_evstats_info *out);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,7 @@
 #ifndef SHT_RULES_H
 #define SHT_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,7 +40,7 @@ extern "C" {
 typedef struct sht_rules sht_rules;
 
 /* 1 if libsht was built with XML support (libxml2), else 0. */
-SHT_API int sht_rules_have_xml(void);
+SHT_API bool sht_rules_have_xml(void);
 
 /*
  * Compile the state provider of the XML file at path: the one whose id is

@@ -13,6 +13,8 @@
 #ifndef SHT_SOURCE_H
 #define SHT_SOURCE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sht/error.h"
@@ -70,6 +72,14 @@ static inline sht_field_type sht_event_field(const sht_event *ev,
 	}
 	return ev->field(ev, name, out);
 }
+
+/*
+ * A scalar field (or environment entry) as text into buf (size bytes,
+ * always NUL-terminated, truncated if need be): a string as it is,
+ * integers in decimal, a double with 17 significant digits.  false (and
+ * "") for NONE, OTHER, or size 0.
+ */
+SHT_API bool sht_field_text(const sht_field *f, char *buf, size_t size);
 
 /* What a source skipped or could not deliver, reported, never hidden. */
 typedef struct sht_source_stats {

@@ -24,6 +24,7 @@
 #ifndef SHT_STATE_H
 #define SHT_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,7 +55,7 @@ typedef enum sht_backend {
 
 typedef struct sht_state_opts {
 	sht_backend backend;
-	sht_build_opts tree;      /* SHT_BACKEND_TREE: file options */
+	sht_builder_opts tree;      /* SHT_BACKEND_TREE: file options */
 	const char *provider;     /* provider identity stored in the file */
 	uint32_t provider_version;
 	uint64_t checkpoint_events; /* partial: events between checkpoints;
@@ -79,7 +80,7 @@ SHT_API sht_err sht_state_create(const char *path, sht_time start_time,
  * Fast: the attribute tree is read on first use.  Errors as
  * sht_reader_open.
  */
-SHT_API sht_err sht_state_open(const char *path, const sht_open_opts *opts,
+SHT_API sht_err sht_state_open(const char *path, const sht_reader_opts *opts,
 			       sht_state **out);
 
 /* Free everything.  An unfinished tree-backed history stays incomplete
@@ -106,7 +107,7 @@ SHT_API sht_err sht_state_quark_find(sht_state *ss, sht_quark parent,
 /* Path given as one string split at every "/" (convenience: elements
  * holding "/" need the array forms).  create: 1 get-or-create, 0 find. */
 SHT_API sht_err sht_state_quark_path(sht_state *ss, const char *path,
-				     int create, sht_quark *out);
+				     bool create, sht_quark *out);
 
 /* Number of attributes (= the next quark). */
 SHT_API uint64_t sht_state_attr_count(sht_state *ss);
@@ -132,7 +133,7 @@ SHT_API sht_err sht_state_attr_children(sht_state *ss, sht_quark q,
 					const sht_quark **out, size_t *n);
 
 /* Full path of q, elements joined with "/", into buf (always
- * NUL-terminated); *need gets the length it takes.  SHT_ERR_TOOBIG if
+ * NUL-terminated); *need gets the length it takes.  SHT_ERR_BUFFER if
  * buf was too small (then call again with need + 1 bytes). */
 SHT_API sht_err sht_state_attr_path(sht_state *ss, sht_quark q, char *buf,
 				    size_t size, size_t *need);
@@ -237,7 +238,7 @@ SHT_API sht_err sht_state_run(sht_state *ss, const sht_source *src,
  * those of the full history.
  */
 SHT_API sht_err sht_state_open_partial(const char *path,
-				       const sht_open_opts *opts,
+				       const sht_reader_opts *opts,
 				       const sht_source *src,
 				       const sht_provider *p, sht_state **out);
 

@@ -68,6 +68,8 @@
 #ifndef SHT_TRACE_H
 #define SHT_TRACE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sht/error.h"
@@ -79,15 +81,15 @@ extern "C" {
 #endif
 
 typedef struct sht_ctf_opts {
-	int merge;                /* nonzero: accept a directory holding
+	bool merge;               /* accept a directory holding
 	                             several traces and merge them in time */
 	uint32_t index_every;     /* events between index entries (which
 	                             check re-reads); 0: 4096 */
 	uint32_t jobs;            /* decoding threads (stream reader); 0:
 	                             decode on the caller's thread; at most
 	                             256 */
-	int muxer;                /* nonzero: one babeltrace2 graph with
-	                             its flt.utils.muxer, on the caller's
+	bool muxer;               /* one babeltrace2 graph with its
+	                             flt.utils.muxer, on the caller's
 	                             thread (the reference order; no packet
 	                             seeks, jobs ignored) */
 } sht_ctf_opts;
@@ -120,7 +122,7 @@ SHT_API void sht_ctf_close(sht_source *src);
 typedef struct sht_ctf_info {
 	uint32_t traces;          /* metadata files found below the path */
 	uint32_t streams;         /* src.ctf.fs output ports (streams) */
-	int muxed;                /* 1 if read through flt.utils.muxer */
+	bool muxed;               /* read through flt.utils.muxer */
 	uint64_t discarded_unknown; /* discarded-events messages with no
 	                               count (each counted as 1 event) */
 	uint64_t backward;        /* events earlier than the previous one
@@ -205,15 +207,18 @@ SHT_API sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
  * equal-timestamp run of every index_every-th event).  A seek to ordinal
  * pos starts at the index entry at or before pos: it restarts babeltrace2
  * on a view of the trace whose streams begin at the packet (LTTng packet
- * index, <trace>/index/<stream file>.idx) that holds the entry's time, drops the
- * events before that time, and reads on to pos.  So it costs one graph
+ * index, <trace>/index/<stream file>.idx, else the packets' own headers)
+ * that holds the entry's time, drops the events before that time, and
+ * reads on to pos.  So it costs one graph
  * build (the metadata parsed again per decoding thread), the decoding of
  * about one packet per stream and at most index_every events, wherever
- * pos is.  A seek to an ordinal near ahead (64 Ki events) reads on.  A
- * seek beyond what was read reads on from the last index entry (building
- * the index as it goes).  A trace without a usable packet index (every
- * non-empty stream file needs one) seeks from its start as before, and so
- * does the babeltrace2 graph (opts->muxer).  src->ops->seek_at(pos, ts)
+ * pos is.  A seek to an ordinal near ahead (four index spacings, and
+ * what decodes while the graphs are built) reads on.  A seek beyond what
+ * was read reads on from the last index entry (building the index as it
+ * goes).  A trace whose packets cannot all be found (a stream file
+ * without an index, and packet headers of no fixed layout or damaged)
+ * seeks from its start as before, and so does the babeltrace2 graph
+ * (opts->muxer).  src->ops->seek_at(pos, ts)
  * (source.h), for callers that know pos to be the first event at or after
  * ts, seeks by time at once, wherever pos is.
  */
@@ -238,6 +243,15 @@ SHT_API sht_err sht_ctf_seek_time(const sht_source *src, sht_time t,
  *         errors (a trace that fails while read).
  */
 SHT_API sht_err sht_ctf_index(const sht_source *src, uint64_t *events);
+
+/*
+ * Where the event src delivered last comes from, for messages about it:
+ * "stream file F" (the file of the trace holding its packet; babeltrace2
+ * gives no packet number), into buf (size bytes, NUL-terminated); ""
+ * when src is not a CTF source or has delivered nothing.  Returns the
+ * length written.
+ */
+SHT_API size_t sht_ctf_where(const sht_source *src, char *buf, size_t size);
 
 /* One field of an event: its name and value (both valid during the call
  * only).  Returning an error stops the enumeration with that error. */

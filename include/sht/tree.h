@@ -14,6 +14,7 @@
 #ifndef SHT_TREE_H
 #define SHT_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,18 +38,18 @@ typedef enum sht_variant {
 
 /* ---- building ---------------------------------------------------------- */
 
-typedef struct sht_build_opts {
+typedef struct sht_builder_opts {
 	sht_variant variant;    /* default SHT_VARIANT_ESHT */
 	uint32_t block_size;    /* power of two, 1 KiB .. 16 MiB; 0: 64 KiB */
 	uint32_t max_children;  /* >= 2, 32 bytes each must fit in half a
 	                           block; 0: 50, or fewer if the block is small */
-	int no_sync;            /* 1: skip fsync at close (tests, benches) */
-	int threads;            /* 1: place intervals and encode/write nodes
-	                           on two threads of their own (same file) */
-} sht_build_opts;
+	bool no_sync;           /* skip fsync at close (tests, benches) */
+	bool threaded;          /* place intervals and encode/write nodes on
+	                           two threads of their own (same file) */
+} sht_builder_opts;
 
 /* Fill opts with the defaults. */
-SHT_API void sht_build_opts_init(sht_build_opts *opts);
+SHT_API void sht_builder_opts_init(sht_builder_opts *opts);
 
 typedef struct sht_builder sht_builder;
 
@@ -59,7 +60,7 @@ typedef struct sht_builder sht_builder;
  * @return SHT_OK (*out set), SHT_ERR_INVALID, SHT_ERR_IO, SHT_ERR_NOMEM.
  */
 SHT_API sht_err sht_builder_create(const char *path, sht_time start_time,
-				   const sht_build_opts *opts,
+				   const sht_builder_opts *opts,
 				   sht_builder **out);
 
 /*
@@ -84,7 +85,7 @@ SHT_API void sht_builder_set_serialised(sht_builder *b);
 /*
  * Close every open node at end_time (>= every inserted end), write them,
  * sync, and mark the file complete.  After this only queries and
- * sht_builder_destroy are valid.
+ * sht_builder_close are valid.
  */
 SHT_API sht_err sht_builder_finish(sht_builder *b, sht_time end_time);
 
@@ -105,10 +106,10 @@ SHT_API sht_err sht_builder_add_section(sht_builder *b, uint32_t kind,
 
 /* Free the builder.  If it was not finished, the file stays incomplete
  * (readers refuse it).  NULL is a no-op. */
-SHT_API void sht_builder_destroy(sht_builder *b);
+SHT_API void sht_builder_close(sht_builder *b);
 
 /*
- * Threaded builders (threads = 1): intervals reach the pipeline in batches,
+ * Threaded builders (opts.threaded): intervals reach the pipeline in batches,
  * and queries from other threads see the batches handed over so far (up to
  * sht_builder_current_end()).  Flush hands the current partial batch over:
  * call it from the inserting thread, or while that thread is known not to
@@ -122,9 +123,12 @@ SHT_API sht_time sht_builder_current_end(const sht_builder *b);
 
 /* ---- reading ----------------------------------------------------------- */
 
-typedef struct sht_open_opts {
+typedef struct sht_reader_opts {
 	size_t cache_bytes;     /* node cache bound; 0: 256 MiB */
-} sht_open_opts;
+} sht_reader_opts;
+
+/* Fill opts with the defaults (a 256 MiB node cache). */
+SHT_API void sht_reader_opts_init(sht_reader_opts *opts);
 
 typedef struct sht_reader sht_reader;
 
@@ -135,13 +139,13 @@ typedef struct sht_reader sht_reader;
  *         SHT_ERR_VERSION (newer format); SHT_ERR_INCOMPLETE (never
  *         finished); SHT_ERR_NOMEM.  sht_errmsg() says why.
  */
-SHT_API sht_err sht_reader_open(const char *path, const sht_open_opts *opts,
+SHT_API sht_err sht_reader_open(const char *path, const sht_reader_opts *opts,
 				sht_reader **out);
 SHT_API void sht_reader_close(sht_reader *r);       /* NULL is a no-op */
 
 /* ---- header and statistics -------------------------------------------- */
 
-typedef struct sht_info {
+typedef struct sht_tree_info {
 	sht_variant variant;
 	uint32_t format_version;
 	uint32_t block_size;
@@ -154,9 +158,9 @@ typedef struct sht_info {
 	sht_time start;
 	sht_time end;
 	uint64_t file_bytes;
-} sht_info;
+} sht_tree_info;
 
-SHT_API void sht_reader_info(const sht_reader *r, sht_info *out);
+SHT_API void sht_reader_info_get(const sht_reader *r, sht_tree_info *out);
 
 /*
  * Read the section of this kind: *data gets a malloc'd copy (free it), *len
@@ -167,15 +171,15 @@ SHT_API void sht_reader_info(const sht_reader *r, sht_info *out);
 SHT_API sht_err sht_reader_section(sht_reader *r, uint32_t kind,
 				   uint32_t *version, void **data, size_t *len);
 
-#define SHT_STATS_MAX_LEVELS 256
+#define SHT_TREE_STATS_MAX_LEVELS 256
 
-typedef struct sht_level_stats {
+typedef struct sht_tree_level_stats {
 	uint64_t nodes;
 	uint64_t intervals;
 	uint64_t used_bytes;      /* bytes of the blocks in use (not padding) */
-} sht_level_stats;
+} sht_tree_level_stats;
 
-typedef struct sht_stats {
+typedef struct sht_tree_stats {
 	uint64_t leaf_nodes, core_nodes;
 	uint64_t blob_blocks;     /* blocks of long string values */
 	uint64_t section_blocks;  /* blocks of sections (attribute tree, ...) */
@@ -184,12 +188,12 @@ typedef struct sht_stats {
 	double fill_core;         /* same over core nodes (0 if none) */
 	double bytes_per_interval;/* file bytes / intervals */
 	uint32_t levels;          /* tree levels; level[] itemises the first
-	                             SHT_STATS_MAX_LEVELS of them, 0 = leaves */
-	sht_level_stats level[SHT_STATS_MAX_LEVELS];
-} sht_stats;
+	                             SHT_TREE_STATS_MAX_LEVELS of them, 0 = leaves */
+	sht_tree_level_stats level[SHT_TREE_STATS_MAX_LEVELS];
+} sht_tree_stats;
 
 /* Walk every node's header (reads the whole tree once). */
-SHT_API sht_err sht_reader_stats(sht_reader *r, sht_stats *out);
+SHT_API sht_err sht_reader_stats_get(sht_reader *r, sht_tree_stats *out);
 
 /*
  * Integrity walk: every block's checksum and structure, every interval

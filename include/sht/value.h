@@ -9,6 +9,7 @@
 #ifndef SHT_VALUE_H
 #define SHT_VALUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,7 +106,7 @@ static inline sht_value sht_value_string(const char *s, uint32_t len)
 
 /* 1 if a and b have the same type and the same value (strings by bytes,
  * doubles by bit pattern), else 0. */
-SHT_API int sht_value_equal(const sht_value *a, const sht_value *b);
+SHT_API bool sht_value_equal(const sht_value *a, const sht_value *b);
 
 /* Name of a type: "null", "int", "long", "double", "string". */
 SHT_API const char *sht_type_name(sht_type t);

@@ -77,7 +77,7 @@ SHT_API sht_err sht_vstf_writer_field(void *w, const char *name,
 SHT_API sht_err sht_vstf_writer_end(sht_vstf_writer *w);
 SHT_API sht_err sht_vstf_writer_finish(sht_vstf_writer *w,
 				       sht_vstf_write_stats *stats);
-SHT_API void sht_vstf_writer_destroy(sht_vstf_writer *w);
+SHT_API void sht_vstf_writer_close(sht_vstf_writer *w);
 
 /*
  * Copy every event of src from where it stands to its end into the VSTF

@@ -310,7 +310,7 @@ void sht_kernel_provider(sht_kernel *k, sht_provider *out)
 	out->ctx = k;
 }
 
-sht_kernel_layout sht_kernel_layout_get(const sht_kernel *k)
+sht_kernel_layout sht_kernel_layout_in_use(const sht_kernel *k)
 {
 	switch (k->layouts) {
 	case L20:

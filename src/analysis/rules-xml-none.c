@@ -5,9 +5,9 @@
 #include "analysis/rules-int.h"
 #include "util/util.h"
 
-int sht_rules_have_xml(void)
+bool sht_rules_have_xml(void)
 {
-	return 0;
+	return false;
 }
 
 sht_err sht_rules_parse_xml(const char *buf, size_t len, const char *name,

@@ -15,9 +15,9 @@
 
 #include "analysis/rules-xml-int.h"
 
-int sht_rules_have_xml(void)
+bool sht_rules_have_xml(void)
 {
-	return 1;
+	return true;
 }
 
 /* ---- helpers ---------------------------------------------------------------- */

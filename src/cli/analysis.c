@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util/util.h"
 
 /* Section kind of a partial history's checkpoints (state/state-int.h):
  * u64 count, u64 events between checkpoints, u64 events, entries. */
@@ -23,7 +22,7 @@ static void env_text(const cli_trace *t, const char *name, char *buf,
 
 	buf[0] = '\0';
 	if (cli_trace_env(t, name, &f) == SHT_OK)
-		sht__field_text(&f, buf, size);
+		sht_field_text(&f, buf, size);
 }
 
 const char *cli_layout_name(sht_kernel_layout l)
@@ -61,10 +60,10 @@ int cli_analysis_create(struct cli_analysis *an, const char *name,
 	}
 #if CLI_HAVE_STATS
 	if (strcmp(name, "stats") == 0) {
-		err = sht_stats_create(&an->stats);
+		err = sht_evstats_create(&an->stats);
 		if (err < 0)
 			return cli_fail(err, "create the statistics analysis");
-		sht_stats_provider(an->stats, &an->prov);
+		sht_evstats_provider(an->stats, &an->prov);
 		return CLI_OK;
 	}
 #endif
@@ -86,7 +85,7 @@ void cli_analysis_destroy(struct cli_analysis *an)
 	sht_kernel_destroy(an->kernel);
 	an->kernel = NULL;
 #if CLI_HAVE_STATS
-	sht_stats_destroy(an->stats);
+	sht_evstats_destroy(an->stats);
 	an->stats = NULL;
 #endif
 }
@@ -126,7 +125,7 @@ static const char *analysis_of(const char *id)
 	if (strcmp(id, SHT_KERNEL_PROVIDER_ID) == 0)
 		return "kernel";
 #if CLI_HAVE_STATS
-	if (strcmp(id, SHT_STATS_PROVIDER_ID) == 0)
+	if (strcmp(id, SHT_EVSTATS_PROVIDER_ID) == 0)
 		return "stats";
 #endif
 	return NULL;

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ int cli_error(const char *fmt, ...)
 
 int cli_finish_output(int status)
 {
+	if (cli_json_check_lost() != CLI_OK && status == CLI_OK)
+		status = CLI_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "sht: cannot write to standard output: %s\n",
 			strerror(errno));
@@ -98,7 +101,7 @@ int cli_load_attrs(const char *path, sht_state *ss)
 int cli_resolve_path(const char *file, sht_state *ss, const char *path,
 		     sht_quark *out)
 {
-	sht_err err = sht_state_quark_path(ss, path, 0, out);
+	sht_err err = sht_state_quark_path(ss, path, false, out);
 
 	if (err == SHT_NOT_FOUND)
 		return cli_error("%s has no attribute '%s'", file, path);
@@ -110,115 +113,187 @@ int cli_resolve_path(const char *file, sht_state *ss, const char *path,
 
 /* ---- option parser ----------------------------------------------------- */
 
-void cli_args_init(cli_args *a, int argc, char **argv, int first,
-		   const char *cmd, const cli_opt *opts)
+/*
+ * getopt_long in GNU's "return in order" mode (optstring "-"): options
+ * may come anywhere among the positional arguments, which getopt_long
+ * hands back as option 1 in their place (whatever POSIXLY_CORRECT says),
+ * so fn sees everything in command-line order.  ":" makes getopt_long
+ * silent: the messages are ours (cli.h's form).  Long options are
+ * numbered LONG_BASE + their index in the table, above every char.
+ */
+#define LONG_BASE 256
+#define OPT_POSITIONAL 1
+#define ARG_UNKNOWN (-2)          /* not in the table (cannot happen) */
+
+struct getopt_tables {
+	struct option *longs;     /* the table's options, then "help" */
+	char *shorts;             /* "-:h" and "x" or "x:" per short option */
+	size_t n;                 /* options in the cli_opt table */
+};
+
+static void getopt_tables_free(struct getopt_tables *t)
 {
-	a->argc = argc;
-	a->argv = argv;
-	a->next = first;
-	a->no_more_opts = 0;
-	a->cmd = cmd;
-	a->opts = opts;
+	free(t->longs);
+	free(t->shorts);
 }
 
-static const cli_opt *find_long(const cli_opt *opts, const char *name,
-				size_t len)
+static int getopt_tables_make(const cli_opt *opts, struct getopt_tables *t)
+{
+	size_t n = 0, k = 0;
+
+	while (opts[n].name)
+		n++;
+	t->n = n;
+	t->longs = calloc(n + 2u, sizeof(*t->longs));
+	t->shorts = malloc(3u + 1u + 2u * n + 1u);
+	if (!t->longs || !t->shorts) {
+		getopt_tables_free(t);
+		return cli_error("cannot parse the options: out of memory");
+	}
+	memcpy(t->shorts, "-:h", 3);
+	k = 3;
+	for (size_t i = 0; i < n; i++) {
+		t->longs[i].name = opts[i].name;
+		t->longs[i].has_arg = opts[i].has_arg ? required_argument
+						      : no_argument;
+		t->longs[i].val = LONG_BASE + (int)i;
+		if (opts[i].short_name) {
+			t->shorts[k++] = opts[i].short_name;
+			if (opts[i].has_arg)
+				t->shorts[k++] = ':';
+		}
+	}
+	t->longs[n].name = "help";
+	t->longs[n].val = CLI_OPT_HELP;
+	t->shorts[k] = '\0';
+	return CLI_OK;
+}
+
+static const cli_opt *find_short(const cli_opt *opts, int c)
 {
 	for (; opts->name; opts++)
-		if (strlen(opts->name) == len &&
-		    strncmp(opts->name, name, len) == 0)
+		if (opts->short_name && opts->short_name == c)
 			return opts;
 	return NULL;
 }
 
-static const cli_opt *find_short(const cli_opt *opts, char c)
+/* How many options of the table (and "help") start with the len bytes of
+ * name: to tell an ambiguous abbreviation from an unknown option. */
+static int count_prefixed(const struct option *longs, const char *name,
+			  size_t len)
 {
-	for (; opts->name; opts++)
-		if (opts->short_name == c)
-			return opts;
-	return NULL;
+	int n = 0;
+
+	for (; longs->name; longs++)
+		if (strncmp(longs->name, name, len) == 0)
+			n++;
+	return n;
 }
 
-/* "--name" or "--name=value". */
-static int next_long(cli_args *a, const char *arg, const char **val)
+/* getopt_long returned '?' or ':' for arg (the argument it was reading):
+ * report the problem.  Returns CLI_USAGE. */
+static int bad_option(const char *cmd, const cli_opt *opts,
+		      const struct getopt_tables *t, int c, const char *arg)
 {
 	const char *name = arg + 2;
-	const char *eq = strchr(name, '=');
-	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	const cli_opt *o;
+	size_t len;
 
-	if (len == 4 && strncmp(name, "help", 4) == 0 && !eq)
-		return CLI_OPT_HELP;
-	o = find_long(a->opts, name, len);
-	if (!o) {
-		cli_usage_error(a->cmd, "unknown option '--%.*s'", (int)len,
-				name);
-		return CLI_ARG_BAD;
+	if (optopt == CLI_OPT_HELP)
+		return cli_usage_error(cmd, "option '--help' takes no value");
+	if (optopt >= LONG_BASE) {
+		const char *o = opts[optopt - LONG_BASE].name;
+
+		if (c == ':')
+			return cli_usage_error(cmd, "option '--%s' needs a "
+					       "value", o);
+		return cli_usage_error(cmd, "option '--%s' takes no value", o);
 	}
-	if (!o->has_arg) {
-		if (eq) {
-			cli_usage_error(a->cmd, "option '--%s' takes no value",
-					o->name);
-			return CLI_ARG_BAD;
-		}
-		return o->id;
+	if (optopt != 0) {
+		if (c == ':')
+			return cli_usage_error(cmd, "option '-%c' needs a value",
+					       optopt);
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
 	}
-	if (eq) {
-		*val = eq + 1;
-	} else if (a->next < a->argc) {
-		*val = a->argv[a->next++];
-	} else {
-		cli_usage_error(a->cmd, "option '--%s' needs a value", o->name);
-		return CLI_ARG_BAD;
-	}
-	return o->id;
+	len = strcspn(name, "=");
+	if (count_prefixed(t->longs, name, len) > 1)
+		return cli_usage_error(cmd, "ambiguous option '--%.*s'",
+				       (int)len, name);
+	return cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
 }
 
-/* "-x", "-x value" or "-xvalue". */
-static int next_short(cli_args *a, const char *arg, const char **val)
+/* Map what getopt_long returned to an id for fn: CLI_ARG_POS, a table
+ * id, or CLI_OPT_HELP. */
+static int option_id(const cli_opt *opts, int c)
 {
 	const cli_opt *o;
 
-	if (arg[1] == 'h' && arg[2] == '\0')
-		return CLI_OPT_HELP;
-	o = find_short(a->opts, arg[1]);
-	if (!o || (!o->has_arg && arg[2] != '\0')) {
-		cli_usage_error(a->cmd, "unknown option '%s'", arg);
-		return CLI_ARG_BAD;
-	}
-	if (!o->has_arg)
-		return o->id;
-	if (arg[2] != '\0') {
-		*val = arg + 2;
-	} else if (a->next < a->argc) {
-		*val = a->argv[a->next++];
-	} else {
-		cli_usage_error(a->cmd, "option '-%c' needs a value",
-				o->short_name);
-		return CLI_ARG_BAD;
-	}
-	return o->id;
-}
-
-int cli_next(cli_args *a, const char **val)
-{
-	const char *arg;
-
-	*val = NULL;
-	if (a->next >= a->argc)
-		return CLI_ARG_END;
-	arg = a->argv[a->next++];
-	if (a->no_more_opts || arg[0] != '-' || arg[1] == '\0') {
-		*val = arg;     /* "-" alone is a positional argument */
+	if (c == OPT_POSITIONAL)
 		return CLI_ARG_POS;
+	if (c == 'h' || c == CLI_OPT_HELP)
+		return CLI_OPT_HELP;
+	if (c >= LONG_BASE)
+		return opts[c - LONG_BASE].id;
+	o = find_short(opts, c);
+	return o ? o->id : ARG_UNKNOWN;
+}
+
+/* The loop over argv[0..argc) (argv[0]: the command, not parsed). */
+static int parse_loop(int argc, char **argv, const char *cmd,
+		      const cli_opt *opts, const struct getopt_tables *t,
+		      const char *usage, cli_opt_fn fn, void *ctx)
+{
+	int c;
+
+	optind = 0;               /* glibc: start afresh */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, t->shorts, t->longs, NULL)) != -1) {
+		int id;
+
+		if (c == '?' || c == ':')
+			return bad_option(cmd, opts, t, c,
+					  argv[optind - 1]);
+		id = option_id(opts, c);
+		if (id == ARG_UNKNOWN)
+			return cli_usage_error(cmd, "unknown option '-%c'", c);
+		if (id == CLI_OPT_HELP) {
+			fputs(usage, stdout);
+			return -1;
+		}
+		if (fn(ctx, id, optarg) < 0)
+			return CLI_USAGE;
 	}
-	if (strcmp(arg, "--") == 0) {
-		a->no_more_opts = 1;
-		return cli_next(a, val);
+	/* After "--": the rest are positional. */
+	for (; optind < argc; optind++)
+		if (fn(ctx, CLI_ARG_POS, argv[optind]) < 0)
+			return CLI_USAGE;
+	return CLI_OK;
+}
+
+int cli_parse_options(int argc, char **argv, int first, const char *cmd,
+		      const cli_opt *opts, const char *usage, cli_opt_fn fn,
+		      void *ctx)
+{
+	struct getopt_tables t;
+	int status;
+
+	if (getopt_tables_make(opts, &t) != CLI_OK)
+		return CLI_FAIL;
+	/* getopt_long starts after argv[0]: the word before the first
+	 * argument stands for it. */
+	status = parse_loop(argc - (first - 1), argv + (first - 1), cmd, opts,
+			    &t, usage, fn, ctx);
+	getopt_tables_free(&t);
+	return status;
+}
+
+int cli_take_file(const char *cmd, const char **file, const char *val)
+{
+	if (*file) {
+		cli_usage_error(cmd, "unexpected argument '%s'", val);
+		return -1;
 	}
-	if (arg[1] == '-')
-		return next_long(a, arg, val);
-	return next_short(a, arg, val);
+	*file = val;
+	return 0;
 }
 
 /* ---- numbers ----------------------------------------------------------- */
@@ -356,36 +431,4 @@ int cli_parse_variant(const char *cmd, const char *opt, const char *s,
 const char *cli_variant_name(sht_variant v)
 {
 	return v == SHT_VARIANT_SHT ? "sht" : "esht";
-}
-
-int cli_parse_options(int argc, char **argv, int first, const char *cmd,
-		      const cli_opt *opts, const char *usage, cli_opt_fn fn,
-		      void *ctx)
-{
-	cli_args a;
-	const char *val;
-	int id;
-
-	cli_args_init(&a, argc, argv, first, cmd, opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(usage, stdout);
-			return -1;
-		}
-		if (fn(ctx, id, val) < 0)
-			return CLI_USAGE;
-	}
-	return CLI_OK;
-}
-
-int cli_take_file(const char *cmd, const char **file, const char *val)
-{
-	if (*file) {
-		cli_usage_error(cmd, "unexpected argument '%s'", val);
-		return -1;
-	}
-	*file = val;
-	return 0;
 }

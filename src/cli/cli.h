@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "sht/sht.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 #include "json.h"
 
 enum {
@@ -110,7 +110,7 @@ double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
 
 /* `--analysis stats` is offered when libsht has the event statistics
  * analysis (analysis.h defines its provider id). */
-#ifdef SHT_STATS_PROVIDER_ID
+#ifdef SHT_EVSTATS_PROVIDER_ID
 #define CLI_HAVE_STATS 1
 #define CLI_ANALYSES "'kernel' or 'stats'"
 #else
@@ -123,7 +123,7 @@ struct cli_analysis {
 	const char *name;         /* "kernel", "stats" or a FILE.xml */
 	sht_kernel *kernel;
 #if CLI_HAVE_STATS
-	sht_stats_analysis *stats;
+	sht_evstats *stats;
 #endif
 	sht_rules *rules;         /* a rules file (FILE.xml, FILE.rules) */
 	sht_kernel_layout layout;
@@ -187,45 +187,32 @@ void cli_progress_stats(struct cli_progress *p, sht_source_stats *out);
 /* ---- option parser (args.c) -------------------------------------------- */
 
 /*
- * Options are "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE", or
- * flags "--name", "-x", anywhere among the positional arguments; "--"
- * ends the options.
+ * Options are parsed by getopt_long: "--name VALUE", "--name=VALUE", "-x
+ * VALUE", "-xVALUE", flags "--name", "-x" (several in one "-xy"), a long
+ * name abbreviated to any unambiguous prefix, anywhere among the positional
+ * arguments, in command-line order; "--" ends the options.  Every table
+ * has --help and -h.
  */
 typedef struct cli_opt {
 	const char *name;   /* long name without "--" */
 	char short_name;    /* 0 if none */
 	int has_arg;        /* 1: takes a value */
-	int id;             /* returned by cli_next (> 0) */
+	int id;             /* passed to the callback (> 0, < 1000) */
 } cli_opt;
 
 enum {
-	CLI_ARG_END = 0,    /* no more arguments */
-	CLI_ARG_POS = -1,   /* a positional argument, in *val */
-	CLI_ARG_BAD = -2,   /* usage error, already reported */
+	CLI_ARG_POS = -1,   /* id of a positional argument */
 	CLI_OPT_HELP = 1000 /* id of the --help/-h option every table has */
 };
 
-typedef struct cli_args {
-	int argc;
-	char **argv;
-	int next;           /* index of the next argument */
-	int no_more_opts;   /* "--" seen */
-	const char *cmd;    /* command name, for messages */
-	const cli_opt *opts;/* table, ended by a {NULL} entry */
-} cli_args;
-
-void cli_args_init(cli_args *a, int argc, char **argv, int first,
-		   const char *cmd, const cli_opt *opts);
-
-/* Next option id, CLI_ARG_POS, CLI_ARG_END or CLI_ARG_BAD; *val gets
- * the option's value or the positional argument. */
-int cli_next(cli_args *a, const char **val);
-
 /*
  * The option loop every command runs: each option and positional argument
- * (id CLI_ARG_POS) goes to fn, which returns < 0 after reporting a usage
- * error; --help prints usage.  Returns CLI_OK, CLI_USAGE, or -1 after
- * --help.
+ * (id CLI_ARG_POS), from argv[first] on, goes to fn with its value (NULL
+ * for a flag), in command-line order; fn returns < 0 after reporting a
+ * usage error.  --help prints usage.  Errors are reported as "sht: unknown
+ * option '--x'", "option '--x' needs a value", "option '--x' takes no
+ * value", "ambiguous option '--x'".  Returns CLI_OK, CLI_USAGE, CLI_FAIL
+ * (out of memory), or -1 after --help.
  */
 typedef int (*cli_opt_fn)(void *ctx, int id, const char *val);
 /* Take the one positional FILE argument: -1 (usage error reported) if
@@ -271,11 +258,10 @@ void cli_print_name(FILE *f, const char *s, size_t len);
 /* One value as in the human form: null, a number, or a quoted string. */
 void cli_print_value(FILE *f, const sht_value *v);
 /* One interval as {"quark", "path", "start", "end", "type", "value"};
- * path NULL leaves "path" out. */
-void cli_json_interval(json_writer *w, const sht_interval *iv,
-		       const char *path);
+ * path NULL leaves "path" out.  A new reference (NULL: out of memory). */
+json_t *cli_json_interval(const sht_interval *iv, const char *path);
 /* The value alone as JSON. */
-void cli_json_value(json_writer *w, const sht_value *v);
+json_t *cli_json_value(const sht_value *v);
 
 /* The full path of an attribute, in a buffer that grows as needed. */
 typedef struct cli_path {
@@ -292,14 +278,15 @@ void cli_path_free(cli_path *p);
  * its attribute's path: human lines, or one JSON array. */
 typedef struct cli_ivout {
 	int json;
-	json_writer w;
+	cli_jlist list;
 	sht_state *ss;            /* where the paths come from */
 	cli_path path;
 } cli_ivout;
 
 void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json);
 void cli_ivout_result(cli_ivout *o, const sht_result *res);
-void cli_ivout_end(cli_ivout *o);
+/* CLI_OK, or CLI_FAIL after reporting if JSON output was lost. */
+int cli_ivout_end(cli_ivout *o);
 
 /* Header and statistics of an open file, its attribute count and
  * provider identity (sht info): r and ss open the same file. */
@@ -320,7 +307,8 @@ typedef struct cli_build_summary {
 /* "tree", "memory" or "null". */
 const char *cli_backend_name(sht_backend b);
 
-void cli_print_build_summary(const cli_build_summary *s, int json);
+/* CLI_OK, or CLI_FAIL after reporting (JSON output lost). */
+int cli_print_build_summary(const cli_build_summary *s, int json);
 
 /* Run the integrity check on an open file (sht check): problems to
  * stderr, "FILE: ok (N nodes, M intervals)" to stdout if sound.
@@ -337,8 +325,8 @@ int cli_check_reader(const char *file, sht_reader *r);
  * the given backend; path is the file of the tree backend (NULL for the
  * others), opts its options.  On failure the error is reported, the
  * partial file removed, and CLI_FAIL returned. */
-int cli_build_workload(const sht__workload *w, const char *path,
-		       sht_backend backend, const sht_build_opts *opts,
+int cli_build_workload(const shtgen_workload *w, const char *path,
+		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out);
 
 /* Monotonic clock, in seconds. */

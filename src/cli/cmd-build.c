@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "stall.h"
-#include "trace/where.h"
 
 static const char build_usage[] =
 "Usage: sht build TRACE [-o FILE]\n"
@@ -216,7 +215,7 @@ static int print_reuse(const char *file, sht_state *ss, int json)
 {
 	const char *id = "";
 	uint32_t version = 0;
-	json_writer w;
+	json_t *o;
 
 	sht_state_provider(ss, &id, &version);
 	if (!json) {
@@ -224,17 +223,13 @@ static int print_reuse(const char *file, sht_state *ss, int json)
 		       "--force rebuilds)\n", file, id, version);
 		return cli_finish_output(CLI_OK);
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "file", file);
-	json_key(&w, "reused");
-	json_bool(&w, 1);
-	json_kv_string(&w, "provider", id);
-	json_kv_uint(&w, "provider_version", version);
-	json_kv_uint(&w, "attributes", sht_state_attr_count(ss));
-	json_object_end(&w);
-	fputc('\n', stdout);
-	return cli_finish_output(CLI_OK);
+	o = json_object();
+	cli_jset(o, "file", cli_jcstr(file));
+	cli_jset(o, "reused", cli_jbool(true));
+	cli_jset(o, "provider", cli_jcstr(id));
+	cli_jset(o, "provider_version", cli_juint(version));
+	cli_jset(o, "attributes", cli_juint(sht_state_attr_count(ss)));
+	return cli_finish_output(cli_json_print(o));
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -244,7 +239,7 @@ struct build_result {
 	sht_source_stats sst;
 	uint64_t attributes;
 	sht_time start, end;
-	sht_info info;
+	sht_tree_info info;
 	double seconds;
 };
 
@@ -258,7 +253,7 @@ static void run_failed(const struct build_opts *o, struct cli_progress *pg,
 	char where[512];
 
 	if (err == SHT_ERR_ORDER && n > 0) {
-		sht__trace_where(&pg->trace->src, where, sizeof where);
+		sht_ctf_where(&pg->trace->src, where, sizeof where);
 		cli_fail(err, "build the history of %s: event %" PRIu64
 			 " is out of time order%s%s", o->trace, n - 1,
 			 where[0] ? " in " : "", where);
@@ -302,7 +297,7 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
-	so.tree.threads = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	err = sht_state_create(tmp, res->start, &so, &ss);
 	if (err < 0) {
 		remove(tmp);
@@ -333,18 +328,19 @@ static int build_history(const struct build_opts *o, const char *tmp,
 		remove(tmp);
 		return CLI_FAIL;
 	}
-	sht_reader_info(r, &res->info);
+	sht_reader_info_get(r, &res->info);
 	sht_reader_close(r);
 	return CLI_OK;
 }
 
-static void print_summary(const struct build_opts *o, const char *file,
-			  const struct cli_analysis *an,
-			  const struct build_result *res)
+/* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
+static int print_summary(const struct build_opts *o, const char *file,
+			 const struct cli_analysis *an,
+			 const struct build_result *res)
 {
 	double rate = res->seconds > 0 ? (double)res->events / res->seconds
 				       : 0.0;
-	json_writer w;
+	json_t *j;
 
 	if (!o->json) {
 		printf("%s: %" PRIu64 " events (%" PRIu64 " skipped, "
@@ -360,35 +356,33 @@ static void print_summary(const struct build_opts *o, const char *file,
 		       res->attributes, res->info.nodes, res->info.depth,
 		       res->info.file_bytes, an->prov.id, an->name,
 		       an->kernel ? cli_layout_name(an->layout) : "none");
-		return;
+		return CLI_OK;
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "file", file);
-	json_kv_string(&w, "trace", o->trace);
-	json_key(&w, "reused");
-	json_bool(&w, 0);
-	json_kv_string(&w, "analysis", an->name);
-	json_kv_string(&w, "layout", an->kernel ? cli_layout_name(an->layout) : "none");
-	json_kv_string(&w, "provider", an->prov.id);
-	json_kv_uint(&w, "provider_version", an->prov.version);
-	json_kv_string(&w, "backend", o->partial ? "partial" : "tree");
-	json_kv_uint(&w, "checkpoint_events", o->partial);
-	json_kv_uint(&w, "events", res->events);
-	json_kv_uint(&w, "events_skipped", res->skipped);
-	json_kv_uint(&w, "discarded_events", res->sst.discarded_events);
-	json_kv_uint(&w, "discarded_packets", res->sst.discarded_packets);
-	json_kv_int(&w, "start", res->start);
-	json_kv_int(&w, "end", res->end);
-	json_kv_uint(&w, "intervals", res->info.intervals);
-	json_kv_uint(&w, "attributes", res->attributes);
-	json_kv_uint(&w, "nodes", res->info.nodes);
-	json_kv_uint(&w, "depth", res->info.depth);
-	json_kv_uint(&w, "file_bytes", res->info.file_bytes);
-	json_kv_double(&w, "seconds", res->seconds);
-	json_kv_double(&w, "events_per_second", rate);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	j = json_object();
+	cli_jset(j, "file", cli_jcstr(file));
+	cli_jset(j, "trace", cli_jcstr(o->trace));
+	cli_jset(j, "reused", cli_jbool(false));
+	cli_jset(j, "analysis", cli_jcstr(an->name));
+	cli_jset(j, "layout", cli_jcstr(an->kernel ?
+					cli_layout_name(an->layout) : "none"));
+	cli_jset(j, "provider", cli_jcstr(an->prov.id));
+	cli_jset(j, "provider_version", cli_juint(an->prov.version));
+	cli_jset(j, "backend", cli_jcstr(o->partial ? "partial" : "tree"));
+	cli_jset(j, "checkpoint_events", cli_juint(o->partial));
+	cli_jset(j, "events", cli_juint(res->events));
+	cli_jset(j, "events_skipped", cli_juint(res->skipped));
+	cli_jset(j, "discarded_events", cli_juint(res->sst.discarded_events));
+	cli_jset(j, "discarded_packets", cli_juint(res->sst.discarded_packets));
+	cli_jset(j, "start", cli_jint(res->start));
+	cli_jset(j, "end", cli_jint(res->end));
+	cli_jset(j, "intervals", cli_juint(res->info.intervals));
+	cli_jset(j, "attributes", cli_juint(res->attributes));
+	cli_jset(j, "nodes", cli_juint(res->info.nodes));
+	cli_jset(j, "depth", cli_juint(res->info.depth));
+	cli_jset(j, "file_bytes", cli_juint(res->info.file_bytes));
+	cli_jset(j, "seconds", cli_jreal(res->seconds));
+	cli_jset(j, "events_per_second", cli_jreal(rate));
+	return cli_json_print(j);
 }
 
 /* The default FILE: the last name of TRACE + ".sht" (malloc'd). */
@@ -465,8 +459,7 @@ static int build_run(const struct build_opts *o, const char *file,
 	free(tmp);
 	if (status == CLI_OK) {
 		res.seconds = cli_now() - t0;
-		print_summary(o, file, &an, &res);
-		status = cli_finish_output(CLI_OK);
+		status = cli_finish_output(print_summary(o, file, &an, &res));
 	}
 	cli_analysis_destroy(&an);
 	return status;

@@ -36,26 +36,20 @@ static void check_report(void *ctx, const char *msg)
 	fprintf(stderr, "%s: %s\n", c->file, msg);
 }
 
+static int check_opt(void *ctx, int id, const char *val)
+{
+	(void)id;                 /* positional: the table has no option */
+	return cli_take_file("check", ctx, val);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int check_parse(int argc, char **argv, const char **file)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "check", check_opts,
+				   check_usage, check_opt, (void *)file);
 
-	cli_args_init(&a, argc, argv, 1, "check", check_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(check_usage, stdout);
-			return -1;
-		}
-		if (*file)
-			return cli_usage_error("check", "unexpected argument "
-					       "'%s'", val);
-		*file = val;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	if (!*file)
 		return cli_usage_error("check", "missing FILE");
 	return CLI_OK;
@@ -64,7 +58,7 @@ static int check_parse(int argc, char **argv, const char **file)
 int cli_check_reader(const char *file, sht_reader *r)
 {
 	struct check_ctx c = { file, 0 };
-	sht_info in;
+	sht_tree_info in;
 	sht_err err;
 
 	err = sht_reader_check(r, check_report, &c, CHECK_MAX_REPORTS);
@@ -75,7 +69,7 @@ int cli_check_reader(const char *file, sht_reader *r)
 	}
 	if (err < 0)
 		return cli_fail(err, "check %s", file);
-	sht_reader_info(r, &in);
+	sht_reader_info_get(r, &in);
 	printf("%s: ok (%llu nodes, %llu intervals)\n", file,
 	       (unsigned long long)in.nodes, (unsigned long long)in.intervals);
 	return CLI_OK;

@@ -144,25 +144,16 @@ int cmd_convert(int argc, char **argv)
 	secs = cli_now() - t0;
 
 	if (o.json) {
-		json_writer w;
+		json_t *j = json_object();
 
-		json_init(&w, stdout);
-		json_object_begin(&w);
-		json_kv_string(&w, "output", o.output);
-		json_key(&w, "events");
-		json_uint(&w, ws.events);
-		json_key(&w, "fields");
-		json_uint(&w, ws.fields);
-		json_key(&w, "event_names");
-		json_uint(&w, ws.event_names);
-		json_key(&w, "field_names");
-		json_uint(&w, ws.field_names);
-		json_key(&w, "bytes");
-		json_uint(&w, ws.bytes);
-		json_key(&w, "seconds");
-		json_double(&w, secs);
-		json_object_end(&w);
-		fputc('\n', stdout);
+		cli_jset(j, "output", cli_jcstr(o.output));
+		cli_jset(j, "events", cli_juint(ws.events));
+		cli_jset(j, "fields", cli_juint(ws.fields));
+		cli_jset(j, "event_names", cli_juint(ws.event_names));
+		cli_jset(j, "field_names", cli_juint(ws.field_names));
+		cli_jset(j, "bytes", cli_juint(ws.bytes));
+		cli_jset(j, "seconds", cli_jreal(secs));
+		return cli_finish_output(cli_json_print(j));
 	} else {
 		printf("converted %s to %s\n", o.trace, o.output);
 		printf("events       %llu\n", (unsigned long long)ws.events);

@@ -1,7 +1,7 @@
 /*
  * cmd-demo-kernel.c: `sht demo [kernel]`: the whole job on an embedded
  * default, no trace needed: generate a synthetic Linux kernel trace
- * (src/workload/kgen.h) as CTF, build its kernel-analysis history with
+ * (src/gen/include/shtgen/kgen.h) as CTF, build its kernel-analysis history with
  * `sht build`, show the file's statistics, answer queries and compare
  * each answer with what the trace itself says (the thread a sched_switch
  * put on a CPU, its name, the system call a thread entered), and check
@@ -15,8 +15,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "util/util.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 static const char demo_kernel_usage[] =
 "Usage: sht demo [kernel] [--events N] [--cpus C] [--threads T]\n"
@@ -56,8 +55,8 @@ static const cli_opt demo_kernel_opts[] = {
 };
 
 struct kdemo {
-	sht__kgen_params p;
-	sht__kgen_stats gen;
+	shtgen_kgen_params p;
+	shtgen_kgen_stats gen;
 	int vstf;
 	const char *dir;
 	int temporary;
@@ -141,7 +140,7 @@ static size_t trace_facts(const struct kdemo *d, struct fact *facts)
 	uint64_t sc_step = d->gen.syscalls / (SAMPLES + 1) + 1;
 	size_t n = 0;
 
-	if (!cur || sht__kgen_source(&d->p, &src) != SHT_OK) {
+	if (!cur || shtgen_kgen_source(&d->p, &src) != SHT_OK) {
 		free(cur);
 		return 0;
 	}
@@ -160,7 +159,7 @@ static size_t trace_facts(const struct kdemo *d, struct fact *facts)
 			syscall_fact(&ev, cur[ev.cpu], &facts[n++]);
 		}
 	}
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 	free(cur);
 	return n;
 }
@@ -174,7 +173,7 @@ static int answer(sht_state *ss, sht_result *res, const struct fact *f)
 	int good;
 
 	printf("at %" PRId64 ": %s = ", f->ts, f->path);
-	if (sht_state_quark_path(ss, f->path, 0, &q) == SHT_OK &&
+	if (sht_state_quark_path(ss, f->path, false, &q) == SHT_OK &&
 	    sht_state_query(ss, q, f->ts, res) == SHT_OK &&
 	    sht_result_count(res) == 1)
 		iv = sht_result_at(res, 0);
@@ -247,7 +246,7 @@ static int demo_queries(const struct kdemo *d, sht_state *ss)
 
 static int demo_generate(struct kdemo *d)
 {
-	sht__kgen_write_stats st;
+	shtgen_kgen_write_stats st;
 	sht_err err;
 
 	printf("== generate: a synthetic kernel trace, %" PRIu64 " events, %u "
@@ -255,8 +254,8 @@ static int demo_generate(struct kdemo *d)
 	       d->p.threads, d->vstf ? "VSTF" : "CTF");
 	fflush(stdout);
 	memset(&st, 0, sizeof(st));
-	err = d->vstf ? sht__kgen_write_vstf(&d->p, d->trace, NULL, NULL, &st)
-		      : sht__kgen_write_ctf(&d->p, d->trace, NULL, NULL, &st);
+	err = d->vstf ? shtgen_kgen_write_vstf(&d->p, d->trace, NULL, NULL, &st)
+		      : shtgen_kgen_write_ctf(&d->p, d->trace, NULL, NULL, &st);
 	if (err < 0)
 		return cli_fail(err, "generate the trace %s", d->trace);
 	d->gen = st.gen;
@@ -318,7 +317,7 @@ static int demo_paths(struct kdemo *d)
 		 d->vstf ? ".vstf" : "");
 	snprintf(d->file, sizeof(d->file), "%s/trace.sht", d->dir);
 	/* A kept directory gets a new trace and history each run. */
-	sht__rm_tree(d->trace);
+	shtgen_rm_tree(d->trace);
 	remove(d->file);
 	return CLI_OK;
 }
@@ -382,7 +381,7 @@ int cmd_demo(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "kernel") == 0)
 		first = 2;
 	memset(&d, 0, sizeof(d));
-	sht__kgen_params_init(&d.p);
+	shtgen_kgen_params_init(&d.p);
 	status = cli_parse_options(argc, argv, first, "demo",
 				   demo_kernel_opts, demo_kernel_usage,
 				   demo_opt, &d);
@@ -399,6 +398,6 @@ int cmd_demo(int argc, char **argv)
 		return CLI_FAIL;
 	status = demo_run(&d);
 	if (d.temporary)
-		sht__rm_tree(d.dir);
+		shtgen_rm_tree(d.dir);
 	return cli_finish_output(status);
 }

@@ -43,7 +43,7 @@ static const cli_opt demo_opts[] = {
 
 /* The command line and the workload. */
 struct demo {
-	sht__staircase w;
+	shtgen_staircase w;
 	const char *path;         /* the history file */
 	int temporary;            /* 1: path is ours, remove it at the end */
 	char tmp[4096];           /* temporary path */
@@ -55,7 +55,7 @@ struct demo {
 static int demo_expect(const struct demo *d, sht_quark q, sht_time t,
 		       const sht_interval *iv)
 {
-	sht_value ex = sht__staircase_expect(&d->w, q, t);
+	sht_value ex = shtgen_staircase_expect(&d->w, q, t);
 	int ok = iv && iv->quark == q && iv->start <= t && t <= iv->end &&
 		 sht_value_equal(&iv->value, &ex);
 
@@ -111,7 +111,7 @@ static int demo_by_path(const struct demo *d, sht_state *ss, sht_result *res,
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)a);
 	printf("query by path: attribute \"%s\" at t=%lld\n", name,
 	       (long long)t);
-	err = sht_state_quark_path(ss, name, 0, &q);
+	err = sht_state_quark_path(ss, name, false, &q);
 	if (err != SHT_OK) {
 		printf("  quark:    none (%s)  -> MISMATCH\n", err < 0 ?
 		       sht_errmsg() : sht_strerror(err));
@@ -133,7 +133,7 @@ static uint64_t full_wrong(const struct demo *d, const sht_result *res,
 		wrong++;
 	for (size_t i = 0; i < n; i++) {
 		const sht_interval *iv = sht_result_at(res, i);
-		sht_value ex = sht__staircase_expect(&d->w, iv->quark, t);
+		sht_value ex = shtgen_staircase_expect(&d->w, iv->quark, t);
 
 		if (iv->quark != i || iv->start > t || iv->end < t ||
 		    !sht_value_equal(&iv->value, &ex))
@@ -175,7 +175,7 @@ static int demo_full(const struct demo *d, sht_state *ss, sht_result *res,
 static int demo_queries(const struct demo *d, sht_state *ss)
 {
 	uint64_t a = d->w.attributes;
-	sht_time t_end = sht__staircase_end(&d->w);
+	sht_time t_end = shtgen_staircase_end(&d->w);
 	sht_time null_end = (sht_time)(a - 1u) * d->w.step - 1;
 	sht_result *res = sht_result_create();
 	cli_path p = { NULL, 0 };
@@ -200,21 +200,21 @@ static int demo_queries(const struct demo *d, sht_state *ss)
 
 static int demo_build(const struct demo *d)
 {
-	sht__workload w;
-	sht_build_opts opts;
+	shtgen_workload w;
+	sht_builder_opts opts;
 	cli_build_summary sum;
 	int status;
 
 	memset(&w, 0, sizeof(w));
-	w.kind = SHT__WL_STAIRCASE;
+	w.kind = SHTGEN_WL_STAIRCASE;
 	w.st = d->w;
-	sht_build_opts_init(&opts);
+	sht_builder_opts_init(&opts);
 	opts.variant = SHT_VARIANT_ESHT;
 	opts.no_sync = d->temporary;
 	printf("== build: staircase, %llu attributes, %llu intervals, eSHT, "
 	       "through the state system ==\n",
 	       (unsigned long long)d->w.attributes,
-	       (unsigned long long)sht__staircase_count(&d->w));
+	       (unsigned long long)shtgen_staircase_count(&d->w));
 	fflush(stdout);
 	status = cli_build_workload(&w, d->path, SHT_BACKEND_TREE, &opts,
 				    &sum);
@@ -285,32 +285,32 @@ static int demo_temp_path(struct demo *d)
 	return CLI_OK;
 }
 
+static int demo_opt(void *ctx, int id, const char *val)
+{
+	struct demo *d = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error("demo staircase", "unexpected argument '%s'",
+				val);
+		return -1;
+	}
+	if (id == OPT_OUTPUT) {
+		d->path = val;
+		return 0;
+	}
+	return cli_parse_u64("demo staircase", "--attributes", val, 1,
+			     (uint64_t)SHT_QUARK_MAX + 1u, &d->w.attributes);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int demo_parse(struct demo *d, int argc, char **argv)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 1, "demo staircase", demo_opts,
+				   demo_usage, demo_opt, d);
 
-	cli_args_init(&a, argc, argv, 1, "demo staircase", demo_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(demo_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error("demo staircase", "unexpected argument "
-					       "'%s'", val);
-		if (id == OPT_OUTPUT)
-			d->path = val;
-		else if (cli_parse_u64("demo staircase", "--attributes", val, 1,
-				       (uint64_t)SHT_QUARK_MAX + 1u,
-				       &d->w.attributes) < 0)
-			return CLI_USAGE;
-	}
-	if (sht__staircase_count(&d->w) == 0)
+	if (rc != CLI_OK)
+		return rc;
+	if (shtgen_staircase_count(&d->w) == 0)
 		return cli_usage_error("demo staircase", "too many attributes");
 	return CLI_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * cmd-gen-kernel.c: `sht gen kernel`: write a synthetic Linux kernel trace
- * (src/workload/kgen.h) as a CTF directory that babeltrace2 reads, or as
+ * (src/gen/include/shtgen/kgen.h) as a CTF directory that babeltrace2 reads, or as
  * a VSTF file, of a given number of events or an approximate size.
  */
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 static const char gen_kernel_usage[] =
 "Usage: sht gen kernel -o OUT [--format ctf|vstf] [--events N | --size B]\n"
@@ -33,7 +33,7 @@ static const char gen_kernel_usage[] =
 "                     KiB, MiB, GiB)\n"
 "  --cpus C           CPUs (default 4)\n"
 "  --threads T        live threads aimed at (default 200)\n"
-"  --seed S           random seed (default 1)\n"
+"  --seed S           random seed, 0 .. 2^63-1 (default 1)\n"
 "  --json             print the summary as one JSON object\n"
 "  --no-progress      no progress line (shown only on a terminal)\n"
 "  -h, --help         show this help\n";
@@ -64,7 +64,7 @@ static const cli_opt gen_kernel_opts[] = {
 };
 
 struct gk_opts {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	const char *output;
 	int vstf;                 /* --format vstf, or OUT ends in .vstf */
 	int have_format;
@@ -127,7 +127,7 @@ static int gk_number(struct gk_opts *o, int id, const char *val)
 		return 0;
 	default:                          /* OPT_SEED */
 		return cli_parse_u64("gen kernel", "--seed", val, 0,
-				     UINT64_MAX, &o->p.seed);
+				     INT64_MAX, &o->p.seed);
 	}
 }
 
@@ -179,10 +179,11 @@ static void gk_progress(void *ctx, uint64_t events)
 	fflush(stderr);
 }
 
-static void gk_summary(const struct gk_opts *o,
-		       const sht__kgen_write_stats *st)
+/* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
+static int gk_summary(const struct gk_opts *o,
+		      const shtgen_kgen_write_stats *st)
 {
-	json_writer w;
+	json_t *j;
 
 	if (!o->json) {
 		printf("%s: %s trace, %" PRIu64 " events, %u CPUs, %" PRIu64
@@ -193,38 +194,36 @@ static void gk_summary(const struct gk_opts *o,
 		       st->bytes, st->seconds,
 		       st->seconds > 0 ? (double)st->gen.events / st->seconds
 				       : 0.0);
-		return;
+		return CLI_OK;
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "output", o->output);
-	json_kv_string(&w, "format", o->vstf ? "vstf" : "ctf");
-	json_kv_uint(&w, "events", st->gen.events);
-	json_kv_uint(&w, "cpus", o->p.cpus);
-	json_kv_uint(&w, "seed", o->p.seed);
-	json_kv_uint(&w, "threads_created", st->gen.threads_created);
-	json_kv_uint(&w, "max_live_threads", st->gen.max_live);
-	json_kv_uint(&w, "forks", st->gen.forks);
-	json_kv_uint(&w, "exits", st->gen.exits);
-	json_kv_uint(&w, "switches", st->gen.switches);
-	json_kv_uint(&w, "syscalls", st->gen.syscalls);
-	json_kv_uint(&w, "irqs", st->gen.irqs);
-	json_kv_uint(&w, "softirqs", st->gen.softirqs);
-	json_kv_uint(&w, "bytes", st->bytes);
-	json_kv_double(&w, "seconds", st->seconds);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	j = json_object();
+	cli_jset(j, "output", cli_jcstr(o->output));
+	cli_jset(j, "format", cli_jcstr(o->vstf ? "vstf" : "ctf"));
+	cli_jset(j, "events", cli_juint(st->gen.events));
+	cli_jset(j, "cpus", cli_juint(o->p.cpus));
+	cli_jset(j, "seed", cli_juint(o->p.seed));
+	cli_jset(j, "threads_created", cli_juint(st->gen.threads_created));
+	cli_jset(j, "max_live_threads", cli_juint(st->gen.max_live));
+	cli_jset(j, "forks", cli_juint(st->gen.forks));
+	cli_jset(j, "exits", cli_juint(st->gen.exits));
+	cli_jset(j, "switches", cli_juint(st->gen.switches));
+	cli_jset(j, "syscalls", cli_juint(st->gen.syscalls));
+	cli_jset(j, "irqs", cli_juint(st->gen.irqs));
+	cli_jset(j, "softirqs", cli_juint(st->gen.softirqs));
+	cli_jset(j, "bytes", cli_juint(st->bytes));
+	cli_jset(j, "seconds", cli_jreal(st->seconds));
+	return cli_json_print(j);
 }
 
 int cmd_gen_kernel(int argc, char **argv)
 {
 	struct gk_opts o;
-	sht__kgen_write_stats st;
+	shtgen_kgen_write_stats st;
 	sht_err err;
 	int status;
 
 	memset(&o, 0, sizeof(o));
-	sht__kgen_params_init(&o.p);
+	shtgen_kgen_params_init(&o.p);
 	o.progress = isatty(STDERR_FILENO);
 	status = cli_parse_options(argc, argv, 2, "gen kernel",
 				   gen_kernel_opts, gen_kernel_usage, gk_opt,
@@ -241,18 +240,17 @@ int cmd_gen_kernel(int argc, char **argv)
 	if (!o.have_format)
 		o.vstf = ends_with(o.output, ".vstf");
 	if (o.size)
-		o.p.events = sht__kgen_events_for_size(&o.p, o.size, o.vstf);
+		o.p.events = shtgen_kgen_events_for_size(&o.p, o.size, o.vstf);
 	memset(&st, 0, sizeof(st));
-	err = o.vstf ? sht__kgen_write_vstf(&o.p, o.output,
+	err = o.vstf ? shtgen_kgen_write_vstf(&o.p, o.output,
 					    o.progress ? gk_progress : NULL,
 					    &o, &st)
-		     : sht__kgen_write_ctf(&o.p, o.output,
+		     : shtgen_kgen_write_ctf(&o.p, o.output,
 					   o.progress ? gk_progress : NULL,
 					   &o, &st);
 	if (o.progress)
 		fprintf(stderr, "\r%*s\r", 60, "");
 	if (err < 0)
 		return cli_fail(err, "generate the kernel trace %s", o.output);
-	gk_summary(&o, &st);
-	return cli_finish_output(CLI_OK);
+	return cli_finish_output(gk_summary(&o, &st));
 }

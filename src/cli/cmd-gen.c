@@ -96,8 +96,8 @@ static const cli_opt churn_opts[] = {
 /* Everything the command line says. */
 struct gen_opts {
 	const char *cmd;          /* "gen staircase" or "gen churn" */
-	sht__workload w;
-	sht_build_opts build;
+	shtgen_workload w;
+	sht_builder_opts build;
 	const char *output;       /* -o FILE */
 	sht_backend backend;      /* --backend */
 	int have_backend;
@@ -120,19 +120,19 @@ double cli_now(void)
 static int build_file_stats(const char *path, cli_build_summary *out)
 {
 	sht_reader *r;
-	sht_info in;
+	sht_tree_info in;
 
 	if (cli_open_reader(path, &r) != CLI_OK)
 		return CLI_FAIL;
-	sht_reader_info(r, &in);
+	sht_reader_info_get(r, &in);
 	out->intervals = in.intervals;
 	out->file_bytes = in.file_bytes;
 	sht_reader_close(r);
 	return CLI_OK;
 }
 
-int cli_build_workload(const sht__workload *w, const char *path,
-		       sht_backend backend, const sht_build_opts *opts,
+int cli_build_workload(const shtgen_workload *w, const char *path,
+		       sht_backend backend, const sht_builder_opts *opts,
 		       cli_build_summary *out)
 {
 	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
@@ -144,16 +144,16 @@ int cli_build_workload(const sht__workload *w, const char *path,
 	sht_state_opts_init(&so);
 	so.backend = backend;
 	so.tree = *opts;
-	so.provider = sht__wl_name(w);
+	so.provider = shtgen_wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)
 			    : cli_fail(err, "create a %s state system",
 				       cli_backend_name(backend));
-	err = sht__wl_drive(w, ss);
+	err = shtgen_wl_drive(w, ss);
 	if (err < 0) {
-		cli_fail(err, "build %s%s%s", sht__wl_name(w),
+		cli_fail(err, "build %s%s%s", shtgen_wl_name(w),
 			 file ? " into " : "", file ? file : "");
 		sht_state_close(ss);
 		if (file)
@@ -164,13 +164,13 @@ int cli_build_workload(const sht__workload *w, const char *path,
 	out->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
 	out->seconds = cli_now() - t0;
-	out->workload = sht__wl_name(w);
+	out->workload = shtgen_wl_name(w);
 	out->path = file;
 	out->backend = backend;
 	out->variant = opts->variant;
 	if (file)
 		return build_file_stats(file, out);
-	out->intervals = sht__wl_intervals(w);
+	out->intervals = shtgen_wl_intervals(w);
 	return CLI_OK;
 }
 
@@ -183,13 +183,13 @@ static sht_err dump_emit(void *ctx, const sht_interval *iv)
 	return ferror(stdout) ? SHT_ERR_IO : SHT_OK;
 }
 
-static int gen_dump(const sht__workload *w)
+static int gen_dump(const shtgen_workload *w)
 {
-	sht_err err = sht__wl_run(w, dump_emit, NULL);
+	sht_err err = shtgen_wl_run(w, dump_emit, NULL);
 
 	if (err < 0)
 		return cli_error("cannot write the intervals of %s",
-				 sht__wl_name(w));
+				 shtgen_wl_name(w));
 	return cli_finish_output(CLI_OK);
 }
 
@@ -274,7 +274,7 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 		o->build.max_children = (uint32_t)x;
 		return 0;
 	case OPT_NO_SYNC:
-		o->build.no_sync = 1;
+		o->build.no_sync = true;
 		return 0;
 	case OPT_OUTPUT:
 		o->output = val;
@@ -296,12 +296,12 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 /* Checks once every option is known. */
 static int gen_validate(struct gen_opts *o)
 {
-	int churn = o->w.kind == SHT__WL_CHURN;
+	int churn = o->w.kind == SHTGEN_WL_CHURN;
 
 	if (!o->have_size)
 		return cli_usage_error(o->cmd, "missing %s",
 				       churn ? "--threads N" : "--attributes A");
-	if (!churn && sht__wl_intervals(&o->w) == 0)
+	if (!churn && shtgen_wl_intervals(&o->w) == 0)
 		return cli_usage_error(o->cmd, "staircase too long: "
 				       "attributes * intervals * step exceeds "
 				       "the time range");
@@ -319,45 +319,43 @@ static int gen_validate(struct gen_opts *o)
 	return CLI_OK;
 }
 
+static int gen_opt(void *ctx, int id, const char *val)
+{
+	struct gen_opts *o = ctx;
+
+	if (id == CLI_ARG_POS) {
+		cli_usage_error(o->cmd, "unexpected argument '%s'", val);
+		return -1;
+	}
+	return gen_build_opt(o, id, val);
+}
+
 static int gen_parse(struct gen_opts *o, int argc, char **argv)
 {
-	const cli_opt *table = o->w.kind == SHT__WL_CHURN ?
+	const cli_opt *table = o->w.kind == SHTGEN_WL_CHURN ?
 			       churn_opts : staircase_opts;
-	cli_args a;
-	const char *val;
-	int id;
+	int rc = cli_parse_options(argc, argv, 2, o->cmd, table, gen_usage,
+				   gen_opt, o);
 
-	cli_args_init(&a, argc, argv, 2, o->cmd, table);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(gen_usage, stdout);
-			return -1;
-		}
-		if (id == CLI_ARG_POS)
-			return cli_usage_error(o->cmd, "unexpected argument "
-					       "'%s'", val);
-		if (gen_build_opt(o, id, val) < 0)
-			return CLI_USAGE;
-	}
+	if (rc != CLI_OK)
+		return rc;
 	return gen_validate(o);
 }
 
 static int gen_select(struct gen_opts *o, const char *name)
 {
 	if (strcmp(name, "staircase") == 0) {
-		o->w.kind = SHT__WL_STAIRCASE;
+		o->w.kind = SHTGEN_WL_STAIRCASE;
 		o->cmd = "gen staircase";
 	} else if (strcmp(name, "churn") == 0) {
-		o->w.kind = SHT__WL_CHURN;
+		o->w.kind = SHTGEN_WL_CHURN;
 		o->cmd = "gen churn";
 	} else {
 		return -1;
 	}
 	o->w.st.intervals = 20;
 	o->w.st.step = 1000;
-	sht_build_opts_init(&o->build);
+	sht_builder_opts_init(&o->build);
 	return 0;
 }
 
@@ -391,6 +389,5 @@ int cmd_gen(int argc, char **argv)
 				    &sum);
 	if (status != CLI_OK)
 		return status;
-	cli_print_build_summary(&sum, o.json);
-	return cli_finish_output(CLI_OK);
+	return cli_finish_output(cli_print_build_summary(&sum, o.json));
 }

@@ -168,8 +168,7 @@ static int history_run(struct history_opts *o, sht_state *ss,
 				(long long)o->to, o->file);
 	cli_ivout_begin(&out, ss, o->json);
 	cli_ivout_result(&out, res);
-	cli_ivout_end(&out);
-	return CLI_OK;
+	return cli_ivout_end(&out);
 }
 
 int cmd_history(int argc, char **argv)

@@ -26,29 +26,34 @@ static const cli_opt info_opts[] = {
 	{ NULL, 0, 0, 0 }
 };
 
+/* The command line. */
+struct info_cmd {
+	const char *file;
+	int json;
+};
+
+static int info_opt(void *ctx, int id, const char *val)
+{
+	struct info_cmd *c = ctx;
+
+	if (id == OPT_JSON) {
+		c->json = 1;
+		return 0;
+	}
+	return cli_take_file("info", &c->file, val);
+}
+
 /* Returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int info_parse(int argc, char **argv, const char **file, int *json)
 {
-	cli_args a;
-	const char *val;
-	int id;
+	struct info_cmd c = { NULL, 0 };
+	int rc = cli_parse_options(argc, argv, 1, "info", info_opts,
+				   info_usage, info_opt, &c);
 
-	cli_args_init(&a, argc, argv, 1, "info", info_opts);
-	while ((id = cli_next(&a, &val)) != CLI_ARG_END) {
-		if (id == CLI_ARG_BAD)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			fputs(info_usage, stdout);
-			return -1;
-		}
-		if (id == OPT_JSON)
-			*json = 1;
-		else if (*file)
-			return cli_usage_error("info", "unexpected argument "
-					       "'%s'", val);
-		else
-			*file = val;
-	}
+	if (rc != CLI_OK)
+		return rc;
+	*file = c.file;
+	*json = c.json;
 	if (!*file)
 		return cli_usage_error("info", "missing FILE");
 	return CLI_OK;

@@ -178,7 +178,8 @@ static int query_run(struct query_opts *o, sht_state *ss, sht_result *res)
 	for (size_t i = 0; i < o->n_sel; i++)
 		if (query_one(o, ss, o->sel[i].quark, res, &out) != CLI_OK)
 			status = CLI_FAIL;
-	cli_ivout_end(&out);
+	if (cli_ivout_end(&out) != CLI_OK)
+		status = CLI_FAIL;
 	return status;
 }
 

@@ -62,7 +62,7 @@ struct frame {
 struct walk {
 	const struct tree_opts *o;
 	sht_state *ss;
-	json_writer w;
+	cli_jlist list;           /* --json */
 	struct frame *stack;
 	size_t depth, cap;        /* frames in use, allocated */
 	char *path;               /* path of the current attribute */
@@ -111,15 +111,13 @@ static void walk_print(struct walk *k, sht_quark q, sht_quark parent,
 		       size_t level, const char *label, size_t len)
 {
 	if (k->o->json) {
-		json_object_begin(&k->w);
-		json_kv_uint(&k->w, "quark", q);
-		json_kv_string(&k->w, "path", k->path);
-		json_key(&k->w, "parent");
-		if (parent == SHT_QUARK_ROOT)
-			json_null(&k->w);
-		else
-			json_uint(&k->w, parent);
-		json_object_end(&k->w);
+		json_t *o = json_object();
+
+		cli_jset(o, "quark", cli_juint(q));
+		cli_jset(o, "path", cli_jcstr(k->path));
+		cli_jset(o, "parent", parent == SHT_QUARK_ROOT ?
+			 cli_jcstr(NULL) : cli_juint(parent));
+		cli_jlist_add(&k->list, o);
 		return;
 	}
 	for (size_t i = (size_t)k->indent_base; i < level; i++)
@@ -166,7 +164,7 @@ static int walk_below(struct walk *k, sht_quark start)
 		return CLI_OK;
 	if (walk_push(k, start, prefix) != CLI_OK)
 		return CLI_FAIL;
-	while (k->depth > 0 && !ferror(stdout)) {
+	while (k->depth > 0 && !ferror(stdout) && !k->list.failed) {
 		struct frame *f = &k->stack[k->depth - 1];
 		size_t level = k->depth;  /* of f's children */
 		const char *name;
@@ -235,14 +233,11 @@ static int tree_walk(const struct tree_opts *o, sht_state *ss)
 	k.o = o;
 	k.ss = ss;
 	k.indent_base = 1;
-	json_init(&k.w, stdout);
 	if (o->json)
-		json_array_begin_lines(&k.w);
+		cli_jlist_begin(&k.list, stdout);
 	status = o->pattern ? walk_matches(&k) : walk_below(&k, SHT_QUARK_ROOT);
-	if (o->json) {
-		json_array_end(&k.w);
-		fputc('\n', stdout);
-	}
+	if (o->json && cli_jlist_end(&k.list) != CLI_OK)
+		status = CLI_FAIL;
 	free(k.stack);
 	free(k.path);
 	return status;

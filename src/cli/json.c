@@ -1,93 +1,21 @@
 /*
- * json.c: the CLI's streaming JSON writer (see json.h).
+ * json.c: the CLI's JSON output through jansson (see json.h).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "cli.h"
 
-void json_init(json_writer *w, FILE *f)
-{
-	memset(w, 0, sizeof(*w));
-	w->f = f;
-}
+/* An allocation failed since the last print: the output would be
+ * incomplete. */
+static bool json_lost;
 
-/* Separator before a value: a comma after a previous element, a newline
- * in a one-per-line array, nothing after a key. */
-static void json_before_value(json_writer *w)
-{
-	int d = w->depth - 1;
-
-	if (w->after_key) {
-		w->after_key = 0;
-		return;
-	}
-	if (d < 0 || d >= JSON_MAX_DEPTH)
-		return;
-	if (w->count[d])
-		fputc(',', w->f);
-	w->count[d] = 1;
-	if (w->lines[d])
-		fputc('\n', w->f);
-}
-
-static void json_open(json_writer *w, char c, int lines)
-{
-	json_before_value(w);
-	fputc(c, w->f);
-	if (w->depth < JSON_MAX_DEPTH) {
-		w->count[w->depth] = 0;
-		w->lines[w->depth] = (unsigned char)lines;
-	}
-	w->depth++;
-}
-
-static void json_close(json_writer *w, char c)
-{
-	w->depth--;
-	if (w->depth < JSON_MAX_DEPTH && w->lines[w->depth] &&
-	    w->count[w->depth])
-		fputc('\n', w->f);
-	fputc(c, w->f);
-}
-
-void json_object_begin(json_writer *w)
-{
-	json_open(w, '{', 0);
-}
-
-void json_object_end(json_writer *w)
-{
-	json_close(w, '}');
-}
-
-void json_array_begin(json_writer *w)
-{
-	json_open(w, '[', 0);
-}
-
-void json_array_begin_lines(json_writer *w)
-{
-	json_open(w, '[', 1);
-}
-
-void json_array_end(json_writer *w)
-{
-	json_close(w, ']');
-}
-
-void json_key(json_writer *w, const char *key)
-{
-	json_before_value(w);
-	json_write_quoted(w->f, key, strlen(key));
-	fputc(':', w->f);
-	w->after_key = 1;
-}
+/* ---- strings ----------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there
  * are not one (overlong forms, surrogates and code points above U+10FFFF
- * are invalid). */
+ * are invalid, as jansson also says). */
 static size_t utf8_seq_len(const unsigned char *s, size_t left)
 {
 	unsigned char c = s[0];
@@ -117,137 +45,253 @@ static size_t utf8_seq_len(const unsigned char *s, size_t left)
 	return n;
 }
 
-/* One ASCII byte, escaped as JSON requires. */
-static void json_put_ascii(FILE *f, unsigned char c)
+/* s with each byte outside valid UTF-8 replaced by the UTF-8 form of the
+ * code point of the same number (malloc'd, *out_len bytes), or NULL. */
+static char *utf8_repair(const unsigned char *s, size_t len, size_t *out_len)
 {
-	switch (c) {
-	case '"':  fputs("\\\"", f); return;
-	case '\\': fputs("\\\\", f); return;
-	case '\b': fputs("\\b", f); return;
-	case '\f': fputs("\\f", f); return;
-	case '\n': fputs("\\n", f); return;
-	case '\r': fputs("\\r", f); return;
-	case '\t': fputs("\\t", f); return;
-	default:
-		break;
-	}
-	if (c < 0x20 || c == 0x7f)
-		fprintf(f, "\\u%04x", c);
-	else
-		fputc(c, f);
-}
+	char *buf = malloc(len * 2u + 1u);
+	size_t i = 0, o = 0;
 
-/* Printable ASCII that needs no escape. */
-static int json_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
-
-void json_write_quoted(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	fputc('"', f);
+	if (!buf)
+		return NULL;
 	while (i < len) {
-		size_t n;
+		size_t n = utf8_seq_len(s + i, len - i);
 
-		/* A run of plain bytes in one write (names, paths, keys). */
-		for (n = 0; i + n < len && json_plain(p[i + n]); n++)
-			;
 		if (n > 0) {
-			fwrite(p + i, 1, n, f);
+			memcpy(buf + o, s + i, n);
+			o += n;
 			i += n;
 			continue;
 		}
-		n = utf8_seq_len(p + i, len - i);
+		buf[o++] = (char)(0xc0u | (s[i] >> 6));
+		buf[o++] = (char)(0x80u | (s[i] & 0x3fu));
+		i++;
+	}
+	*out_len = o;
+	return buf;
+}
 
-		if (n == 1) {
-			json_put_ascii(f, p[i]);
-		} else if (n > 1) {
-			fwrite(p + i, 1, n, f);
-		} else {
-			fprintf(f, "\\u%04x", p[i]);   /* not UTF-8 */
-			n = 1;
-		}
+static bool utf8_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq_len(s + i, len - i);
+
+		if (n == 0)
+			return false;
 		i += n;
 	}
-	fputc('"', f);
+	return true;
 }
 
-void json_string(json_writer *w, const char *s, size_t len)
+static json_t *lost(json_t *v)
 {
-	json_before_value(w);
-	json_write_quoted(w->f, s, len);
+	if (!v)
+		json_lost = true;
+	return v;
 }
 
-void json_cstring(json_writer *w, const char *s)
+json_t *cli_jstr(const char *s, size_t len)
 {
-	json_string(w, s, strlen(s));
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char *fixed;
+	json_t *v;
+
+	if (utf8_valid(p, len))
+		return lost(json_stringn_nocheck(s, len));
+	fixed = utf8_repair(p, len, &n);
+	if (!fixed)
+		return lost(NULL);
+	v = json_stringn_nocheck(fixed, n);
+	free(fixed);
+	return lost(v);
 }
 
-void json_int(json_writer *w, int64_t x)
+json_t *cli_jcstr(const char *s)
 {
-	json_before_value(w);
-	fprintf(w->f, "%lld", (long long)x);
+	if (!s)
+		return lost(json_null());
+	return cli_jstr(s, strlen(s));
 }
 
-void json_uint(json_writer *w, uint64_t x)
+/* ---- numbers and the rest ---------------------------------------------- */
+
+json_t *cli_jint(int64_t x)
 {
-	json_before_value(w);
-	fprintf(w->f, "%llu", (unsigned long long)x);
+	return lost(json_integer((json_int_t)x));
 }
 
-void json_double(json_writer *w, double x)
+json_t *cli_juint(uint64_t x)
 {
-	if (isnan(x)) {
-		json_cstring(w, "NaN");
-	} else if (isinf(x)) {
-		json_cstring(w, x > 0 ? "Infinity" : "-Infinity");
-	} else {
-		char buf[32];
+	if (x > (uint64_t)INT64_MAX)
+		return lost(json_real((double)x));
+	return lost(json_integer((json_int_t)x));
+}
 
-		/* The shortest of 15 or 17 digits that reads back exactly. */
-		snprintf(buf, sizeof(buf), "%.15g", x);
-		if (strtod(buf, NULL) != x)
-			snprintf(buf, sizeof(buf), "%.17g", x);
-		json_before_value(w);
-		fputs(buf, w->f);
+json_t *cli_jreal(double x)
+{
+	if (!isfinite(x))
+		return lost(json_null());
+	return lost(json_real(x));
+}
+
+json_t *cli_jbool(bool x)
+{
+	return lost(json_boolean(x));
+}
+
+void cli_jset(json_t *obj, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(obj, key, v) < 0)
+		json_lost = true;
+}
+
+void cli_jappend(json_t *arr, json_t *v)
+{
+	if (!v || json_array_append_new(arr, v) < 0)
+		json_lost = true;
+}
+
+/* ---- dumping ----------------------------------------------------------- */
+
+/* 1 if %.15g does not read back as x. */
+static bool real_needs_17(double x)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.15g", x);
+	return strtod(buf, NULL) != x;
+}
+
+/* 1 if a double in v needs 17 significant digits. */
+static bool needs_17(json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_REAL:
+		return real_needs_17(json_real_value(v));
+	case JSON_OBJECT:
+		json_object_foreach(v, key, x)
+			if (needs_17(x))
+				return true;
+		return false;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x)
+			if (needs_17(x))
+				return true;
+		return false;
+	default:
+		return false;
 	}
 }
 
-void json_bool(json_writer *w, int x)
+/* The text of the last dump: json_dumpb into a buffer kept between
+ * dumps, then one fwrite (json_dumpf calls fwrite for every token, which
+ * made `sht query --json` three times slower). */
+static struct {
+	char *buf;
+	size_t cap;
+} dump_text;
+
+/* Dump v to f; false if out of memory or jansson refused (it cannot for
+ * the values built here: strings are valid UTF-8, reals finite). */
+static bool dump(json_t *v, FILE *f)
 {
-	json_before_value(w);
-	fputs(x ? "true" : "false", w->f);
+	size_t flags = JSON_COMPACT | JSON_ENCODE_ANY |
+		       JSON_REAL_PRECISION(needs_17(v) ? 17 : 15);
+	size_t n = json_dumpb(v, dump_text.buf, dump_text.cap, flags);
+
+	if (n == 0)
+		return false;
+	if (n > dump_text.cap) {
+		size_t cap = n < 4096u ? 4096u : n;
+		char *b = realloc(dump_text.buf, cap);
+
+		if (!b)
+			return false;
+		dump_text.buf = b;
+		dump_text.cap = cap;
+		n = json_dumpb(v, b, cap, flags);
+		if (n == 0 || n > cap)
+			return false;
+	}
+	fwrite(dump_text.buf, 1, n, f);
+	return true;
 }
 
-void json_null(json_writer *w)
+/* Report a lost output and clear the mark: CLI_FAIL. */
+static int report_lost(void)
 {
-	json_before_value(w);
-	fputs("null", w->f);
+	json_lost = false;
+	return cli_error("cannot format the JSON output: out of memory");
 }
 
-void json_kv_string(json_writer *w, const char *key, const char *s)
+int cli_json_print(json_t *v)
 {
-	json_key(w, key);
-	json_cstring(w, s);
+	int status = CLI_OK;
+
+	if (!v || json_lost) {
+		status = report_lost();
+	} else if (!dump(v, stdout)) {
+		status = cli_error("cannot format the JSON output");
+	} else {
+		fputc('\n', stdout);
+	}
+	json_decref(v);
+	return status;
 }
 
-void json_kv_int(json_writer *w, const char *key, int64_t x)
+void cli_jlist_begin(cli_jlist *l, FILE *f)
 {
-	json_key(w, key);
-	json_int(w, x);
+	l->f = f;
+	l->count = 0;
+	l->failed = false;
+	fputc('[', f);
 }
 
-void json_kv_uint(json_writer *w, const char *key, uint64_t x)
+void cli_jlist_add(cli_jlist *l, json_t *v)
 {
-	json_key(w, key);
-	json_uint(w, x);
+	if (!v || json_lost || l->failed) {
+		l->failed = true;
+		json_decref(v);
+		return;
+	}
+	if (l->count > 0)
+		fputc(',', l->f);
+	fputc('\n', l->f);
+	if (!dump(v, l->f))
+		l->failed = true;
+	l->count++;
+	json_decref(v);
 }
 
-void json_kv_double(json_writer *w, const char *key, double x)
+int cli_jlist_end(cli_jlist *l)
 {
-	json_key(w, key);
-	json_double(w, x);
+	if (l->count > 0)
+		fputc('\n', l->f);
+	fputs("]\n", l->f);
+	if (l->failed)
+		return report_lost();
+	return CLI_OK;
+}
+
+void cli_json_fquote(FILE *f, const char *s, size_t len)
+{
+	json_t *v = cli_jstr(s, len);
+
+	if (!v || !dump(v, f)) {
+		json_lost = true;     /* cli_finish_output fails */
+		fputs("\"?\"", f);
+	}
+	json_decref(v);
+}
+
+int cli_json_check_lost(void)
+{
+	return json_lost ? report_lost() : CLI_OK;
 }

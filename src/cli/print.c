@@ -52,7 +52,7 @@ void cli_print_value(FILE *f, const sht_value *v)
 		print_double(f, v->u.d);
 		break;
 	case SHT_TYPE_STRING:
-		json_write_quoted(f, v->u.str, v->len);
+		cli_json_fquote(f, v->u.str, v->len);
 		break;
 	default:
 		fputs("?", f);
@@ -93,7 +93,7 @@ void cli_print_name(FILE *f, const char *s, size_t len)
 	if (name_is_plain(s, len))
 		fwrite(s, 1, len, f);
 	else
-		json_write_quoted(f, s, len);
+		cli_json_fquote(f, s, len);
 }
 
 void cli_print_interval_path(FILE *f, const sht_interval *iv,
@@ -105,40 +105,34 @@ void cli_print_interval_path(FILE *f, const sht_interval *iv,
 	print_interval_rest(f, iv);
 }
 
-void cli_json_value(json_writer *w, const sht_value *v)
+json_t *cli_json_value(const sht_value *v)
 {
 	switch (v->type) {
 	case SHT_TYPE_INT32:
-		json_int(w, v->u.i32);
-		break;
+		return cli_jint(v->u.i32);
 	case SHT_TYPE_INT64:
-		json_int(w, v->u.i64);
-		break;
+		return cli_jint(v->u.i64);
 	case SHT_TYPE_DOUBLE:
-		json_double(w, v->u.d);
-		break;
+		return cli_jreal(v->u.d);
 	case SHT_TYPE_STRING:
-		json_string(w, v->u.str, v->len);
-		break;
+		return cli_jstr(v->u.str, v->len);
 	default:
-		json_null(w);
-		break;
+		return cli_jcstr(NULL);
 	}
 }
 
-void cli_json_interval(json_writer *w, const sht_interval *iv,
-		       const char *path)
+json_t *cli_json_interval(const sht_interval *iv, const char *path)
 {
-	json_object_begin(w);
-	json_kv_uint(w, "quark", iv->quark);
+	json_t *o = json_object();
+
+	cli_jset(o, "quark", cli_juint(iv->quark));
 	if (path)
-		json_kv_string(w, "path", path);
-	json_kv_int(w, "start", iv->start);
-	json_kv_int(w, "end", iv->end);
-	json_kv_string(w, "type", cli_type_name(iv->value.type));
-	json_key(w, "value");
-	cli_json_value(w, &iv->value);
-	json_object_end(w);
+		cli_jset(o, "path", cli_jcstr(path));
+	cli_jset(o, "start", cli_jint(iv->start));
+	cli_jset(o, "end", cli_jint(iv->end));
+	cli_jset(o, "type", cli_jcstr(cli_type_name(iv->value.type)));
+	cli_jset(o, "value", cli_json_value(&iv->value));
+	return o;
 }
 
 /* ---- attribute paths and query output ---------------------------------- */
@@ -168,7 +162,7 @@ const char *cli_attr_path(sht_state *ss, sht_quark q, cli_path *p)
 	if (path_reserve(p, PATH_INITIAL) < 0)
 		return "";
 	err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
-	if (err == SHT_ERR_TOOBIG && path_reserve(p, need + 1u) == 0)
+	if (err == SHT_ERR_BUFFER && path_reserve(p, need + 1u) == 0)
 		err = sht_state_attr_path(ss, q, p->buf, p->cap, &need);
 	if (err < 0)
 		p->buf[0] = '\0';   /* no such attribute: a file without names */
@@ -187,9 +181,8 @@ void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json)
 	memset(o, 0, sizeof(*o));
 	o->json = json;
 	o->ss = ss;
-	json_init(&o->w, stdout);
 	if (json)
-		json_array_begin_lines(&o->w);
+		cli_jlist_begin(&o->list, stdout);
 }
 
 void cli_ivout_result(cli_ivout *o, const sht_result *res)
@@ -201,19 +194,20 @@ void cli_ivout_result(cli_ivout *o, const sht_result *res)
 		const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
 
 		if (o->json)
-			cli_json_interval(&o->w, iv, path);
+			cli_jlist_add(&o->list, cli_json_interval(iv, path));
 		else
 			cli_print_interval_path(stdout, iv, path);
 	}
 }
 
-void cli_ivout_end(cli_ivout *o)
+int cli_ivout_end(cli_ivout *o)
 {
-	if (o->json) {
-		json_array_end(&o->w);
-		fputc('\n', stdout);
-	}
+	int status = CLI_OK;
+
+	if (o->json)
+		status = cli_jlist_end(&o->list);
 	cli_path_free(&o->path);
+	return status;
 }
 
 /* ---- sht info ---------------------------------------------------------- */
@@ -225,57 +219,60 @@ struct info_names {
 	uint32_t provider_version;
 };
 
-static double level_fill(const sht_level_stats *l, uint32_t block_size)
+static double level_fill(const sht_tree_level_stats *l, uint32_t block_size)
 {
 	if (l->nodes == 0)
 		return 0.0;
 	return (double)l->used_bytes / ((double)l->nodes * block_size);
 }
 
-static void info_json(const char *path, const sht_info *in,
-		      const sht_stats *st, const struct info_names *nm)
+static json_t *info_levels(const sht_tree_info *in, const sht_tree_stats *st)
 {
-	json_writer w;
+	json_t *levels = json_array();
 
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "file", path);
-	json_kv_string(&w, "variant", cli_variant_name(in->variant));
-	json_kv_uint(&w, "format_version", in->format_version);
-	json_kv_uint(&w, "block_size", in->block_size);
-	json_kv_uint(&w, "max_children", in->max_children);
-	json_kv_uint(&w, "nodes", in->nodes);
-	json_kv_uint(&w, "leaf_nodes", st->leaf_nodes);
-	json_kv_uint(&w, "core_nodes", st->core_nodes);
-	json_kv_uint(&w, "blob_blocks", st->blob_blocks);
-	json_kv_uint(&w, "section_blocks", st->section_blocks);
-	json_kv_uint(&w, "blocks", in->blocks);
-	json_kv_uint(&w, "depth", in->depth);
-	json_kv_uint(&w, "intervals", in->intervals);
-	json_kv_uint(&w, "quarks", in->quark_count);
-	json_kv_uint(&w, "attributes", nm->attributes);
-	json_kv_string(&w, "provider", nm->provider);
-	json_kv_uint(&w, "provider_version", nm->provider_version);
-	json_kv_int(&w, "start", in->start);
-	json_kv_int(&w, "end", in->end);
-	json_kv_uint(&w, "file_bytes", in->file_bytes);
-	json_kv_double(&w, "bytes_per_interval", st->bytes_per_interval);
-	json_kv_double(&w, "fill_leaf", st->fill_leaf);
-	json_kv_double(&w, "fill_core", st->fill_core);
-	json_key(&w, "levels");
-	json_array_begin(&w);
-	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++) {
-		json_object_begin(&w);
-		json_kv_uint(&w, "level", i);
-		json_kv_uint(&w, "nodes", st->level[i].nodes);
-		json_kv_uint(&w, "intervals", st->level[i].intervals);
-		json_kv_double(&w, "fill",
-			       level_fill(&st->level[i], in->block_size));
-		json_object_end(&w);
+	for (uint32_t i = 0; i < st->levels && i < SHT_TREE_STATS_MAX_LEVELS; i++) {
+		json_t *l = json_object();
+
+		cli_jset(l, "level", cli_juint(i));
+		cli_jset(l, "nodes", cli_juint(st->level[i].nodes));
+		cli_jset(l, "intervals", cli_juint(st->level[i].intervals));
+		cli_jset(l, "fill", cli_jreal(level_fill(&st->level[i],
+							  in->block_size)));
+		cli_jappend(levels, l);
 	}
-	json_array_end(&w);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	return levels;
+}
+
+static int info_json(const char *path, const sht_tree_info *in,
+		     const sht_tree_stats *st, const struct info_names *nm)
+{
+	json_t *o = json_object();
+
+	cli_jset(o, "file", cli_jcstr(path));
+	cli_jset(o, "variant", cli_jcstr(cli_variant_name(in->variant)));
+	cli_jset(o, "format_version", cli_juint(in->format_version));
+	cli_jset(o, "block_size", cli_juint(in->block_size));
+	cli_jset(o, "max_children", cli_juint(in->max_children));
+	cli_jset(o, "nodes", cli_juint(in->nodes));
+	cli_jset(o, "leaf_nodes", cli_juint(st->leaf_nodes));
+	cli_jset(o, "core_nodes", cli_juint(st->core_nodes));
+	cli_jset(o, "blob_blocks", cli_juint(st->blob_blocks));
+	cli_jset(o, "section_blocks", cli_juint(st->section_blocks));
+	cli_jset(o, "blocks", cli_juint(in->blocks));
+	cli_jset(o, "depth", cli_juint(in->depth));
+	cli_jset(o, "intervals", cli_juint(in->intervals));
+	cli_jset(o, "quarks", cli_juint(in->quark_count));
+	cli_jset(o, "attributes", cli_juint(nm->attributes));
+	cli_jset(o, "provider", cli_jcstr(nm->provider));
+	cli_jset(o, "provider_version", cli_juint(nm->provider_version));
+	cli_jset(o, "start", cli_jint(in->start));
+	cli_jset(o, "end", cli_jint(in->end));
+	cli_jset(o, "file_bytes", cli_juint(in->file_bytes));
+	cli_jset(o, "bytes_per_interval", cli_jreal(st->bytes_per_interval));
+	cli_jset(o, "fill_leaf", cli_jreal(st->fill_leaf));
+	cli_jset(o, "fill_core", cli_jreal(st->fill_core));
+	cli_jset(o, "levels", info_levels(in, st));
+	return cli_json_print(o);
 }
 
 #define KEY_FMT "%-20s"
@@ -300,8 +297,8 @@ static void kv_f(const char *key, double x, const char *unit)
 	printf(KEY_FMT "%.4f%s\n", key, x, unit);
 }
 
-static void info_human(const char *path, const sht_info *in,
-		       const sht_stats *st, const struct info_names *nm)
+static void info_human(const char *path, const sht_tree_info *in,
+		       const sht_tree_stats *st, const struct info_names *nm)
 {
 	kv_s("file:", path);
 	kv_s("variant:", cli_variant_name(in->variant));
@@ -329,7 +326,7 @@ static void info_human(const char *path, const sht_info *in,
 	kv_f("fill_leaf:", st->fill_leaf, "");
 	kv_f("fill_core:", st->fill_core, "");
 	printf("levels:\n");
-	for (uint32_t i = 0; i < st->levels && i < SHT_STATS_MAX_LEVELS; i++)
+	for (uint32_t i = 0; i < st->levels && i < SHT_TREE_STATS_MAX_LEVELS; i++)
 		printf("  level %lu: %llu nodes, %llu intervals, fill %.4f\n",
 		       (unsigned long)i,
 		       (unsigned long long)st->level[i].nodes,
@@ -340,12 +337,12 @@ static void info_human(const char *path, const sht_info *in,
 int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 {
 	struct info_names nm;
-	sht_info in;
-	sht_stats st;
+	sht_tree_info in;
+	sht_tree_stats st;
 	sht_err err;
 
-	sht_reader_info(r, &in);
-	err = sht_reader_stats(r, &st);
+	sht_reader_info_get(r, &in);
+	err = sht_reader_stats_get(r, &st);
 	if (err < 0)
 		return cli_fail(err, "read the statistics of %s", path);
 	if (cli_load_attrs(path, ss) != CLI_OK)
@@ -353,9 +350,8 @@ int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 	nm.attributes = sht_state_attr_count(ss);
 	sht_state_provider(ss, &nm.provider, &nm.provider_version);
 	if (json)
-		info_json(path, &in, &st, &nm);
-	else
-		info_human(path, &in, &st, &nm);
+		return info_json(path, &in, &st, &nm);
+	info_human(path, &in, &st, &nm);
 	return CLI_OK;
 }
 
@@ -386,32 +382,26 @@ static void summary_human(const cli_build_summary *s, double rate)
 		printf("%s backend (no file)\n", cli_backend_name(s->backend));
 }
 
-void cli_print_build_summary(const cli_build_summary *s, int json)
+int cli_print_build_summary(const cli_build_summary *s, int json)
 {
 	double rate = s->seconds > 0 ? (double)s->intervals / s->seconds : 0;
-	json_writer w;
+	json_t *o;
 
 	if (!json) {
 		summary_human(s, rate);
-		return;
+		return CLI_OK;
 	}
-	json_init(&w, stdout);
-	json_object_begin(&w);
-	json_kv_string(&w, "workload", s->workload);
-	json_key(&w, "file");
-	if (s->path)
-		json_cstring(&w, s->path);
-	else
-		json_null(&w);
-	json_kv_string(&w, "backend", cli_backend_name(s->backend));
-	json_kv_string(&w, "variant", cli_variant_name(s->variant));
-	json_kv_uint(&w, "intervals", s->intervals);
-	json_kv_uint(&w, "attributes", s->attributes);
-	json_kv_double(&w, "seconds", s->seconds);
-	json_kv_double(&w, "intervals_per_second", rate);
-	json_kv_uint(&w, "file_bytes", s->file_bytes);
-	json_kv_double(&w, "bytes_per_interval", s->intervals ?
-		       (double)s->file_bytes / (double)s->intervals : 0.0);
-	json_object_end(&w);
-	fputc('\n', stdout);
+	o = json_object();
+	cli_jset(o, "workload", cli_jcstr(s->workload));
+	cli_jset(o, "file", cli_jcstr(s->path));
+	cli_jset(o, "backend", cli_jcstr(cli_backend_name(s->backend)));
+	cli_jset(o, "variant", cli_jcstr(cli_variant_name(s->variant)));
+	cli_jset(o, "intervals", cli_juint(s->intervals));
+	cli_jset(o, "attributes", cli_juint(s->attributes));
+	cli_jset(o, "seconds", cli_jreal(s->seconds));
+	cli_jset(o, "intervals_per_second", cli_jreal(rate));
+	cli_jset(o, "file_bytes", cli_juint(s->file_bytes));
+	cli_jset(o, "bytes_per_interval", cli_jreal(s->intervals ?
+		 (double)s->file_bytes / (double)s->intervals : 0.0));
+	return cli_json_print(o);
 }

@@ -614,7 +614,7 @@ sht_err sht__attrs_path(const struct sht__attrs *a, sht_quark q, char *buf,
 	if (need)
 		*need = total;
 	if (size == 0)
-		return sht__error(SHT_ERR_TOOBIG,
+		return sht__error(SHT_ERR_BUFFER,
 				  "Cannot write the path of an attribute: quark=%u size=0 need=%zu",
 				  q, total);
 	lim = size - 1 < total ? size - 1 : total;
@@ -631,7 +631,7 @@ sht_err sht__attrs_path(const struct sht__attrs *a, sht_quark q, char *buf,
 	}
 	buf[lim] = '\0';
 	if (lim < total)
-		return sht__error(SHT_ERR_TOOBIG,
+		return sht__error(SHT_ERR_BUFFER,
 				  "Cannot write the path of an attribute: quark=%u size=%zu need=%zu",
 				  q, size, total);
 	return SHT_OK;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sht/sht.h"
+#include "sht/state.h"
 
 struct sht__attrs;
 
@@ -39,7 +39,7 @@ sht_err sht__attrs_children(const struct sht__attrs *a, sht_quark q,
 			    const sht_quark **out, size_t *n);
 
 /* "a/b/c" into buf (NUL-terminated, truncated if small); *need = length.
- * SHT_ERR_TOOBIG when size <= *need. */
+ * SHT_ERR_BUFFER when size <= *need. */
 sht_err sht__attrs_path(const struct sht__attrs *a, sht_quark q, char *buf,
 			size_t size, size_t *need);
 

@@ -199,7 +199,7 @@ static void partial_destroy(void *be)
 
 	if (!p)
 		return;
-	sht_builder_destroy(p->b);
+	sht_builder_close(p->b);
 	free(p->cp);
 	free(p);
 }

@@ -44,7 +44,7 @@ static sht_err tree_query_2d(void *be, const sht_query2d *q, sht_result *res)
 
 static void tree_destroy(void *be)
 {
-	sht_builder_destroy(be);
+	sht_builder_close(be);
 }
 
 const struct sht__backend_ops sht__backend_tree = {
@@ -53,7 +53,7 @@ const struct sht__backend_ops sht__backend_tree = {
 };
 
 sht_err sht__backend_tree_create(const char *path, sht_time start,
-				 const sht_build_opts *opts, void **out)
+				 const sht_builder_opts *opts, void **out)
 {
 	sht_builder *b;
 	sht_err err;

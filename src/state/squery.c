@@ -21,14 +21,14 @@ static sht_time end_now(const sht_state *ss)
 static uint64_t quark_limit(sht_state *ss)
 {
 	struct sht__attrs *a;
-	sht_info info;
+	sht_tree_info info;
 
 	if (!ss->readonly)
 		return ss->ncur;
 	/* A partial history stores only some attributes' intervals. */
 	if (ss->partial)
 		return sht__state_attrs(ss, &a) == SHT_OK ? sht__attrs_count(a) : 0;
-	sht_reader_info(ss->reader, &info);
+	sht_reader_info_get(ss->reader, &info);
 	return info.quark_count;
 }
 

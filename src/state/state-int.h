@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 
+#include "sht/state.h"
 #include "state/attrs.h"
 #include "util/result-int.h"
 #include "util/util.h"
@@ -59,7 +60,7 @@ extern const struct sht__backend_ops sht__backend_file;
 extern const struct sht__backend_ops sht__backend_partial;
 
 sht_err sht__backend_tree_create(const char *path, sht_time start,
-				 const sht_build_opts *opts, void **out);
+				 const sht_builder_opts *opts, void **out);
 sht_err sht__backend_mem_create(void **out);
 sht_err sht__backend_partial_create(sht_state *ss, const char *path,
 				    const sht_state_opts *opts, void **out);

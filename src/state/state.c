@@ -15,7 +15,7 @@ void sht_state_opts_init(sht_state_opts *opts)
 {
 	memset(opts, 0, sizeof *opts);
 	opts->backend = SHT_BACKEND_TREE;
-	sht_build_opts_init(&opts->tree);
+	sht_builder_opts_init(&opts->tree);
 	opts->provider = "";
 }
 
@@ -105,10 +105,10 @@ static sht_err load_provider(sht_state *ss)
 	return ss->provider ? SHT_OK : sht__error(SHT_ERR_NOMEM, "Cannot copy the provider name");
 }
 
-sht_err sht_state_open(const char *path, const sht_open_opts *opts, sht_state **out)
+sht_err sht_state_open(const char *path, const sht_reader_opts *opts, sht_state **out)
 {
 	sht_state *ss = sht__state_new();
-	sht_info info;
+	sht_tree_info info;
 	sht_err err;
 
 	if (!ss)
@@ -117,7 +117,7 @@ sht_err sht_state_open(const char *path, const sht_open_opts *opts, sht_state **
 	ss->finished = 1;
 	err = sht_reader_open(path, opts, &ss->reader);
 	if (err == SHT_OK) {
-		sht_reader_info(ss->reader, &info);
+		sht_reader_info_get(ss->reader, &info);
 		ss->start = info.start;
 		ss->now = ss->end = info.end;
 		ss->ops = &sht__backend_file;
@@ -133,7 +133,7 @@ sht_err sht_state_open(const char *path, const sht_open_opts *opts, sht_state **
 	return SHT_OK;
 }
 
-sht_err sht_state_open_partial(const char *path, const sht_open_opts *opts,
+sht_err sht_state_open_partial(const char *path, const sht_reader_opts *opts,
 			       const sht_source *src, const sht_provider *p,
 			       sht_state **out)
 {
@@ -267,7 +267,7 @@ sht_err sht_state_quark_find(sht_state *ss, sht_quark parent,
 	return err;
 }
 
-sht_err sht_state_quark_path(sht_state *ss, const char *path, int create,
+sht_err sht_state_quark_path(sht_state *ss, const char *path, bool create,
 			     sht_quark *out)
 {
 	struct sht__attrs *a;

@@ -4,6 +4,8 @@
  */
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "store/store-int.h"
 
 static int blob_valid(const uint8_t *buf, uint8_t kind, uint64_t first,
@@ -32,11 +34,11 @@ sht_err sht__blob_load(struct sht__store *st, uint8_t kind, uint64_t first,
 	if (!buf)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate %llu bytes",
 				  (unsigned long long)(n * bs));
-	rc = st->io.pread(&st->io, buf, n * bs, SHT__HEADER_REGION + first * bs);
+	rc = sht__pread_full(st->fd, buf, n * bs, SHT__HEADER_REGION + first * bs);
 	if (rc || !blob_valid(buf, kind, first, len, n, bs)) {
 		free(buf);
-		return rc ? sht__error(SHT_ERR_IO, "Cannot read blob: block=%llu path=%s errno=%d",
-				       (unsigned long long)first, st->path, -rc)
+		return rc ? sht__error_sys(SHT_ERR_IO, -rc, "Cannot read blob: block=%llu path=%s errno=%d (%s)",
+					   (unsigned long long)first, st->path, -rc, strerror(-rc))
 			  : sht__error(SHT_ERR_CORRUPT, "Cannot read blob: block=%llu path=%s fails validation",
 				       (unsigned long long)first, st->path);
 	}

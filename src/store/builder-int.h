@@ -11,7 +11,7 @@
 struct sht_builder {
 	struct sht__store st;        /* fd, geometry, cache for live queries */
 	pthread_mutex_t lock;        /* insert, finish and live queries */
-	int no_sync;
+	bool no_sync;
 	int failed;                  /* sticky: an I/O or memory error */
 	int finished;
 	int serialised;              /* sht_builder_set_serialised: no lock */

@@ -27,15 +27,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include "store/builder-int.h"
 
-void sht_build_opts_init(sht_build_opts *opts)
+void sht_builder_opts_init(sht_builder_opts *opts)
 {
 	opts->variant = SHT_VARIANT_ESHT;
 	opts->block_size = SHT_DEFAULT_BLOCK_SIZE;
 	opts->max_children = 0;      /* resolved at create: see tree.h */
-	opts->no_sync = 0;
-	opts->threads = 0;
+	opts->no_sync = false;
+	opts->threaded = false;
 }
 
 struct sht__open *sht__open_new(uint32_t max_children)
@@ -90,12 +92,12 @@ static sht_err fail(struct sht_builder *b, sht_err err)
 sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
 		     uint64_t blk)
 {
-	int rc = b->st.io.pwrite(&b->st.io, buf, len,
+	int rc = sht__pwrite_full(b->st.fd, buf, len,
 				 SHT__HEADER_REGION + blk * b->st.geom.block_size);
 
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d (%s)",
-					  (unsigned long long)blk, b->st.path, -rc, strerror(-rc)));
+		return fail(b, sht__error_sys(SHT_ERR_IO, -rc, "Cannot write block: block=%llu path=%s errno=%d (%s)",
+					      (unsigned long long)blk, b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 
@@ -346,18 +348,18 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 	int rc;
 
 	encode_header(b, complete, end);
-	rc = b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
+	rc = sht__pwrite_full(b->st.fd, b->blk, SHT__HEADER_REGION, 0);
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot write header: path=%s errno=%d (%s)",
-					  b->st.path, -rc, strerror(-rc)));
+		return fail(b, sht__error_sys(SHT_ERR_IO, -rc, "Cannot write header: path=%s errno=%d (%s)",
+					      b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 
 /* Options with their zeros replaced by defaults: block size 64 KiB, and
  * 50 children or as many as half the block holds, if fewer. */
-static sht_build_opts resolve_opts(const sht_build_opts *in)
+static sht_builder_opts resolve_opts(const sht_builder_opts *in)
 {
-	sht_build_opts o = *in;
+	sht_builder_opts o = *in;
 
 	if (o.block_size == 0)
 		o.block_size = SHT_DEFAULT_BLOCK_SIZE;
@@ -369,7 +371,7 @@ static sht_build_opts resolve_opts(const sht_build_opts *in)
 	return o;
 }
 
-static sht_err check_opts(const sht_build_opts *o)
+static sht_err check_opts(const sht_builder_opts *o)
 {
 	if (o->variant != SHT_VARIANT_SHT && o->variant != SHT_VARIANT_ESHT)
 		return sht__error(SHT_ERR_INVALID, "Cannot use variant: variant=%d",
@@ -377,7 +379,7 @@ static sht_err check_opts(const sht_build_opts *o)
 	return sht__geom_check(o->block_size, o->max_children);
 }
 
-static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
+static sht_err builder_init(struct sht_builder *b, const sht_builder_opts *o)
 {
 	b->st.geom.block_size = o->block_size;
 	b->st.geom.max_children = o->max_children;
@@ -402,15 +404,15 @@ static sht_err builder_init(struct sht_builder *b, const sht_build_opts *o)
 }
 
 sht_err sht_builder_create(const char *path, sht_time start_time,
-			   const sht_build_opts *opts, sht_builder **out)
+			   const sht_builder_opts *opts, sht_builder **out)
 {
-	sht_build_opts def, o;
+	sht_builder_opts def, o;
 	struct sht_builder *b;
 	sht_err err;
 	int fd;
 
 	if (!opts) {
-		sht_build_opts_init(&def);
+		sht_builder_opts_init(&def);
 		opts = &def;
 	}
 	o = resolve_opts(opts);
@@ -424,19 +426,19 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		free(b);
-		return sht__error(SHT_ERR_IO, "Cannot create history file: path=%s: %s",
-				  path, strerror(errno));
+		return sht__error_sys(SHT_ERR_IO, errno, "Cannot create history file: path=%s: %s",
+				      path, strerror(errno));
 	}
-	sht__io_posix(&b->st.io, fd);
+	b->st.fd = fd;
 	snprintf(b->st.path, sizeof b->st.path, "%s", path);
 	b->start_time = start_time;
 	err = builder_init(b, opts);
 	if (err == SHT_OK)
 		err = write_header(b, 0, start_time);
-	if (err == SHT_OK && opts->threads)
+	if (err == SHT_OK && opts->threaded)
 		err = sht__pipe_start(b);
 	if (err != SHT_OK) {
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 		return err;
 	}
 	*out = b;
@@ -445,11 +447,11 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 
 static sht_err sync_file(struct sht_builder *b)
 {
-	int rc = b->no_sync ? 0 : b->st.io.sync(&b->st.io);
+	int rc = b->no_sync ? 0 : sht__fsync(b->st.fd);
 
 	if (rc)
-		return fail(b, sht__error(SHT_ERR_IO, "Cannot sync history file: path=%s errno=%d (%s)",
-					  b->st.path, -rc, strerror(-rc)));
+		return fail(b, sht__error_sys(SHT_ERR_IO, -rc, "Cannot sync history file: path=%s errno=%d (%s)",
+					      b->st.path, -rc, strerror(-rc)));
 	return SHT_OK;
 }
 
@@ -460,7 +462,7 @@ static sht_err sync_file(struct sht_builder *b)
 static void unmark_complete(struct sht_builder *b, sht_time end_time)
 {
 	encode_header(b, 0, end_time);
-	(void)b->st.io.pwrite(&b->st.io, b->blk, SHT__HEADER_REGION, 0);
+	(void)sht__pwrite_full(b->st.fd, b->blk, SHT__HEADER_REGION, 0);
 }
 
 static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
@@ -510,7 +512,7 @@ sht_err sht_builder_finish(sht_builder *b, sht_time end_time)
 	return err;
 }
 
-void sht_builder_destroy(sht_builder *b)
+void sht_builder_close(sht_builder *b)
 {
 	if (!b)
 		return;
@@ -518,8 +520,8 @@ void sht_builder_destroy(sht_builder *b)
 	for (uint32_t i = 0; b->branch && i < b->depth; i++)
 		sht__open_free(b->branch[i]);
 	free(b->branch);
-	if (b->st.io.fd >= 0)
-		close(b->st.io.fd);
+	if (b->st.fd >= 0)
+		close(b->st.fd);
 	sht__cache_destroy(b->st.cache);
 	pthread_mutex_destroy(&b->lock);
 	free(b->blk);

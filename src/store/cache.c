@@ -14,6 +14,8 @@
  */
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "store/store-int.h"
 
 struct shard {
@@ -188,11 +190,11 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 	e = malloc(sizeof *e + bs);
 	if (!e)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a block of %u bytes", bs);
-	rc = st->io.pread(&st->io, e->data, bs, SHT__HEADER_REGION + blk * bs);
+	rc = sht__pread_full(st->fd, e->data, bs, SHT__HEADER_REGION + blk * bs);
 	if (rc) {
 		free(e);
-		return sht__error(SHT_ERR_IO, "Cannot read block: block=%llu path=%s errno=%d",
-				  (unsigned long long)blk, st->path, -rc);
+		return sht__error_sys(SHT_ERR_IO, -rc, "Cannot read block: block=%llu path=%s errno=%d (%s)",
+				      (unsigned long long)blk, st->path, -rc, strerror(-rc));
 	}
 	err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
 	if (err != SHT_OK) {

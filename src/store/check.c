@@ -9,13 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "store/reader-int.h"
 
 struct walk {
 	sht_reader *r;
 	int full;                    /* check records, blobs, padding */
 	uint8_t *seen;               /* bitmap over blocks */
-	sht_stats *stats;
+	sht_tree_stats *stats;
 	sht_report_fn report;
 	void *ctx;
 	unsigned max_reports, reports;
@@ -100,13 +102,13 @@ static void blob_ref(void *ctx, uint64_t first, uint64_t len)
 
 static void add_stats(struct walk *w, const struct sht__node *n)
 {
-	sht_stats *s = w->stats;
+	sht_tree_stats *s = w->stats;
 
 	if (!s)
 		return;
 	if (n->level + 1u > s->levels)
 		s->levels = n->level + 1u;
-	if (n->level < SHT_STATS_MAX_LEVELS) {
+	if (n->level < SHT_TREE_STATS_MAX_LEVELS) {
 		s->level[n->level].nodes++;
 		s->level[n->level].intervals += n->n;
 		s->level[n->level].used_bytes += n->used;
@@ -226,11 +228,11 @@ static void check_header(struct walk *w)
 		{ 21, 3 }, { 52, 4 }, { 352, 28 },
 	};
 	uint8_t h[SHT__HEADER_REGION];
-	int rc = w->r->st.io.pread(&w->r->st.io, h, sizeof h, 0);
+	int rc = sht__pread_full(w->r->st.fd, h, sizeof h, 0);
 
 	if (rc) {
-		w->io_err = sht__error(SHT_ERR_IO, "Cannot read header: path=%s errno=%d",
-				       w->r->st.path, -rc);
+		w->io_err = sht__error_sys(SHT_ERR_IO, -rc, "Cannot read header: path=%s errno=%d (%s)",
+					   w->r->st.path, -rc, strerror(-rc));
 		return;
 	}
 	for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
@@ -281,7 +283,7 @@ sht_err sht_reader_check(sht_reader *r, sht_report_fn report, void *ctx,
 	return run_walk(&w);
 }
 
-sht_err sht_reader_stats(sht_reader *r, sht_stats *out)
+sht_err sht_reader_stats_get(sht_reader *r, sht_tree_stats *out)
 {
 	struct walk w;
 	sht_err err;

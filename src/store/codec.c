@@ -3,6 +3,7 @@
  * encoder is in encode.c).  No I/O, no allocation: every input is an
  * untrusted buffer, every count is checked against the bytes it claims.
  */
+#include "sht/version.h"
 #include "store/store-int.h"
 
 #define CORRUPT(blk, ...) sht__error(SHT_ERR_CORRUPT, __VA_ARGS__)

@@ -1,19 +1,19 @@
 /*
- * io.c: the POSIX implementation of the store's I/O table.  Retries on
- * EINTR and on short transfers; reports a short read at end of file as
- * -EIO (the caller names the block).
+ * io.c: the store's file transfers.  Retries on EINTR and on short
+ * transfers; reports a short read at end of file as -EIO (the caller
+ * names the block).
  */
 #include <errno.h>
 #include <unistd.h>
 
 #include "store/store-int.h"
 
-static int posix_pread(struct sht__io *io, void *buf, size_t n, uint64_t off)
+int sht__pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	uint8_t *p = buf;
 
 	while (n) {
-		ssize_t r = pread(io->fd, p, n, (off_t)off);
+		ssize_t r = pread(fd, p, n, (off_t)off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -27,13 +27,12 @@ static int posix_pread(struct sht__io *io, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-static int posix_pwrite(struct sht__io *io, const void *buf, size_t n,
-			uint64_t off)
+int sht__pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
 {
 	const uint8_t *p = buf;
 
 	while (n) {
-		ssize_t r = pwrite(io->fd, p, n, (off_t)off);
+		ssize_t r = pwrite(fd, p, n, (off_t)off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -47,15 +46,7 @@ static int posix_pwrite(struct sht__io *io, const void *buf, size_t n,
 	return 0;
 }
 
-static int posix_sync(struct sht__io *io)
+int sht__fsync(int fd)
 {
-	return fsync(io->fd) ? -errno : 0;
-}
-
-void sht__io_posix(struct sht__io *io, int fd)
-{
-	io->pread = posix_pread;
-	io->pwrite = posix_pwrite;
-	io->sync = posix_sync;
-	io->fd = fd;
+	return fsync(fd) ? -errno : 0;
 }

@@ -1,5 +1,5 @@
 /*
- * pipeline.c: the threaded builder (sht_build_opts.threads = 1).  Three
+ * pipeline.c: the threaded builder (sht_builder_opts.threaded).  Three
  * stages, each on its own thread, joined by bounded queues:
  *
  *   caller --batches of intervals--> placer --closed nodes--> writer
@@ -25,6 +25,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <string.h>
 
 #include "store/builder-int.h"
 
@@ -291,10 +293,10 @@ static sht_err write_job(struct sht_builder *b, const struct job *j)
 
 	if (err != SHT_OK)
 		return err;
-	rc = b->st.io.pwrite(&b->st.io, p->wblk, bs, SHT__HEADER_REGION + j->block * bs);
+	rc = sht__pwrite_full(b->st.fd, p->wblk, bs, SHT__HEADER_REGION + j->block * bs);
 	if (rc)
-		return sht__error(SHT_ERR_IO, "Cannot write block: block=%llu path=%s errno=%d (%s)",
-				  (unsigned long long)j->block, b->st.path, -rc, strerror(-rc));
+		return sht__error_sys(SHT_ERR_IO, -rc, "Cannot write block: block=%llu path=%s errno=%d (%s)",
+				      (unsigned long long)j->block, b->st.path, -rc, strerror(-rc));
 	return SHT_OK;
 }
 

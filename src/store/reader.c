@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include "store/builder-int.h"
 #include "store/reader-int.h"
 
@@ -23,10 +25,10 @@ static sht_err read_header(struct sht_reader *r, uint64_t size)
 	if (size < SHT__HEADER_REGION)
 		return sht__error(SHT_ERR_CORRUPT, "Cannot open history: path=%s is %llu bytes, too short to be a history file",
 				  r->st.path, (unsigned long long)size);
-	rc = r->st.io.pread(&r->st.io, h, sizeof h, 0);
+	rc = sht__pread_full(r->st.fd, h, sizeof h, 0);
 	if (rc)
-		return sht__error(SHT_ERR_IO, "Cannot read header: path=%s errno=%d",
-				  r->st.path, -rc);
+		return sht__error_sys(SHT_ERR_IO, -rc, "Cannot read header: path=%s errno=%d (%s)",
+				      r->st.path, -rc, strerror(-rc));
 	err = sht__header_parse(h, &r->hd);
 	if (err != SHT_OK) {
 		char why[256];
@@ -61,19 +63,19 @@ static sht_err check_root(struct sht_reader *r)
 }
 
 static sht_err open_file(struct sht_reader *r, const char *path,
-			 const sht_open_opts *opts)
+			 const sht_reader_opts *opts)
 {
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	sht_err err;
 
 	if (fd < 0)
-		return sht__error(SHT_ERR_IO, "Cannot open history: path=%s: %s",
-				  path, strerror(errno));
-	sht__io_posix(&r->st.io, fd);
+		return sht__error_sys(SHT_ERR_IO, errno, "Cannot open history: path=%s: %s",
+				      path, strerror(errno));
+	r->st.fd = fd;
 	if (fstat(fd, &sb) != 0)
-		return sht__error(SHT_ERR_IO, "Cannot stat history: path=%s: %s",
-				  path, strerror(errno));
+		return sht__error_sys(SHT_ERR_IO, errno, "Cannot stat history: path=%s: %s",
+				      path, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
 		return sht__error(SHT_ERR_IO, "Cannot open history: path=%s is not a regular file",
 				  path);
@@ -91,7 +93,12 @@ static sht_err open_file(struct sht_reader *r, const char *path,
 	return err == SHT_OK ? check_root(r) : err;
 }
 
-sht_err sht_reader_open(const char *path, const sht_open_opts *opts,
+void sht_reader_opts_init(sht_reader_opts *opts)
+{
+	opts->cache_bytes = DEFAULT_CACHE;
+}
+
+sht_err sht_reader_open(const char *path, const sht_reader_opts *opts,
 			sht_reader **out)
 {
 	struct sht_reader *r = calloc(1, sizeof *r);
@@ -99,7 +106,7 @@ sht_err sht_reader_open(const char *path, const sht_open_opts *opts,
 
 	if (!r)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate reader");
-	r->st.io.fd = -1;
+	r->st.fd = -1;
 	snprintf(r->st.path, sizeof r->st.path, "%s", path);
 	err = open_file(r, path, opts);
 	if (err != SHT_OK) {
@@ -114,13 +121,13 @@ void sht_reader_close(sht_reader *r)
 {
 	if (!r)
 		return;
-	if (r->st.io.fd >= 0)
-		close(r->st.io.fd);
+	if (r->st.fd >= 0)
+		close(r->st.fd);
 	sht__cache_destroy(r->st.cache);
 	free(r);
 }
 
-void sht_reader_info(const sht_reader *r, sht_info *out)
+void sht_reader_info_get(const sht_reader *r, sht_tree_info *out)
 {
 	out->variant = r->hd.variant;
 	out->format_version = r->hd.version;
@@ -147,7 +154,7 @@ void sht_reader_drop_caches(sht_reader *r)
 {
 	sht__cache_drop(r->st.cache);
 #ifdef POSIX_FADV_DONTNEED
-	posix_fadvise(r->st.io.fd, 0, 0, POSIX_FADV_DONTNEED);
+	posix_fadvise(r->st.fd, 0, 0, POSIX_FADV_DONTNEED);
 #endif
 }
 

@@ -1,7 +1,8 @@
 /*
  * store-int.h: private structures of the store layer (src/store only).
  *
- *   io      bytes at offsets, sync (a table of functions: tests inject faults)
+ *   io      whole transfers at offsets, sync (plain POSIX calls: the fault
+ *           tests wrap pread, pwrite, fsync at link time, tests/unit/faults.h)
  *   codec   block bytes <-> nodes (no I/O, no allocation)
  *   cache   validated blocks by number, pinned while used
  *   builder write path; reader open path; query and check on both
@@ -12,23 +13,19 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "sht/tree.h"
 #include "store/format.h"
 #include "util/result-int.h"
 #include "util/util.h"
 
 /* ---- io ----------------------------------------------------------------- */
 
-struct sht__io {
-	/* Each returns 0 or a negative errno; short transfers are errors. */
-	int (*pread)(struct sht__io *io, void *buf, size_t n, uint64_t off);
-	int (*pwrite)(struct sht__io *io, const void *buf, size_t n,
-		      uint64_t off);
-	int (*sync)(struct sht__io *io);
-	int fd;
-};
-
-/* The POSIX implementation on fd. */
-void sht__io_posix(struct sht__io *io, int fd);
+/* Read or write exactly n bytes at off (retrying on EINTR and short
+ * transfers), fsync: 0 or a negative errno (a read past the end of the
+ * file is -EIO). */
+int sht__pread_full(int fd, void *buf, size_t n, uint64_t off);
+int sht__pwrite_full(int fd, const void *buf, size_t n, uint64_t off);
+int sht__fsync(int fd);
 
 /* ---- geometry and decoded nodes ---------------------------------------- */
 
@@ -356,7 +353,7 @@ struct sht__centry {
 };
 
 struct sht__store {
-	struct sht__io io;
+	int fd;                 /* the history file */
 	struct sht__geom geom;
 	struct sht__cache *cache;
 	_Atomic uint64_t block_count;   /* blocks readable now */

@@ -222,7 +222,7 @@ static sht_err ctf_connect_direct(struct sht_ctf *c,
 				   sink_in, NULL) !=
 	    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		return sht__ctf_error(SHT_ERR_CORRUPT, "open CTF trace", c->path);
-	c->info.muxed = 0;
+	c->info.muxed = false;
 	return SHT_OK;
 }
 
@@ -257,7 +257,7 @@ static sht_err ctf_connect_muxed(struct sht_ctf *c,
 				mux, 0),
 			sink_in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 		return sht__ctf_error(SHT_ERR_CORRUPT, "open CTF trace", c->path);
-	c->info.muxed = 1;
+	c->info.muxed = true;
 	return SHT_OK;
 }
 

@@ -109,7 +109,7 @@ struct sht_ctf {
 	char *path;
 	char **dirs;                  /* trace directories (metadata found) */
 	size_t n_dirs;
-	int merge;
+	bool merge;
 	uint32_t every;          /* index spacing */
 	int muxer;               /* 1: babeltrace2's graph and muxer (the
 	                            fields below down to fhint); 0: the

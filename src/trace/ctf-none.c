@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "trace/where.h"
+#include "sht/trace.h"
 #include "util/util.h"
 
 void sht_ctf_opts_init(sht_ctf_opts *opts)
@@ -97,7 +97,7 @@ sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
 	return sht__error(SHT_ERR_INVALID, "Cannot enumerate CTF fields: built without libbabeltrace2");
 }
 
-size_t sht__trace_where(const sht_source *src, char *buf, size_t size)
+size_t sht_ctf_where(const sht_source *src, char *buf, size_t size)
 {
 	(void)src;
 	if (size)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ctf-par.h"
-#include "trace/where.h"
+#include "sht/trace.h"
 #include "util/util.h"
 
 /* ---- events ------------------------------------------------------------- */
@@ -322,7 +322,7 @@ const void *sht_ctf_event_bt(const sht_event *ev)
 	return ev->pos + 1 == c->ordinal ? c->cur_ev : NULL;
 }
 
-size_t sht__trace_where(const sht_source *src, char *buf, size_t size)
+size_t sht_ctf_where(const sht_source *src, char *buf, size_t size)
 {
 	const struct sht_ctf *c = sht__ctf_of(src);
 	const bt_stream *st;

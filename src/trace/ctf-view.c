@@ -26,6 +26,7 @@
  * before t of those first packets are read and dropped by the caller.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,10 +134,19 @@ static sht_err view_dir(const char *dir, const struct ctf_ptab *t, int64_t ts,
 	return err;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 void sht__ctf_view_free(struct ctf_view *v)
 {
-	if (v->root)
-		sht__rm_tree(v->root);
+	if (v->root)             /* links are removed, not followed */
+		nftw(v->root, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	for (size_t k = 0; k < v->n; k++)
 		free(v->dirs[k]);
 	free(v->dirs);

@@ -490,7 +490,7 @@ sht_err sht_vstf_writer_finish(sht_vstf_writer *w,
 	return SHT_OK;
 }
 
-void sht_vstf_writer_destroy(sht_vstf_writer *w)
+void sht_vstf_writer_close(sht_vstf_writer *w)
 {
 	if (!w)
 		return;
@@ -568,6 +568,6 @@ sht_err sht_vstf_write(const sht_source *src, const char *path,
 		goto out;
 	err = sht_vstf_writer_finish(w, stats);
 out:
-	sht_vstf_writer_destroy(w);
+	sht_vstf_writer_close(w);
 	return err < 0 ? err : SHT_OK;
 }

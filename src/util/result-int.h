@@ -5,6 +5,7 @@
 #ifndef SHT_RESULT_INT_H
 #define SHT_RESULT_INT_H
 
+#include "sht/tree.h"
 #include "util/util.h"
 
 struct sht__chunk {

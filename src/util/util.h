@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sht/sht.h"
+#include "sht/error.h"
 
 #if defined(__GNUC__)
 #define SHT_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -21,26 +21,17 @@
 #define SHT_UNLIKELY(x) (x)
 #endif
 
-/* Record a message for the calling thread and return err. */
+/* Record a message for the calling thread and return err (sht_errno()
+ * becomes 0). */
 sht_err sht__error(sht_err err, const char *fmt, ...) SHT_PRINTF(2, 3);
 
-/* Remove path and, if it is a directory, everything below it (links are
- * removed, not followed).  0, or -1 if something could not be removed
- * (or path did not exist). */
-int sht__rm_tree(const char *path);
+/* The same for a failed system call: errnum (a positive errno) is what
+ * sht_errno() gives until the next failure. */
+sht_err sht__error_sys(sht_err err, int errnum, const char *fmt, ...)
+	SHT_PRINTF(3, 4);
 
 /* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start). */
 uint32_t sht__crc32c(uint32_t crc, const void *buf, size_t n);
-
-/* A scalar field or environment entry (string, signed or unsigned
- * integer) as text into buf of size bytes: 1; 0 and "" for another type
- * (field-text.c). */
-int sht__field_text(const sht_field *f, char *buf, size_t size);
-
-static inline uint16_t sht__get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
 static inline uint32_t sht__get_u32(const uint8_t *p)
 {

@@ -1,9 +1,10 @@
 /*
  * value.c: value comparison and type names.
  */
+#include "sht/value.h"
 #include "util/util.h"
 
-int sht_value_equal(const sht_value *a, const sht_value *b)
+bool sht_value_equal(const sht_value *a, const sht_value *b)
 {
 	if (a->type != b->type)
 		return 0;

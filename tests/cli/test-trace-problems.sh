@@ -45,7 +45,7 @@ refused()
 "$SHT" gen kernel -o k.vstf --events 2000 --cpus 2 --threads 5 --no-progress >/dev/null
 # 20000 events over 2 CPUs: each stream file has a full packet of 256 KiB
 # and a second one; a packet starts with an 84-byte header and context
-# (src/trace/ctfw-int.h), then events: a 4-byte id, an 8-byte timestamp.
+# (src/gen/ctfw-int.h), then events: a 4-byte id, an 8-byte timestamp.
 P2=262144
 expect_rc 0 "the sound trace builds" "$SHT" build two -o good.sht --no-progress
 

@@ -136,6 +136,48 @@ run "$SHT" query "$f" --at -5 --quark 1
 [ "$rc" -eq 1 ] || [ "$rc" -eq 0 ]
 ok $? "query --at -5 is not a usage error"
 
+# The option parser (getopt_long): options anywhere, in order, whatever
+# POSIXLY_CORRECT says; abbreviations; its messages.
+run "$SHT" info --json "$f"
+before=$out
+expect_rc 0 "info FILE --json" "$SHT" info "$f" --json
+is "$out" "$before" "an option after the file acts as before it"
+POSIXLY_CORRECT=1 expect_rc 0 "options after FILE with POSIXLY_CORRECT" \
+	"$SHT" info "$f" --json
+is "$out" "$before" "POSIXLY_CORRECT does not stop at the file"
+expect_rc 0 "an unambiguous abbreviation (--attr)" "$SHT" query "$f" \
+	--at 0 --attr 3
+is "$out" "$("$SHT" query "$f" --at 0 --attribute 3)" \
+	"--attr is --attribute"
+expect_rc 0 "-h prints the usage" "$SHT" tree -h
+case $out in "Usage: sht tree"*) r=0 ;; *) r=1 ;; esac
+ok $r "-h is --help"
+usage_msg()
+{
+	local want=$1 desc=$2
+	shift 2
+	usage "$desc" "$@"
+	case $err in
+	"sht: $want"$'\n'"Try 'sht "*" --help'.") ok 0 "message: $want" ;;
+	*) ok 1 "message: $want"; diag "stderr: $err" ;;
+	esac
+}
+usage_msg "unknown option '--bogus'" "unknown long option" \
+	"$SHT" info "$f" --bogus=1
+usage_msg "unknown option '-x'" "unknown short option" "$SHT" info "$f" -x
+usage_msg "ambiguous option '--a'" "ambiguous abbreviation" \
+	"$SHT" query "$f" --at 0 --a 3
+usage_msg "option '--json' takes no value" "flag given a value" \
+	"$SHT" info "$f" --json=yes
+usage_msg "option '--help' takes no value" "--help given a value" \
+	"$SHT" info --help=yes
+usage_msg "option '--at' needs a value" "long option without value" \
+	"$SHT" query "$f" --at
+usage_msg "option '-o' needs a value" "short option without value" \
+	"$SHT" gen staircase --attributes 3 -o
+usage_msg "unexpected argument '--json'" "-- ends the options" \
+	"$SHT" info "$f" -- --json
+
 # Errors that are not usage errors: exit 1.
 expect_rc 1 "query a missing file" "$SHT" query "$SHT_TMP/none.sht" --at 0
 case $err in "sht: cannot open $SHT_TMP/none.sht: "*) r=0 ;; *) r=1 ;; esac

@@ -100,14 +100,14 @@ static void must_not_be_corrupt(sht_err err, const char *what)
 
 static void query_reader(sht_reader *r)
 {
-	sht_info info;
-	sht_stats *stats = malloc(sizeof *stats);
+	sht_tree_info info;
+	sht_tree_stats *stats = malloc(sizeof *stats);
 	sht_result *res = sht_result_create();
 	sht_err sound;
 
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	if (stats)
-		sht_reader_stats(r, stats);
+		sht_reader_stats_get(r, stats);
 	free(stats);
 	sound = sht_reader_check(r, NULL, NULL, 8);
 	if (!res)
@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
 	sht_reader *r = NULL;
-	sht_open_opts oo = { 1u << 20 };
+	sht_reader_opts oo = { 1u << 20 };
 	int fd;
 
 	fd = fuzz_memfd(data, size, (64u << 20), fix_crcs, path, sizeof path);

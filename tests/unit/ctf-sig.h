@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "trace/where.h"
 
 struct evsig {
 	int64_t ts;
@@ -68,7 +67,7 @@ static sht_err field_fn(void *ctx, const char *name, const sht_field *v)
 static int ev_sig(const sht_source *src, const sht_event *ev, struct evsig *e)
 {
 	char where[512];
-	size_t wn = sht__trace_where(src, where, sizeof where);
+	size_t wn = sht_ctf_where(src, where, sizeof where);
 
 	e->ts = ev->ts;
 	e->pos = ev->pos;

@@ -7,7 +7,7 @@
 #define SHT_KGEN_CHECK_H
 
 static int fields_equal(const sht_event *a, const sht_event *b,
-			const sht__kgen_class *k)
+			const shtgen_kgen_class *k)
 {
 	sht_field fa, fb;
 	uint32_t i;
@@ -31,16 +31,16 @@ static int fields_equal(const sht_event *a, const sht_event *b,
 
 /* Every event of the file at path equals the generator's. */
 static void compare_to_source(const char *what, sht_source *file,
-			      const sht__kgen_params *p)
+			      const shtgen_kgen_params *p)
 {
 	sht_source src;
 	sht_event a, b;
 	uint32_t n;
-	const sht__kgen_class *classes = sht__kgen_classes(&n);
+	const shtgen_kgen_class *classes = shtgen_kgen_classes(&n);
 	uint64_t count = 0, bad = 0;
 	sht_err ea, eb;
 
-	if (sht__kgen_source(p, &src) != SHT_OK)
+	if (shtgen_kgen_source(p, &src) != SHT_OK)
 		return;
 	for (;;) {
 		ea = src.ops->next(src.src, &a);
@@ -66,7 +66,7 @@ static void compare_to_source(const char *what, sht_source *file,
 	       count);
 	is_u64(bad, 0, "%s: every event equal (name, time, CPU, fields)",
 	       what);
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 }
 
 static int analyse(sht_source *src, const char *file, uint64_t *attrs)

@@ -1,25 +1,25 @@
 /*
  * kgen-history.h: a kernel-analysis history of a synthetic kernel trace
- * (src/workload/kgen.c), built through the state system, for the tests
+ * (src/gen/kgen.c), built through the state system, for the tests
  * that need a real history file (faults, load).
  */
 #ifndef SHT_TEST_KGEN_HISTORY_H
 #define SHT_TEST_KGEN_HISTORY_H
 
 #include "sht/sht.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 /* Generate kp's trace and write its kernel-analysis history at path with
  * the options so (provider id and version are set here).  SHT_OK, or the
  * first error; the file is finished only on SHT_OK. */
-static inline sht_err kgen_history(const sht__kgen_params *kp,
+static inline sht_err kgen_history(const shtgen_kgen_params *kp,
 				   sht_state_opts *so, const char *path)
 {
 	sht_state *ss = NULL;
 	sht_kernel *k = NULL;
 	sht_source src;
 	sht_provider p;
-	sht_err err = sht__kgen_source(kp, &src);
+	sht_err err = shtgen_kgen_source(kp, &src);
 
 	if (err != SHT_OK)
 		return err;
@@ -36,7 +36,7 @@ static inline sht_err kgen_history(const sht__kgen_params *kp,
 		err = sht_state_finish(ss, sht_state_end(ss));
 	sht_state_close(ss);
 	sht_kernel_destroy(k);
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 	return err < 0 ? err : SHT_OK;
 }
 

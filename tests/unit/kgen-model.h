@@ -25,7 +25,7 @@ struct mcpu {
 };
 
 struct model {
-	const sht__kgen_class *classes;
+	const shtgen_kgen_class *classes;
 	uint32_t nclasses, ncpus;
 	struct mthread *th;
 	size_t cap;
@@ -38,12 +38,12 @@ struct model {
 	uint64_t switches, wakeups, syscalls, irqs, softirqs, forks, frees;
 };
 
-static void model_init(struct model *m, const sht__kgen_params *p)
+static void model_init(struct model *m, const shtgen_kgen_params *p)
 {
 	uint32_t c;
 
 	memset(m, 0, sizeof *m);
-	m->classes = sht__kgen_classes(&m->nclasses);
+	m->classes = shtgen_kgen_classes(&m->nclasses);
 	m->ncpus = p->cpus;
 	m->cpu = calloc(p->cpus, sizeof *m->cpu);
 	for (c = 0; c < p->cpus; c++) {
@@ -61,7 +61,7 @@ static void model_free(struct model *m)
 	free(m->cpu);
 }
 
-static void model_err(struct model *m, const sht__kgen_event *ev,
+static void model_err(struct model *m, const shtgen_kgen_event *ev,
 		      const char *why)
 {
 	if (m->errors++ < 5)
@@ -87,10 +87,10 @@ static struct mthread *mthr(struct model *m, int64_t tid)
 	return &m->th[tid];
 }
 
-static int64_t fv(const struct model *m, const sht__kgen_event *ev,
+static int64_t fv(const struct model *m, const shtgen_kgen_event *ev,
 		  const char *name)
 {
-	const sht__kgen_class *k = &m->classes[ev->cls];
+	const shtgen_kgen_class *k = &m->classes[ev->cls];
 	uint32_t i;
 
 	for (i = 0; i < k->nfields; i++)
@@ -99,14 +99,14 @@ static int64_t fv(const struct model *m, const sht__kgen_event *ev,
 	return INT64_MIN;
 }
 
-static int is(const struct model *m, const sht__kgen_event *ev,
+static int is(const struct model *m, const shtgen_kgen_event *ev,
 	      const char *name)
 {
 	return strcmp(m->classes[ev->cls].name, name) == 0;
 }
 
 /* The thread running on the event's CPU, or NULL (idle, unknown). */
-static struct mthread *running(struct model *m, const sht__kgen_event *ev)
+static struct mthread *running(struct model *m, const shtgen_kgen_event *ev)
 {
 	int64_t tid = m->cpu[ev->cpu].cur;
 	struct mthread *t = tid > 0 ? mthr(m, tid) : NULL;
@@ -114,7 +114,7 @@ static struct mthread *running(struct model *m, const sht__kgen_event *ev)
 	return t && t->st == M_RUN ? t : NULL;
 }
 
-static void model_dump(struct model *m, const sht__kgen_event *ev)
+static void model_dump(struct model *m, const shtgen_kgen_event *ev)
 {
 	struct mthread *t;
 	int64_t st, cpu;
@@ -144,7 +144,7 @@ static void model_dump(struct model *m, const sht__kgen_event *ev)
 	}
 }
 
-static void model_switch(struct model *m, const sht__kgen_event *ev)
+static void model_switch(struct model *m, const shtgen_kgen_event *ev)
 {
 	struct mcpu *c = &m->cpu[ev->cpu];
 	int64_t prev = fv(m, ev, "prev_tid"), next = fv(m, ev, "next_tid");
@@ -174,7 +174,7 @@ static void model_switch(struct model *m, const sht__kgen_event *ev)
 	c->cur = next;
 }
 
-static void model_sched(struct model *m, const sht__kgen_event *ev)
+static void model_sched(struct model *m, const shtgen_kgen_event *ev)
 {
 	struct mthread *t = mthr(m, fv(m, ev, "tid"));
 	struct mthread *cur = running(m, ev);
@@ -221,7 +221,7 @@ static void model_sched(struct model *m, const sht__kgen_event *ev)
 	}
 }
 
-static void model_syscall(struct model *m, const sht__kgen_event *ev,
+static void model_syscall(struct model *m, const shtgen_kgen_event *ev,
 			  int entry)
 {
 	struct mthread *t = running(m, ev);
@@ -247,7 +247,7 @@ static void model_syscall(struct model *m, const sht__kgen_event *ev,
 	t->sys = M_SYS_NONE;
 }
 
-static void model_irq(struct model *m, const sht__kgen_event *ev)
+static void model_irq(struct model *m, const shtgen_kgen_event *ev)
 {
 	struct mcpu *c = &m->cpu[ev->cpu];
 	const char *n = m->classes[ev->cls].name;
@@ -291,7 +291,7 @@ static void wake_ready(struct model *m, int64_t tid)
 		t->st = M_READY;
 }
 
-static void model_event(struct model *m, const sht__kgen_event *ev)
+static void model_event(struct model *m, const shtgen_kgen_event *ev)
 {
 	const char *n = m->classes[ev->cls].name;
 

@@ -577,31 +577,6 @@ static inline int orc_range_ok(const orc *o, const orc_vis *v, sht_quark q,
 	return (uint64_t)q >= v->quark_count;
 }
 
-static inline const char *orc_err_name(sht_err e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case SHT_OK: return "SHT_OK";
-	case SHT_END: return "SHT_END";
-	case SHT_NOT_FOUND: return "SHT_NOT_FOUND";
-	case SHT_ERR_NOMEM: return "SHT_ERR_NOMEM";
-	case SHT_ERR_IO: return "SHT_ERR_IO";
-	case SHT_ERR_CORRUPT: return "SHT_ERR_CORRUPT";
-	case SHT_ERR_VERSION: return "SHT_ERR_VERSION";
-	case SHT_ERR_STATE: return "SHT_ERR_STATE";
-	case SHT_ERR_INVALID: return "SHT_ERR_INVALID";
-	case SHT_ERR_ORDER: return "SHT_ERR_ORDER";
-	case SHT_ERR_RANGE: return "SHT_ERR_RANGE";
-	case SHT_ERR_INCOMPLETE: return "SHT_ERR_INCOMPLETE";
-	case SHT_ERR_TOOBIG: return "SHT_ERR_TOOBIG";
-	case SHT_ERR_TYPE: return "SHT_ERR_TYPE";
-	case SHT_ERR_NOATTR: return "SHT_ERR_NOATTR";
-	}
-	snprintf(buf, sizeof buf, "sht_err(%d)", (int)e);
-	return buf;
-}
-
 /*
  * Check a single query's answer.  Returns 1 if right, 0 (and reports) if
  * wrong.  With allow_err, any negative code other than a crash-like
@@ -635,7 +610,7 @@ static inline int orc_check_single(const orc *o, const orc_vis *v,
 		 orc_iv_str(&o->ivs[idx], eb, sizeof eb),
 		 idx != ORC_NONE && !must ? " (or not found: not yet inserted)"
 					  : "",
-		 orc_err_name(rc), cnt, cnt ? " first=" : "",
+		 sht_err_name(rc), cnt, cnt ? " first=" : "",
 		 cnt ? orc_iv_str(sht_result_at(res, 0), gb, sizeof gb) : "");
 	return 0;
 }
@@ -654,12 +629,12 @@ static inline int orc_check_full(const orc *o, const orc_vis *v, sht_time t,
 		return 1;
 	if (rc < 0) {
 		orc_fail(log, "%s: full(t=%" PRId64 ") failed: %s", what, t,
-			 orc_err_name(rc));
+			 sht_err_name(rc));
 		return 0;
 	}
 	if (cnt > 0 && rc != SHT_OK) {
 		orc_fail(log, "%s: full(t=%" PRId64 ") returned %s with %zu "
-			 "items", what, t, orc_err_name(rc), cnt);
+			 "items", what, t, sht_err_name(rc), cnt);
 		okk = 0;
 	}
 	for (i = 0; i < o->nq; i++) {
@@ -786,13 +761,13 @@ static inline int orc_check_2d(const orc *o, const orc_vis *v,
 	if (allow_err && rc < 0 && cnt == 0)
 		goto out;
 	if (rc < 0) {
-		orc_fail(log, "%s: %s failed: %s", what, qd, orc_err_name(rc));
+		orc_fail(log, "%s: %s failed: %s", what, qd, sht_err_name(rc));
 		okk = 0;
 		goto out;
 	}
 	if (cnt > 0 && rc != SHT_OK) {
 		orc_fail(log, "%s: %s returned %s with %zu items", what, qd,
-			 orc_err_name(rc), cnt);
+			 sht_err_name(rc), cnt);
 		okk = 0;
 	}
 	for (i = 0; i < v->lo; i++) {

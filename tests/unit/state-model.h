@@ -84,31 +84,6 @@ static inline void *sm_xrealloc(void *p, size_t n)
 		}                                                            \
 	} while (0)
 
-static inline const char *sm_err_name(sht_err e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case SHT_OK: return "SHT_OK";
-	case SHT_END: return "SHT_END";
-	case SHT_NOT_FOUND: return "SHT_NOT_FOUND";
-	case SHT_ERR_NOMEM: return "SHT_ERR_NOMEM";
-	case SHT_ERR_IO: return "SHT_ERR_IO";
-	case SHT_ERR_CORRUPT: return "SHT_ERR_CORRUPT";
-	case SHT_ERR_VERSION: return "SHT_ERR_VERSION";
-	case SHT_ERR_STATE: return "SHT_ERR_STATE";
-	case SHT_ERR_INVALID: return "SHT_ERR_INVALID";
-	case SHT_ERR_ORDER: return "SHT_ERR_ORDER";
-	case SHT_ERR_RANGE: return "SHT_ERR_RANGE";
-	case SHT_ERR_INCOMPLETE: return "SHT_ERR_INCOMPLETE";
-	case SHT_ERR_TOOBIG: return "SHT_ERR_TOOBIG";
-	case SHT_ERR_TYPE: return "SHT_ERR_TYPE";
-	case SHT_ERR_NOATTR: return "SHT_ERR_NOATTR";
-	}
-	snprintf(buf, sizeof buf, "sht_err(%d)", (int)e);
-	return buf;
-}
-
 /* Value equality as the contract states it: same type, same value,
  * strings by bytes, doubles by bit pattern.  (Independent of the
  * library's sht_value_equal, which is itself under test.) */

@@ -250,13 +250,13 @@ static void test_path(void)
 	is_str(path_str(a, 0), "CPUs", "top-level path");
 	ok(sht__attrs_path(a, q, buf, strlen(full) + 1, &need) == SHT_OK &&
 	   need == strlen(full), "exact size: need=%zu", need);
-	is_int(sht__attrs_path(a, q, buf, strlen(full), &need), SHT_ERR_TOOBIG,
+	is_int(sht__attrs_path(a, q, buf, strlen(full), &need), SHT_ERR_BUFFER,
 	       "one byte short");
 	is_u64(need, strlen(full), "need is the exact length");
-	is_int(sht__attrs_path(a, q, NULL, 0, &need), SHT_ERR_TOOBIG, "size 0");
+	is_int(sht__attrs_path(a, q, NULL, 0, &need), SHT_ERR_BUFFER, "size 0");
 	is_u64(need, 19, "size 0 still gives the need");
 	for (size = 1; size <= strlen(full) + 1; size++) {
-		sht_err want = size > strlen(full) ? SHT_OK : SHT_ERR_TOOBIG;
+		sht_err want = size > strlen(full) ? SHT_OK : SHT_ERR_BUFFER;
 
 		memset(buf, 'X', sizeof buf);
 		if (sht__attrs_path(a, q, buf, size, &need) != want ||

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "sht/sht.h"
 #include "store/builder-int.h"
 #include "tap.h"
 

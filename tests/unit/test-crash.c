@@ -22,9 +22,9 @@
 #include "oracle.h"
 #include "sht/sht.h"
 #include "tap.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 
-static const sht__staircase STAIR = { 5000, 200, 1000 };
+static const shtgen_staircase STAIR = { 5000, 200, 1000 };
 
 static sht_err emit_insert(void *ctx, const sht_interval *iv)
 {
@@ -33,20 +33,20 @@ static sht_err emit_insert(void *ctx, const sht_interval *iv)
 
 static sht_err build(const char *path, int threads)
 {
-	sht_build_opts o;
+	sht_builder_opts o;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&o);
+	sht_builder_opts_init(&o);
 	o.block_size = 4096;
-	o.threads = threads;
+	o.threaded = threads;
 	err = sht_builder_create(path, 0, &o, &b);
 	if (err != SHT_OK)
 		return err;
-	err = sht__staircase_run(&STAIR, emit_insert, b);
+	err = shtgen_staircase_run(&STAIR, emit_insert, b);
 	if (err == SHT_OK)
-		err = sht_builder_finish(b, sht__staircase_end(&STAIR));
-	sht_builder_destroy(b);
+		err = sht_builder_finish(b, shtgen_staircase_end(&STAIR));
+	sht_builder_close(b);
 	return err;
 }
 

@@ -25,8 +25,8 @@
 
 #include "sht/sht.h"
 #include "tap.h"
-#include "trace/ctfw.h"
-#include "workload/kgen.h"
+#include <shtgen/ctfw.h>
+#include <shtgen/kgen.h>
 #include "ctf-sig.h"
 
 /* Ties the oracle saw: events of the time of the one before. */
@@ -123,16 +123,16 @@ static void walk(const char *root, const char *rel, int depth)
 static void kgen_trace(const char *tmp, uint32_t cpus, uint64_t seed)
 {
 	char dir[4096], name[64];
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 60000;
 	p.cpus = cpus;
 	p.seed = seed;
 	p.threads = 100;
 	snprintf(dir, sizeof dir, "%s/kgen-%u-%" PRIu64, tmp, cpus, seed);
 	snprintf(name, sizeof name, "synthetic, %u CPUs, seed %" PRIu64, cpus, seed);
-	if (ok(sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "%s: written", name))
+	if (ok(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "%s: written", name))
 		check(name, dir);
 }
 
@@ -140,21 +140,21 @@ static void kgen_trace(const char *tmp, uint32_t cpus, uint64_t seed)
  * events on each of CPUs 0..3, of 3 classes, 4 KiB packets. */
 static void tie_trace(const char *tmp)
 {
-	static const sht__ctfw_field f[] = { { "a", SHT__CTFW_S64 },
-					     { "s", SHT__CTFW_STRING } };
+	static const shtgen_ctfw_field f[] = { { "a", SHTGEN_CTFW_S64 },
+					     { "s", SHTGEN_CTFW_STRING } };
 	char dir[4096], text[32];
-	sht__ctfw_opts o = { 5, 4096, 0 };
-	sht__ctfw *w = NULL;
+	shtgen_ctfw_opts o = { 5, 4096, 0 };
+	shtgen_ctfw *w = NULL;
 	uint64_t x = 88172645463325252ull;
 	sht_err err;
 
 	snprintf(dir, sizeof dir, "%s/ties", tmp);
-	err = sht__ctfw_create(dir, &o, &w);
+	err = shtgen_ctfw_create(dir, &o, &w);
 	if (err == SHT_OK)
-		err = sht__ctfw_env_str(w, "tracer_name", "lttng-modules");
+		err = shtgen_ctfw_env_str(w, "tracer_name", "lttng-modules");
 	for (uint32_t c = 0; err == SHT_OK && c < 3; c++) {
 		snprintf(text, sizeof text, "class_%u", c);
-		err = sht__ctfw_event_class(w, text, f, 2, NULL);
+		err = shtgen_ctfw_event_class(w, text, f, 2, NULL);
 	}
 	for (int64_t t = 1000; err == SHT_OK && t < 7000; t++)
 		for (uint32_t cpu = 0; err == SHT_OK && cpu < 4; cpu++) {
@@ -166,12 +166,12 @@ static void tie_trace(const char *tmp)
 				snprintf(text, sizeof text, "c%u-%" PRIu64, cpu, k);
 				v[1].type = SHT_FIELD_STRING;
 				v[1].v.s = text;
-				err = sht__ctfw_event(w, (uint32_t)((x >> 8) + k) % 3, t, cpu, v);
+				err = shtgen_ctfw_event(w, (uint32_t)((x >> 8) + k) % 3, t, cpu, v);
 			}
 		}
 	if (err == SHT_OK)
-		err = sht__ctfw_finish(w, NULL);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_finish(w, NULL);
+	shtgen_ctfw_destroy(w);
 	if (ok(err == SHT_OK, "tie trace written (%s)", err ? sht_errmsg() : "ok"))
 		check("ties", dir);
 }

@@ -30,8 +30,8 @@
 
 #include "sht/sht.h"
 #include "tap.h"
-#include "trace/ctfw.h"
-#include "workload/kgen.h"
+#include <shtgen/ctfw.h>
+#include <shtgen/kgen.h>
 #include "ctf-sig.h"
 
 #define FOLLOW 40
@@ -228,22 +228,22 @@ static void seek_case(const char *name, const char *path, int indexed)
 /* Equal times on every CPU, 4 KiB packets (see test-ctf-par's ties). */
 static int tie_trace(const char *dir)
 {
-	static const sht__ctfw_field f[] = { { "a", SHT__CTFW_S64 } };
-	sht__ctfw_opts o = { 4, 4096, 0 };
-	sht__ctfw *w = NULL;
-	sht_err err = sht__ctfw_create(dir, &o, &w);
+	static const shtgen_ctfw_field f[] = { { "a", SHTGEN_CTFW_S64 } };
+	shtgen_ctfw_opts o = { 4, 4096, 0 };
+	shtgen_ctfw *w = NULL;
+	sht_err err = shtgen_ctfw_create(dir, &o, &w);
 
 	if (err == SHT_OK)
-		err = sht__ctfw_event_class(w, "tick", f, 1, NULL);
+		err = shtgen_ctfw_event_class(w, "tick", f, 1, NULL);
 	for (int64_t t = 5000; err == SHT_OK && t < 25000; t++)
 		for (uint32_t cpu = 0; err == SHT_OK && cpu < 4; cpu++)
 			for (uint64_t k = rnd(3); err == SHT_OK && k > 0; k--) {
 				sht_field v = { SHT_FIELD_INT, { .i = t * 4 + (int64_t)cpu } };
-				err = sht__ctfw_event(w, 0, t, cpu, &v);
+				err = shtgen_ctfw_event(w, 0, t, cpu, &v);
 			}
 	if (err == SHT_OK)
-		err = sht__ctfw_finish(w, NULL);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_finish(w, NULL);
+	shtgen_ctfw_destroy(w);
 	return err == SHT_OK;
 }
 
@@ -252,7 +252,7 @@ int main(void)
 	const char *shared = getenv("SHT_SHARED");
 	const char *tmp = getenv("SHT_TMP");
 	char tmpl[] = "/tmp/test-ctf-seek-XXXXXX", dir[4096], cmd[4200];
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 
 	if (tmp) {
 		snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", tmp, tmp);
@@ -261,11 +261,11 @@ int main(void)
 	} else if (!(tmp = mkdtemp(tmpl))) {
 		return 1;
 	}
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 1000000;
 	p.cpus = 8;
 	snprintf(dir, sizeof dir, "%s/kgen", tmp);
-	if (ok(sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "synthetic trace written")) {
+	if (ok(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, NULL) == SHT_OK, "synthetic trace written")) {
 		char bare[4200];
 
 		seek_case("synthetic, 8 CPUs", dir, 2);

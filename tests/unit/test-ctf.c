@@ -21,7 +21,7 @@
 #include "sht/sht.h"
 #include "json-read.h"
 #include "tap.h"
-#include "trace/ctfw.h"
+#include <shtgen/ctfw.h>
 
 static char traces[2048];
 
@@ -722,15 +722,15 @@ static void check_span_damaged(const char *tmp, enum damage d)
 	sht_ctf_close(&src);
 }
 
-/* A trace written by ctfw (src/trace/ctfw.h): index version 1.1 (72-byte
+/* A trace written by ctfw (src/gen/include/shtgen/ctfw.h): index version 1.1 (72-byte
  * entries), 2 CPUs, 4 KiB packets whose timestamp_begin / _end are their
  * first / last event's: the span is exactly the events' range. */
 static void check_span_v11(const char *tmp)
 {
-	static const sht__ctfw_field fields[] = { { "v", SHT__CTFW_S64 } };
+	static const shtgen_ctfw_field fields[] = { { "v", SHTGEN_CTFW_S64 } };
 	const sht_time t0 = 1500000000000000000;
-	sht__ctfw_opts wo = { 2, 4096, t0 - 1000000 };
-	sht__ctfw *w = NULL;
+	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000 };
+	shtgen_ctfw *w = NULL;
 	sht_field val = { SHT_FIELD_INT, { .i = 0 } };
 	sht_time b = 0, e = 0, last = t0;
 	sht_source src;
@@ -739,17 +739,17 @@ static void check_span_v11(const char *tmp)
 	uint32_t id;
 
 	snprintf(dir, sizeof dir, "%s/span-v11", tmp);
-	err = sht__ctfw_create(dir, &wo, &w);
+	err = shtgen_ctfw_create(dir, &wo, &w);
 	if (err == SHT_OK)
-		err = sht__ctfw_event_class(w, "tick", fields, 1, &id);
+		err = shtgen_ctfw_event_class(w, "tick", fields, 1, &id);
 	for (int k = 0; err == SHT_OK && k < 2000; k++) {
 		last = t0 + 37 * k + 11 * (k % 2);
 		val.v.i = k;
-		err = sht__ctfw_event(w, id, last, (uint32_t)(k % 2), &val);
+		err = shtgen_ctfw_event(w, id, last, (uint32_t)(k % 2), &val);
 	}
 	if (err == SHT_OK)
-		err = sht__ctfw_finish(w, NULL);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_finish(w, NULL);
+	shtgen_ctfw_destroy(w);
 	if (!is_int(err, SHT_OK, "span v1.1: trace written (%s)",
 		    err == SHT_OK ? "ok" : sht_errmsg()) ||
 	    !is_int(sht_ctf_open(dir, NULL, &src), SHT_OK, "span v1.1: opens"))
@@ -859,7 +859,7 @@ static void check_state_run(const struct trace_case *tc)
 	const sht_quark *kids;
 	size_t n_kids = 0;
 	sht_quark counts;
-	if (sht_state_quark_path(ss, "counts", 0, &counts) == SHT_OK)
+	if (sht_state_quark_path(ss, "counts", false, &counts) == SHT_OK)
 		sht_state_attr_children(ss, counts, &kids, &n_kids);
 	is_int((int)n_kids, (int)n_names, "run %s: no other names", tc->dir);
 	sht_state_close(ss);

@@ -1,5 +1,5 @@
 /*
- * test-ctfw.c: the CTF writer (src/trace/ctfw.h), read back through the
+ * test-ctfw.c: the CTF writer (src/gen/include/shtgen/ctfw.h), read back through the
  * CTF source (babeltrace2) and by hand.
  *
  *  - round trip: five event classes covering every field type (one
@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "trace/ctfw.h"
+#include <shtgen/ctfw.h>
 #include "tap.h"
 
 #define OFFSET 1457111225177515989LL   /* many-threads' clock offset */
@@ -103,25 +103,25 @@ static char *slurp(const char *path, size_t *len)
 
 /* ---- classes ------------------------------------------------------------ */
 
-static const sht__ctfw_field f_switch[] = {
-	{ "prev_comm", SHT__CTFW_TEXT16 }, { "prev_tid", SHT__CTFW_S32 },
-	{ "prev_prio", SHT__CTFW_S32 }, { "prev_state", SHT__CTFW_S64 },
-	{ "next_comm", SHT__CTFW_TEXT16 }, { "next_tid", SHT__CTFW_S32 },
-	{ "next_prio", SHT__CTFW_S32 },
+static const shtgen_ctfw_field f_switch[] = {
+	{ "prev_comm", SHTGEN_CTFW_TEXT16 }, { "prev_tid", SHTGEN_CTFW_S32 },
+	{ "prev_prio", SHTGEN_CTFW_S32 }, { "prev_state", SHTGEN_CTFW_S64 },
+	{ "next_comm", SHTGEN_CTFW_TEXT16 }, { "next_tid", SHTGEN_CTFW_S32 },
+	{ "next_prio", SHTGEN_CTFW_S32 },
 };
-static const sht__ctfw_field f_all[] = {
-	{ "s32", SHT__CTFW_S32 }, { "s64", SHT__CTFW_S64 },
-	{ "u32", SHT__CTFW_U32 }, { "u64", SHT__CTFW_U64 },
-	{ "str", SHT__CTFW_STRING }, { "text", SHT__CTFW_TEXT16 },
+static const shtgen_ctfw_field f_all[] = {
+	{ "s32", SHTGEN_CTFW_S32 }, { "s64", SHTGEN_CTFW_S64 },
+	{ "u32", SHTGEN_CTFW_U32 }, { "u64", SHTGEN_CTFW_U64 },
+	{ "str", SHTGEN_CTFW_STRING }, { "text", SHTGEN_CTFW_TEXT16 },
 };
-static const sht__ctfw_field f_log[] = { { "msg", SHT__CTFW_STRING } };
-static const sht__ctfw_field f_late[] = {
-	{ "x", SHT__CTFW_U64 }, { "_under", SHT__CTFW_S32 },
+static const shtgen_ctfw_field f_log[] = { { "msg", SHTGEN_CTFW_STRING } };
+static const shtgen_ctfw_field f_late[] = {
+	{ "x", SHTGEN_CTFW_U64 }, { "_under", SHTGEN_CTFW_S32 },
 };
 
 struct tclass {
 	const char *name;
-	const sht__ctfw_field *f;
+	const shtgen_ctfw_field *f;
 	size_t n;
 	uint32_t id;
 };
@@ -193,7 +193,7 @@ static char *rand_string(size_t max)
 	return s;
 }
 
-static void rand_int(sht__ctfw_type t, sht_field *f)
+static void rand_int(shtgen_ctfw_type t, sht_field *f)
 {
 	static const int64_t s32[] = { INT32_MIN, INT32_MAX, 0, -1, 1 };
 	static const int64_t s64[] = { INT64_MIN, INT64_MAX, 0, -1 };
@@ -205,13 +205,13 @@ static void rand_int(sht__ctfw_type t, sht_field *f)
 
 	f->type = SHT_FIELD_INT;
 	switch (t) {
-	case SHT__CTFW_S32:
+	case SHTGEN_CTFW_S32:
 		f->v.i = pick ? s32[rnd() % 5] : (int32_t)rnd();
 		break;
-	case SHT__CTFW_S64:
+	case SHTGEN_CTFW_S64:
 		f->v.i = pick ? s64[rnd() % 4] : (int64_t)rnd();
 		break;
-	case SHT__CTFW_U32:
+	case SHTGEN_CTFW_U32:
 		f->type = SHT_FIELD_UINT;
 		f->v.u = pick ? u32[rnd() % 3] : (uint32_t)rnd();
 		break;
@@ -243,12 +243,12 @@ static void make_event(struct xev *x, int cls, uint32_t cpu, sht_time ts)
 		sht_field *f = &x->in[k];
 
 		switch (c->f[k].type) {
-		case SHT__CTFW_STRING:
+		case SHTGEN_CTFW_STRING:
 			x->s[k] = rand_string(cls == 3 ? 300 : 20);
 			f->type = SHT_FIELD_STRING;
 			f->v.s = x->s[k];
 			break;
-		case SHT__CTFW_TEXT16:
+		case SHTGEN_CTFW_TEXT16:
 			x->s[k] = strdup(comms[rnd() % 8]);
 			f->type = SHT_FIELD_STRING;
 			f->v.s = x->s[k];
@@ -262,38 +262,38 @@ static void make_event(struct xev *x, int cls, uint32_t cpu, sht_time ts)
 
 /* ---- writing the round-trip trace --------------------------------------- */
 
-static sht_err declare(sht__ctfw *w, int cls)
+static sht_err declare(shtgen_ctfw *w, int cls)
 {
 	struct tclass *c = &classes[cls];
 
-	return sht__ctfw_event_class(w, c->name, c->f, c->n, &c->id);
+	return shtgen_ctfw_event_class(w, c->name, c->f, c->n, &c->id);
 }
 
-static sht_err put_env(sht__ctfw *w)
+static sht_err put_env(shtgen_ctfw *w)
 {
 	sht_err err = SHT_OK;
 
 	if (!err)
-		err = sht__ctfw_env_str(w, "hostname",
+		err = shtgen_ctfw_env_str(w, "hostname",
 					"host \"q\" \\ \xc3\xa9t\xc3\xa9");
 	if (!err)
-		err = sht__ctfw_env_str(w, "domain", "kernel");
+		err = shtgen_ctfw_env_str(w, "domain", "kernel");
 	if (!err)
-		err = sht__ctfw_env_str(w, "tracer_name", "lttng-modules");
+		err = shtgen_ctfw_env_str(w, "tracer_name", "lttng-modules");
 	if (!err)
-		err = sht__ctfw_env_int(w, "tracer_major", 2);
+		err = shtgen_ctfw_env_int(w, "tracer_major", 2);
 	if (!err)
-		err = sht__ctfw_env_int(w, "tracer_minor", 8);
+		err = shtgen_ctfw_env_int(w, "tracer_minor", 8);
 	if (!err)
-		err = sht__ctfw_env_int(w, "big_neg", INT64_MIN);
+		err = shtgen_ctfw_env_int(w, "big_neg", INT64_MIN);
 	if (!err)
-		err = sht__ctfw_env_int(w, "big_pos", INT64_MAX);
+		err = shtgen_ctfw_env_int(w, "big_pos", INT64_MAX);
 	if (!err)
-		err = sht__ctfw_env_str(w, "empty", "");
+		err = shtgen_ctfw_env_str(w, "empty", "");
 	return err;
 }
 
-static sht_err write_events(sht__ctfw *w)
+static sht_err write_events(shtgen_ctfw *w)
 {
 	static const uint32_t used[] = { 0, 1, 3 };
 	sht_time clk[NCPU] = { OFFSET + 5000, OFFSET + 5000, 0, OFFSET + 7000 };
@@ -309,16 +309,16 @@ static sht_err write_events(sht__ctfw *w)
 		clk[cpu] += (sht_time)(rnd() % 3 == 0 ? 0 : rnd() % 2000);
 		make_event(x, cls, cpu, clk[cpu]);
 		percpu[cpu][npercpu[cpu]++] = i;
-		err = sht__ctfw_event(w, classes[cls].id, x->ts, cpu, x->in);
+		err = shtgen_ctfw_event(w, classes[cls].id, x->ts, cpu, x->in);
 	}
 	return err;
 }
 
-static sht_err write_trace(const char *dir, sht__ctfw_stats *st)
+static sht_err write_trace(const char *dir, shtgen_ctfw_stats *st)
 {
-	sht__ctfw_opts o = { NCPU, PKT, OFFSET };
-	sht__ctfw *w;
-	sht_err err = sht__ctfw_create(dir, &o, &w);
+	shtgen_ctfw_opts o = { NCPU, PKT, OFFSET };
+	shtgen_ctfw *w;
+	sht_err err = shtgen_ctfw_create(dir, &o, &w);
 
 	if (err)
 		return err;
@@ -328,8 +328,8 @@ static sht_err write_trace(const char *dir, sht__ctfw_stats *st)
 	if (!err)
 		err = write_events(w);
 	if (!err)
-		err = sht__ctfw_finish(w, st);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_finish(w, st);
+	shtgen_ctfw_destroy(w);
 	return err;
 }
 
@@ -343,21 +343,21 @@ static int class_by_name(const char *name)
 	return -1;
 }
 
-static int same_value(const sht__ctfw_field *d, const sht_field *in,
+static int same_value(const shtgen_ctfw_field *d, const sht_field *in,
 		      const sht_field *got)
 {
 	char cut[16];
 
 	switch (d->type) {
-	case SHT__CTFW_STRING:
+	case SHTGEN_CTFW_STRING:
 		return got->type == SHT_FIELD_STRING &&
 		       strcmp(got->v.s, in->v.s) == 0;
-	case SHT__CTFW_TEXT16:
+	case SHTGEN_CTFW_TEXT16:
 		cut15(in->v.s, cut);
 		return got->type == SHT_FIELD_STRING &&
 		       strcmp(got->v.s, cut) == 0;
-	case SHT__CTFW_S32:
-	case SHT__CTFW_S64:
+	case SHTGEN_CTFW_S32:
+	case SHTGEN_CTFW_S64:
 		return got->type == SHT_FIELD_INT &&
 		       got->v.i == (in->type == SHT_FIELD_INT ?
 				    in->v.i : (int64_t)in->v.u);
@@ -382,12 +382,12 @@ static sht_err count_field(void *ctx, const char *name, const sht_field *v)
  * an earlier event in bt_field_string_get_value(); the CLI prints it
  * too (the source returns "" when the length is 0).  Is got such a stale
  * value where "" was written? */
-static int stale_empty(const sht__ctfw_field *d, const sht_field *in,
+static int stale_empty(const shtgen_ctfw_field *d, const sht_field *in,
 		       const sht_field *got)
 {
 	char cut[16];
 
-	if (d->type != SHT__CTFW_STRING && d->type != SHT__CTFW_TEXT16)
+	if (d->type != SHTGEN_CTFW_STRING && d->type != SHTGEN_CTFW_TEXT16)
 		return 0;
 	cut15(in->v.s, cut);
 	return got->type == SHT_FIELD_STRING && *got->v.s && !*cut;
@@ -413,7 +413,7 @@ static int event_ok(const sht_event *ev, size_t *cursor, char *why,
 				ev->name, ev->ts, classes[x->cls].name,
 				x->ts), 0;
 	for (size_t k = 0; k < classes[cls].n; k++) {
-		const sht__ctfw_field *d = &classes[cls].f[k];
+		const shtgen_ctfw_field *d = &classes[cls].f[k];
 		sht_field got;
 
 		sht_event_field(ev, d->name, &got);
@@ -564,7 +564,7 @@ static int metadata_uuid(const char *meta, uint8_t u[16])
 /* Does the field at p (at most room bytes) hold what in gave a field of
  * type d?  Its size in *size. */
 static int field_bytes_ok(const uint8_t *p, size_t room,
-			  const sht__ctfw_field *d, const sht_field *in,
+			  const shtgen_ctfw_field *d, const sht_field *in,
 			  size_t *size)
 {
 	uint64_t v = in->type == SHT_FIELD_INT ? (uint64_t)in->v.i : in->v.u;
@@ -572,15 +572,15 @@ static int field_bytes_ok(const uint8_t *p, size_t room,
 	uint8_t arr[16] = { 0 };
 
 	switch (d->type) {
-	case SHT__CTFW_S32:
-	case SHT__CTFW_U32:
+	case SHTGEN_CTFW_S32:
+	case SHTGEN_CTFW_U32:
 		*size = 4;
 		return room >= 4 && le(p, 4) == (v & 0xffffffffu);
-	case SHT__CTFW_S64:
-	case SHT__CTFW_U64:
+	case SHTGEN_CTFW_S64:
+	case SHTGEN_CTFW_U64:
 		*size = 8;
 		return room >= 8 && le(p, 8) == v;
-	case SHT__CTFW_TEXT16:
+	case SHTGEN_CTFW_TEXT16:
 		cut15(in->v.s, cut);
 		memcpy(arr, cut, strlen(cut));
 		*size = 16;
@@ -719,7 +719,7 @@ static int stream_ok(const char *dir, uint32_t cpu, struct walk *wk)
 	return good;
 }
 
-static void check_files(const char *dir, const sht__ctfw_stats *st)
+static void check_files(const char *dir, const shtgen_ctfw_stats *st)
 {
 	struct walk wk = { 0 };
 	uint8_t uuid[16];
@@ -782,7 +782,7 @@ static long bt2_lines(const char *dir, int *status)
 static void test_round_trip(void)
 {
 	const char *dir = tmp_path("rt");
-	sht__ctfw_stats st = { 0 };
+	shtgen_ctfw_stats st = { 0 };
 	char tmp[4300];
 	int status = -1;
 	long lines;
@@ -813,18 +813,18 @@ static void test_round_trip(void)
 static void test_empty(void)
 {
 	const char *dir = tmp_path("empty");
-	sht__ctfw_opts o = { 2, 0, 0 };
-	sht__ctfw_stats st;
-	sht__ctfw *w;
+	shtgen_ctfw_opts o = { 2, 0, 0 };
+	shtgen_ctfw_stats st;
+	shtgen_ctfw *w;
 	sht_source src;
 	sht_event ev;
 	int status = -1;
 	long lines;
 
-	ok(sht__ctfw_create(dir, &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "unused", f_all, 6, NULL) == SHT_OK &&
-	   sht__ctfw_finish(w, &st) == SHT_OK, "empty trace written");
-	sht__ctfw_destroy(w);
+	ok(shtgen_ctfw_create(dir, &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "unused", f_all, 6, NULL) == SHT_OK &&
+	   shtgen_ctfw_finish(w, &st) == SHT_OK, "empty trace written");
+	shtgen_ctfw_destroy(w);
 	ok(st.events == 0 && st.packets == 2, "one empty packet per CPU");
 	if (ok(sht_ctf_open(dir, NULL, &src) == SHT_OK, "empty trace opens"))
 		is_int(src.ops->next(src.src, &ev), SHT_END, "no event");
@@ -840,9 +840,9 @@ static void test_empty(void)
 static void test_big_string(void)
 {
 	const char *dir = tmp_path("big");
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0 };
 	char *s = malloc(4001);
-	sht__ctfw *w;
+	shtgen_ctfw *w;
 	sht_field v = { .type = SHT_FIELD_STRING };
 	sht_source src;
 	sht_event ev;
@@ -851,15 +851,15 @@ static void test_big_string(void)
 	memset(s, 'x', 4000);
 	s[3999] = '\0';
 	v.v.s = s;
-	ok(sht__ctfw_create(dir, &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(dir, &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
 	   "writer for big strings");
-	is_int(sht__ctfw_event(w, 0, 10, 0, &v), SHT_OK,
+	is_int(shtgen_ctfw_event(w, 0, 10, 0, &v), SHT_OK,
 	       "a string filling a packet exactly is accepted");
-	is_int(sht__ctfw_event(w, 0, 11, 0, &v), SHT_OK,
+	is_int(shtgen_ctfw_event(w, 0, 11, 0, &v), SHT_OK,
 	       "and again, in a second packet");
-	is_int(sht__ctfw_finish(w, NULL), SHT_OK, "finish");
-	sht__ctfw_destroy(w);
+	is_int(shtgen_ctfw_finish(w, NULL), SHT_OK, "finish");
+	shtgen_ctfw_destroy(w);
 	if (ok(sht_ctf_open(dir, NULL, &src) == SHT_OK, "big trace opens")) {
 		ok(src.ops->next(src.src, &ev) == SHT_OK &&
 		   sht_event_field(&ev, "msg", &got) == SHT_FIELD_STRING &&
@@ -868,17 +868,17 @@ static void test_big_string(void)
 	}
 	s[3999] = 'x';
 	s[4000] = '\0';
-	ok(sht__ctfw_create(tmp_path("big2"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("big2"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
 	   "second writer");
-	is_int(sht__ctfw_event(w, 0, 10, 0, &v), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_event(w, 0, 10, 0, &v), SHT_ERR_INVALID,
 	       "one byte more is refused");
 	ok(strstr(sht_errmsg(), "does not fit") != NULL, "message: %s",
 	   sht_errmsg());
-	is_int(sht__ctfw_event(w, 0, 11, 0, &v), SHT_ERR_STATE,
+	is_int(shtgen_ctfw_event(w, 0, 11, 0, &v), SHT_ERR_STATE,
 	       "the writer stays failed");
-	is_int(sht__ctfw_finish(w, NULL), SHT_ERR_STATE, "finish refused");
-	sht__ctfw_destroy(w);
+	is_int(shtgen_ctfw_finish(w, NULL), SHT_ERR_STATE, "finish refused");
+	shtgen_ctfw_destroy(w);
 	ok(!exists(tmp_path("big2")), "nothing left");
 	free(s);
 }
@@ -887,23 +887,23 @@ static void test_big_string(void)
 
 static void test_create_refusals(void)
 {
-	sht__ctfw_opts o = { 2, 0, 0 };
-	sht__ctfw *w = (sht__ctfw *)&o;
+	shtgen_ctfw_opts o = { 2, 0, 0 };
+	shtgen_ctfw *w = (shtgen_ctfw *)&o;
 
 	mkdir(tmp_path("there"), 0755);
-	is_int(sht__ctfw_create(tmp_path("there"), &o, &w), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_create(tmp_path("there"), &o, &w), SHT_ERR_INVALID,
 	       "an existing directory is refused");
 	ok(w == NULL, "*out is NULL on failure");
 	o.cpus = 0;
-	is_int(sht__ctfw_create(tmp_path("c0"), &o, &w), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_create(tmp_path("c0"), &o, &w), SHT_ERR_INVALID,
 	       "cpus 0 refused");
 	o.cpus = 2;
 	o.packet_size = 1000;
-	is_int(sht__ctfw_create(tmp_path("p1000"), &o, &w), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_create(tmp_path("p1000"), &o, &w), SHT_ERR_INVALID,
 	       "packet_size not a multiple of 4096 refused");
 	o.packet_size = 0;
 	o.clock_offset = -1;
-	is_int(sht__ctfw_create(tmp_path("neg"), &o, &w), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_create(tmp_path("neg"), &o, &w), SHT_ERR_INVALID,
 	       "negative clock offset refused");
 	ok(!exists(tmp_path("c0")) && !exists(tmp_path("p1000")) &&
 	   !exists(tmp_path("neg")), "refused creates leave nothing");
@@ -911,20 +911,20 @@ static void test_create_refusals(void)
 
 static void test_finish_exists(void)
 {
-	sht__ctfw_opts o = { 2, PKT, 0 };
+	shtgen_ctfw_opts o = { 2, PKT, 0 };
 	char tmp[4300];
-	sht__ctfw *w;
+	shtgen_ctfw *w;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", tmp_path("late"),
 		 (long)getpid());
-	ok(sht__ctfw_create(tmp_path("late"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK &&
-	   sht__ctfw_event(w, 0, 5, 1, NULL) == SHT_OK, "writer with an event");
+	ok(shtgen_ctfw_create(tmp_path("late"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK &&
+	   shtgen_ctfw_event(w, 0, 5, 1, NULL) == SHT_OK, "writer with an event");
 	ok(exists(tmp), "it writes under DIR.tmp-PID");
 	mkdir(tmp_path("late"), 0755);
-	is_int(sht__ctfw_finish(w, NULL), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_finish(w, NULL), SHT_ERR_INVALID,
 	       "finish into a directory created meanwhile is refused");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	ok(exists(tmp_path("late")) && rmdir(tmp_path("late")) == 0,
 	   "the other directory is untouched (still empty)");
 	ok(!exists(tmp), "destroy removed the temporary directory");
@@ -932,59 +932,59 @@ static void test_finish_exists(void)
 
 static void test_order(void)
 {
-	sht__ctfw_opts o = { 2, PKT, 1000 };
-	sht__ctfw *w;
+	shtgen_ctfw_opts o = { 2, PKT, 1000 };
+	shtgen_ctfw *w;
 
-	ok(sht__ctfw_create(tmp_path("order"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("order"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK,
 	   "writer for order");
-	ok(sht__ctfw_event(w, 0, 2000, 0, NULL) == SHT_OK &&
-	   sht__ctfw_event(w, 0, 1500, 1, NULL) == SHT_OK &&
-	   sht__ctfw_event(w, 0, 2000, 0, NULL) == SHT_OK,
+	ok(shtgen_ctfw_event(w, 0, 2000, 0, NULL) == SHT_OK &&
+	   shtgen_ctfw_event(w, 0, 1500, 1, NULL) == SHT_OK &&
+	   shtgen_ctfw_event(w, 0, 2000, 0, NULL) == SHT_OK,
 	   "CPUs interleave; equal times on one CPU");
-	is_int(sht__ctfw_event(w, 0, 1999, 0, NULL), SHT_ERR_ORDER,
+	is_int(shtgen_ctfw_event(w, 0, 1999, 0, NULL), SHT_ERR_ORDER,
 	       "earlier time on one CPU: SHT_ERR_ORDER");
 	ok(strstr(sht_errmsg(), "cpu 0") != NULL, "message: %s", sht_errmsg());
-	is_int(sht__ctfw_event(w, 0, 3000, 0, NULL), SHT_ERR_STATE,
+	is_int(shtgen_ctfw_event(w, 0, 3000, 0, NULL), SHT_ERR_STATE,
 	       "then every call fails");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	ok(!exists(tmp_path("order")), "nothing left");
 
-	ok(sht__ctfw_create(tmp_path("order2"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("order2"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK,
 	   "writer for the offset");
-	is_int(sht__ctfw_event(w, 0, 999, 0, NULL), SHT_ERR_ORDER,
+	is_int(shtgen_ctfw_event(w, 0, 999, 0, NULL), SHT_ERR_ORDER,
 	       "time before the clock offset: SHT_ERR_ORDER");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 }
 
 static void test_destroy_cleans(void)
 {
-	sht__ctfw_opts o = { 3, PKT, 0 };
+	shtgen_ctfw_opts o = { 3, PKT, 0 };
 	sht_field v[6];
 	char tmp[4300];
-	sht__ctfw *w;
+	shtgen_ctfw *w;
 	sht_err err = SHT_OK;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", tmp_path("gone"),
 		 (long)getpid());
-	ok(sht__ctfw_create(tmp_path("gone"), &o, &w) == SHT_OK &&
-	   sht__ctfw_env_int(w, "x", 1) == SHT_OK &&
-	   sht__ctfw_event_class(w, "all", f_all, 6, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("gone"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_env_int(w, "x", 1) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "all", f_all, 6, NULL) == SHT_OK,
 	   "writer to destroy");
 	for (int i = 0; i < 2000 && !err; i++) {
 		struct xev x;
 
 		make_event(&x, 1, 0, 0);
 		memcpy(v, x.in, sizeof v);
-		err = sht__ctfw_event(w, 0, i, (uint32_t)i % 3, v);
+		err = shtgen_ctfw_event(w, 0, i, (uint32_t)i % 3, v);
 		for (int k = 0; k < MAXF; k++)
 			free(x.s[k]);
 	}
 	is_int(err, SHT_OK, "2000 events written");
 	ok(exists(tmp) && exists(strcat(tmp, "/channel0_0")),
 	   "packets are on disk before finish");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", tmp_path("gone"),
 		 (long)getpid());
 	ok(!exists(tmp) && !exists(tmp_path("gone")),
@@ -992,18 +992,18 @@ static void test_destroy_cleans(void)
 }
 
 /* One event of a one-field class of type t with value v: its status. */
-static sht_err try_value(sht__ctfw_type t, sht_field v)
+static sht_err try_value(shtgen_ctfw_type t, sht_field v)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
-	sht__ctfw_field f = { "f", t };
-	sht__ctfw *w;
-	sht_err err = sht__ctfw_create(tmp_path("val"), &o, &w);
+	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_field f = { "f", t };
+	shtgen_ctfw *w;
+	sht_err err = shtgen_ctfw_create(tmp_path("val"), &o, &w);
 
 	if (!err)
-		err = sht__ctfw_event_class(w, "e", &f, 1, NULL);
+		err = shtgen_ctfw_event_class(w, "e", &f, 1, NULL);
 	if (!err)
-		err = sht__ctfw_event(w, 0, 1, 0, &v);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_event(w, 0, 1, 0, &v);
+	shtgen_ctfw_destroy(w);
 	return err;
 }
 
@@ -1027,51 +1027,51 @@ static sht_field sval(const char *s)
 
 static void test_values(void)
 {
-	is_int(try_value(SHT__CTFW_S32, ival(INT32_MAX + 1LL)),
+	is_int(try_value(SHTGEN_CTFW_S32, ival(INT32_MAX + 1LL)),
 	       SHT_ERR_INVALID, "S32 out of range");
-	is_int(try_value(SHT__CTFW_S32, uval(INT32_MAX)), SHT_OK,
+	is_int(try_value(SHTGEN_CTFW_S32, uval(INT32_MAX)), SHT_OK,
 	       "S32 from UINT in range");
-	is_int(try_value(SHT__CTFW_S64, uval((uint64_t)INT64_MAX + 1)),
+	is_int(try_value(SHTGEN_CTFW_S64, uval((uint64_t)INT64_MAX + 1)),
 	       SHT_ERR_INVALID, "S64 from too big a UINT");
-	is_int(try_value(SHT__CTFW_U32, ival(-1)), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_U32, ival(-1)), SHT_ERR_INVALID,
 	       "U32 negative");
-	is_int(try_value(SHT__CTFW_U32, uval(UINT32_MAX + 1ULL)),
+	is_int(try_value(SHTGEN_CTFW_U32, uval(UINT32_MAX + 1ULL)),
 	       SHT_ERR_INVALID, "U32 out of range");
-	is_int(try_value(SHT__CTFW_U64, ival(-1)), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_U64, ival(-1)), SHT_ERR_INVALID,
 	       "U64 negative");
-	is_int(try_value(SHT__CTFW_S32, sval("1")), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_S32, sval("1")), SHT_ERR_INVALID,
 	       "integer field given a string");
-	is_int(try_value(SHT__CTFW_STRING, ival(1)), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_STRING, ival(1)), SHT_ERR_INVALID,
 	       "string field given an integer");
-	is_int(try_value(SHT__CTFW_STRING, sval(NULL)), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_STRING, sval(NULL)), SHT_ERR_INVALID,
 	       "NULL string");
-	is_int(try_value(SHT__CTFW_TEXT16, uval(1)), SHT_ERR_INVALID,
+	is_int(try_value(SHTGEN_CTFW_TEXT16, uval(1)), SHT_ERR_INVALID,
 	       "text field given an integer");
 	ok(!exists(tmp_path("val")), "nothing left");
 }
 
-static sht_err try_class(const char *name, const sht__ctfw_field *f,
+static sht_err try_class(const char *name, const shtgen_ctfw_field *f,
 			 size_t n)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
-	sht__ctfw *w;
-	sht_err err = sht__ctfw_create(tmp_path("cls"), &o, &w);
+	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw *w;
+	sht_err err = shtgen_ctfw_create(tmp_path("cls"), &o, &w);
 
 	if (!err)
-		err = sht__ctfw_event_class(w, name, f, n, NULL);
-	sht__ctfw_destroy(w);
+		err = shtgen_ctfw_event_class(w, name, f, n, NULL);
+	shtgen_ctfw_destroy(w);
 	return err;
 }
 
 static void test_declarations(void)
 {
-	static const sht__ctfw_field dash[] = { { "a-b", SHT__CTFW_S32 } };
-	static const sht__ctfw_field dup[] = {
-		{ "a", SHT__CTFW_S32 }, { "a", SHT__CTFW_U32 },
+	static const shtgen_ctfw_field dash[] = { { "a-b", SHTGEN_CTFW_S32 } };
+	static const shtgen_ctfw_field dup[] = {
+		{ "a", SHTGEN_CTFW_S32 }, { "a", SHTGEN_CTFW_U32 },
 	};
-	static const sht__ctfw_field type[] = { { "a", (sht__ctfw_type)9 } };
-	sht__ctfw_opts o = { 2, PKT, 0 };
-	sht__ctfw *w;
+	static const shtgen_ctfw_field type[] = { { "a", (shtgen_ctfw_type)9 } };
+	shtgen_ctfw_opts o = { 2, PKT, 0 };
+	shtgen_ctfw *w;
 
 	is_int(try_class("ok", f_all, 6), SHT_OK, "a good class");
 	is_int(try_class("e", dash, 1), SHT_ERR_INVALID, "field name a-b");
@@ -1080,31 +1080,31 @@ static void test_declarations(void)
 	is_int(try_class("", NULL, 0), SHT_ERR_INVALID, "empty class name");
 	is_int(try_class("a\nb", NULL, 0), SHT_ERR_INVALID,
 	       "class name with a newline");
-	ok(sht__ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK,
 	   "writer for env");
-	is_int(sht__ctfw_env_int(w, "1x", 1), SHT_ERR_INVALID,
+	is_int(shtgen_ctfw_env_int(w, "1x", 1), SHT_ERR_INVALID,
 	       "env name 1x");
-	sht__ctfw_destroy(w);
-	ok(sht__ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK, "again");
-	is_int(sht__ctfw_env_str(w, "struct", "x"), SHT_ERR_INVALID,
+	shtgen_ctfw_destroy(w);
+	ok(shtgen_ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK, "again");
+	is_int(shtgen_ctfw_env_str(w, "struct", "x"), SHT_ERR_INVALID,
 	       "env name that is a TSDL keyword");
-	sht__ctfw_destroy(w);
-	ok(sht__ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK, "again");
-	is_int(sht__ctfw_event(w, 1, 0, 0, NULL), SHT_ERR_INVALID,
+	shtgen_ctfw_destroy(w);
+	ok(shtgen_ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK, "again");
+	is_int(shtgen_ctfw_event(w, 1, 0, 0, NULL), SHT_ERR_INVALID,
 	       "unknown class");
-	sht__ctfw_destroy(w);
-	ok(sht__ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK, "again");
-	is_int(sht__ctfw_event(w, 0, 0, 2, NULL), SHT_ERR_INVALID,
+	shtgen_ctfw_destroy(w);
+	ok(shtgen_ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK, "again");
+	is_int(shtgen_ctfw_event(w, 0, 0, 2, NULL), SHT_ERR_INVALID,
 	       "cpu out of range");
-	sht__ctfw_destroy(w);
-	ok(sht__ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK &&
-	   sht__ctfw_event(w, 0, 0, 0, NULL) == SHT_OK, "again, one event");
-	is_int(sht__ctfw_env_int(w, "late", 1), SHT_ERR_INVALID,
+	shtgen_ctfw_destroy(w);
+	ok(shtgen_ctfw_create(tmp_path("decl"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "e", NULL, 0, NULL) == SHT_OK &&
+	   shtgen_ctfw_event(w, 0, 0, 0, NULL) == SHT_OK, "again, one event");
+	is_int(shtgen_ctfw_env_int(w, "late", 1), SHT_ERR_INVALID,
 	       "env after the first event");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	ok(!exists(tmp_path("decl")) && !exists(tmp_path("cls")),
 	   "nothing left");
 }
@@ -1113,15 +1113,15 @@ static void test_declarations(void)
  * write short, then fail with EFBIG: SHT_ERR_IO naming the file. */
 static void test_io_error(void)
 {
-	sht__ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0 };
 	sht_field v = { .type = SHT_FIELD_STRING, .v.s = "0123456789" };
 	struct rlimit old, lim;
 	sht_err err = SHT_OK;
-	sht__ctfw *w;
+	shtgen_ctfw *w;
 	int i;
 
-	ok(sht__ctfw_create(tmp_path("io"), &o, &w) == SHT_OK &&
-	   sht__ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
+	ok(shtgen_ctfw_create(tmp_path("io"), &o, &w) == SHT_OK &&
+	   shtgen_ctfw_event_class(w, "log", f_log, 1, NULL) == SHT_OK,
 	   "writer for the I/O error");
 	signal(SIGXFSZ, SIG_IGN);
 	getrlimit(RLIMIT_FSIZE, &old);
@@ -1129,14 +1129,14 @@ static void test_io_error(void)
 	lim.rlim_cur = 10000;
 	setrlimit(RLIMIT_FSIZE, &lim);
 	for (i = 0; i < 10000 && !err; i++)
-		err = sht__ctfw_event(w, 0, i, 0, &v);
+		err = shtgen_ctfw_event(w, 0, i, 0, &v);
 	setrlimit(RLIMIT_FSIZE, &old);
 	is_int(err, SHT_ERR_IO, "a failed write is SHT_ERR_IO (event %d)", i);
 	ok(strstr(sht_errmsg(), "/channel0_0: ") != NULL, "message names "
 	   "the file: %s", sht_errmsg());
-	is_int(sht__ctfw_finish(w, NULL), SHT_ERR_STATE,
+	is_int(shtgen_ctfw_finish(w, NULL), SHT_ERR_STATE,
 	       "finish after it is refused");
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	ok(!exists(tmp_path("io")), "nothing left");
 }
 

@@ -1,6 +1,6 @@
 /*
  * test-events.c: the staircase and churn workloads as event sources and
- * providers (src/workload/events.c), against their drivers.
+ * providers (src/gen/events.c), against their drivers.
  *
  * For each workload, at small sizes:
  *
@@ -34,7 +34,7 @@
 #include "tap.h"
 #include "sht/sht.h"
 #include "sht/source.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 
 /* ---- random numbers ------------------------------------------------------ */
 
@@ -72,8 +72,8 @@ static void rng_seed(void)
 typedef struct wl {
 	char label[48];
 	int churn;                /* 0: staircase, 1: churn */
-	sht__staircase sc;
-	sht__churn ch;
+	shtgen_staircase sc;
+	shtgen_churn ch;
 } wl;
 
 static wl wl_staircase(uint64_t a, uint32_t i, sht_time d)
@@ -102,39 +102,39 @@ static wl wl_churn(uint64_t n)
 
 static sht_err wl_source(const wl *w, sht_source *s)
 {
-	return w->churn ? sht__churn_source(&w->ch, s)
-			: sht__staircase_source(&w->sc, s);
+	return w->churn ? shtgen_churn_source(&w->ch, s)
+			: shtgen_staircase_source(&w->sc, s);
 }
 
 static void wl_provider(const wl *w, sht_provider *p)
 {
 	if (w->churn)
-		sht__churn_provider(&w->ch, p);
+		shtgen_churn_provider(&w->ch, p);
 	else
-		sht__staircase_provider(&w->sc, p);
+		shtgen_staircase_provider(&w->sc, p);
 }
 
 static sht_err wl_drive(const wl *w, sht_state *ss)
 {
-	return w->churn ? sht__churn_drive(&w->ch, ss)
-			: sht__staircase_drive(&w->sc, ss);
+	return w->churn ? shtgen_churn_drive(&w->ch, ss)
+			: shtgen_staircase_drive(&w->sc, ss);
 }
 
 static uint64_t wl_events(const wl *w)
 {
-	return w->churn ? sht__churn_events(&w->ch)
-			: sht__staircase_events(&w->sc);
+	return w->churn ? shtgen_churn_events(&w->ch)
+			: shtgen_staircase_events(&w->sc);
 }
 
 static sht_time wl_end(const wl *w)
 {
-	return w->churn ? sht__churn_end(&w->ch) : sht__staircase_end(&w->sc);
+	return w->churn ? shtgen_churn_end(&w->ch) : shtgen_staircase_end(&w->sc);
 }
 
 static sht_time wl_last(const wl *w)
 {
-	return w->churn ? sht__churn_last_time(&w->ch)
-			: sht__staircase_last_time(&w->sc);
+	return w->churn ? shtgen_churn_last_time(&w->ch)
+			: shtgen_staircase_last_time(&w->sc);
 }
 
 /* ---- events as plain records --------------------------------------------- */
@@ -161,14 +161,14 @@ static rec rec_of(const wl *w, const sht_event *ev)
 	if (!ev->data)
 		return r;
 	if (w->churn) {
-		const sht__churn_event *d = ev->data;
+		const shtgen_churn_event *d = ev->data;
 
 		r.f[0] = d->kind;
 		r.f[1] = (int64_t)d->thread;
 		r.f[2] = d->step;
 		r.f[3] = d->status;
 	} else {
-		const sht__staircase_event *d = ev->data;
+		const shtgen_staircase_event *d = ev->data;
 
 		r.f[0] = (int64_t)d->attribute;
 		r.f[1] = d->value;
@@ -208,7 +208,7 @@ static rec *read_all(const wl *w, uint64_t *n)
 	ok(err == SHT_END, "%s: reading from 0 ends with SHT_END", w->label);
 	is_int(src.ops->next(src.src, &ev), SHT_END,
 	       "%s: next after the end is SHT_END again", w->label);
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	*n = k;
 	return all;
 }
@@ -256,9 +256,9 @@ static void expect_churn(const wl *w, rec *out, uint64_t *n)
 			r->name = step == 0 ? "thread_birth"
 				  : step == 20 ? "thread_exit"
 				  : "thread_status";
-			r->f[0] = step == 0 ? SHT__CHURN_BIRTH
-				  : step == 20 ? SHT__CHURN_EXIT
-				  : SHT__CHURN_STATUS;
+			r->f[0] = step == 0 ? SHTGEN_CHURN_BIRTH
+				  : step == 20 ? SHTGEN_CHURN_EXIT
+				  : SHTGEN_CHURN_STATUS;
 			r->f[1] = (int64_t)i;
 			r->f[2] = step;
 			r->f[3] = step == 20 ? 0 : 1 + step % 3;
@@ -359,7 +359,7 @@ static void test_seek(const wl *w, const rec *all, uint64_t n)
 	       "%s: seek(UINT64_MAX) then next: SHT_END", w->label);
 	ok(seek_one(w, &src, all, n, 0), "%s: seek(0) after the end",
 	   w->label);
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	free(perm);
 }
 
@@ -398,7 +398,7 @@ static sht_err run_events(const wl *w, sht_state *ss, uint64_t from,
 		if (err == SHT_OK)
 			err = prov.handle(prov.ctx, ss, &ev);
 	}
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	if (err != SHT_OK)
 		diag("  run_events [%" PRIu64 ", %" PRIu64 "): %s: %s", from,
 		     to, sht_strerror(err), sht_errmsg());
@@ -731,27 +731,27 @@ static void test_staircase_empty(const wl *w, uint64_t n)
 
 static void test_provider_identity(void)
 {
-	sht__staircase sc = { 3, 2, 1 };
-	sht__churn ch = { 2 };
+	shtgen_staircase sc = { 3, 2, 1 };
+	shtgen_churn ch = { 2 };
 	sht_provider p;
 	sht_source s;
 
-	sht__staircase_provider(&sc, &p);
+	shtgen_staircase_provider(&sc, &p);
 	is_str(p.id, "staircase", "staircase provider id");
 	is_int(p.version, 1, "staircase provider version");
 	ok(p.ctx == &sc && p.handle, "staircase provider ctx = the workload");
-	sht__churn_provider(&ch, &p);
+	shtgen_churn_provider(&ch, &p);
 	is_str(p.id, "churn", "churn provider id");
 	is_int(p.version, 1, "churn provider version");
 	ok(p.ctx == &ch && p.handle, "churn provider ctx = the workload");
 	sc.attributes = 0;
-	is_int(sht__staircase_source(&sc, &s), SHT_ERR_INVALID,
+	is_int(shtgen_staircase_source(&sc, &s), SHT_ERR_INVALID,
 	       "staircase source of A = 0: SHT_ERR_INVALID");
 	ch.threads = 0;
-	is_int(sht__churn_source(&ch, &s), SHT_ERR_INVALID,
+	is_int(shtgen_churn_source(&ch, &s), SHT_ERR_INVALID,
 	       "churn source of N = 0: SHT_ERR_INVALID");
-	is_u64(sht__churn_events(&ch), 0, "churn N = 0: no events");
-	sht__workload_source_free(NULL);
+	is_u64(shtgen_churn_events(&ch), 0, "churn N = 0: no events");
+	shtgen_workload_source_free(NULL);
 }
 
 static void test_workload(const wl *w)

@@ -24,14 +24,14 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
-#include "workload/workload.h"
+#include <shtgen/kgen.h>
+#include <shtgen/workload.h>
 
 struct wl {
 	const char *name;
 	sht_err (*run)(const struct wl *w, const char *path);
 	uint32_t block_size;
-	int threads;
+	bool threaded;
 	const orc *o;           /* mixed: the intervals */
 };
 
@@ -46,36 +46,36 @@ static sht_err finish_builder(sht_builder *b, sht_err err, sht_time end)
 {
 	if (err == SHT_OK)
 		err = sht_builder_finish(b, end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	return err;
 }
 
-static const sht__staircase STAIR = { 40, 200, 1000 };
+static const shtgen_staircase STAIR = { 40, 200, 1000 };
 
 static sht_err run_staircase(const struct wl *w, const char *path)
 {
-	sht_build_opts o;
+	sht_builder_opts o;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&o);
+	sht_builder_opts_init(&o);
 	o.block_size = w->block_size;
-	o.threads = w->threads;
+	o.threaded = w->threaded;
 	err = sht_builder_create(path, 0, &o, &b);
 	if (err != SHT_OK)
 		return err;
-	err = sht__staircase_run(&STAIR, emit_insert, b);
-	return finish_builder(b, err, sht__staircase_end(&STAIR));
+	err = shtgen_staircase_run(&STAIR, emit_insert, b);
+	return finish_builder(b, err, shtgen_staircase_end(&STAIR));
 }
 
 static sht_err run_mixed(const struct wl *w, const char *path)
 {
 	static const char sect[] = "a section of the mixed history";
-	sht_build_opts o;
+	sht_builder_opts o;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&o);
+	sht_builder_opts_init(&o);
 	o.block_size = w->block_size;
 	err = sht_builder_create(path, w->o->start, &o, &b);
 	if (err != SHT_OK)
@@ -89,10 +89,10 @@ static sht_err run_mixed(const struct wl *w, const char *path)
 
 static sht_err run_kernel(const struct wl *w, const char *path)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 20000;
 	kp.threads = 40;
 	sht_state_opts_init(&so);
@@ -144,13 +144,13 @@ static int file_exists(const char *path)
 static int file_sound(const char *path, uint64_t *intervals)
 {
 	sht_reader *r;
-	sht_info info;
+	sht_tree_info info;
 	sht_err err;
 
 	if (sht_reader_open(path, NULL, &r) != SHT_OK)
 		return 0;
 	err = sht_reader_check(r, NULL, NULL, 0);
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	sht_reader_close(r);
 	if (*intervals == 0)
 		*intervals = info.intervals;
@@ -295,10 +295,10 @@ int main(int argc, char **argv)
 	orc_wl_mixed(&mixed, &rng, 4096, 1000, 2000000, 30, 4, 60, 1);
 	{
 		const struct wl W[] = {
-			{ "staircase", run_staircase, 1024, 0, NULL },
-			{ "staircase-threads", run_staircase, 1024, 1, NULL },
-			{ "mixed", run_mixed, 4096, 0, &mixed },
-			{ "kernel", run_kernel, 4096, 0, NULL },
+			{ "staircase", run_staircase, 1024, false, NULL },
+			{ "staircase-threads", run_staircase, 1024, true, NULL },
+			{ "mixed", run_mixed, 4096, false, &mixed },
+			{ "kernel", run_kernel, 4096, false, NULL },
 		};
 
 		for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)

@@ -25,14 +25,14 @@ static int build(const orc *o, const char *path)
 {
 	static const char s1[] = "the first section";
 	static char s2[3000];
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	sht_builder *b;
 	sht_err err = SHT_OK;
 
 	memset(s2, 's', sizeof s2);
-	sht_build_opts_init(&bo);
+	sht_builder_opts_init(&bo);
 	bo.block_size = 1024;
-	bo.no_sync = 1;
+	bo.no_sync = true;
 	if (sht_builder_create(path, o->start, &bo, &b) != SHT_OK)
 		return 0;
 	for (size_t i = 0; err == SHT_OK && i < o->n; i++)
@@ -43,11 +43,11 @@ static int build(const orc *o, const char *path)
 		err = sht_builder_add_section(b, 2, 1, s2, sizeof s2);
 	if (err == SHT_OK)
 		err = sht_builder_finish(b, o->end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	return err == SHT_OK;
 }
 
-static const sht_open_opts SMALL = { 64 * 1024 };
+static const sht_reader_opts SMALL = { 64 * 1024 };
 
 /* Open and check with bit fb flipped: 1 if the damage was seen. */
 static int detected(const char *path, int64_t fb, sht_err *why)
@@ -73,12 +73,12 @@ static size_t wrong_answers(const orc *o, const char *path, int64_t fb,
 	sht_result *res = sht_result_create();
 	size_t wrong = 0;
 	sht_reader *r;
-	sht_info info;
+	sht_tree_info info;
 	orc_vis v;
 
 	atomic_store(&flt_flip_bit, fb);
 	if (res && sht_reader_open(path, &SMALL, &r) == SHT_OK) {
-		sht_reader_info(r, &info);
+		sht_reader_info_get(r, &info);
 		v = orc_vis_all(o, info.quark_count);
 		for (int i = 0; i < 20; i++) {
 			const sht_interval *iv = &o->ivs[orc_below(rng, o->n)];

@@ -32,10 +32,10 @@ static orc_errlog elog;
 static void check(const orc *o, sht_reader *r, orc_rng *rng, sht_result *res,
 		  struct tally *t)
 {
-	sht_info info;
+	sht_tree_info info;
 	orc_vis v;
 
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	flt_self = 1;
 	v = orc_vis_all(o, info.quark_count);
 	flt_self = 0;
@@ -71,7 +71,7 @@ static void check(const orc *o, sht_reader *r, orc_rng *rng, sht_result *res,
 
 static void script(const orc *o, const char *path, struct tally *t)
 {
-	sht_open_opts oo = { 4 * 4096 };
+	sht_reader_opts oo = { 4 * 4096 };
 	sht_result *res;
 	sht_reader *r;
 	orc_rng rng;
@@ -104,13 +104,13 @@ static void script(const orc *o, const char *path, struct tally *t)
 
 static int build(const orc *o, const char *path)
 {
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&bo);
+	sht_builder_opts_init(&bo);
 	bo.block_size = 4096;
-	bo.no_sync = 1;
+	bo.no_sync = true;
 	if (sht_builder_create(path, o->start, &bo, &b) != SHT_OK)
 		return 0;
 	err = SHT_OK;
@@ -118,7 +118,7 @@ static int build(const orc *o, const char *path)
 		err = sht_builder_insert(b, &o->ivs[i]);
 	if (err == SHT_OK)
 		err = sht_builder_finish(b, o->end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	return err == SHT_OK;
 }
 

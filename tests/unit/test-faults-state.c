@@ -19,7 +19,7 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 #define NT 12
 #define NANS (2 * NT + 1)
@@ -63,7 +63,7 @@ struct tally {
 static void script(const char *path, const uint64_t *ref, uint64_t *out,
 		   struct tally *t)
 {
-	sht_open_opts oo = { 4 * 4096 };
+	sht_reader_opts oo = { 4 * 4096 };
 	sht_result *res = sht_result_create();
 	sht_state *ss = NULL;
 	sht_time t0, t1;
@@ -85,7 +85,7 @@ static void script(const char *path, const uint64_t *ref, uint64_t *out,
 
 		e[0] = sht_state_query_full(ss, at, res);
 		h[0] = answer_hash(e[0], res);
-		e[1] = sht_state_quark_path(ss, p, 0, &q);
+		e[1] = sht_state_quark_path(ss, p, false, &q);
 		if (e[1] == SHT_OK)
 			e[1] = sht_state_query(ss, q, at, res);
 		else
@@ -116,15 +116,15 @@ static void script(const char *path, const uint64_t *ref, uint64_t *out,
 
 static int build(const char *path)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 20000;
 	kp.threads = 40;
 	sht_state_opts_init(&so);
 	so.tree.block_size = 4096;
-	so.tree.no_sync = 1;
+	so.tree.no_sync = true;
 	return kgen_history(&kp, &so, path) == SHT_OK;
 }
 

@@ -40,7 +40,7 @@
 #include "sht/sht.h"
 #include "util/util.h"
 #include "tap.h"
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
 /* Events checked per kind and trace, and quarks whose intervals are
  * walked; SHT_KT_SAMPLES=N overrides the first (0: every event, and every
@@ -226,7 +226,7 @@ static int env_string(const sht_source *src, const char *name, char *buf,
 	sht_field f;
 
 	buf[0] = '\0';
-	return sht_ctf_env(src, name, &f) == SHT_OK && sht__field_text(&f, buf, size);
+	return sht_ctf_env(src, name, &f) == SHT_OK && sht_field_text(&f, buf, size);
 }
 
 struct run {
@@ -308,7 +308,7 @@ static int check_file(const char *what, const char *file, const struct run *r,
 		      uint64_t *intervals)
 {
 	sht_reader *rd = NULL;
-	sht_info info;
+	sht_tree_info info;
 	int good;
 
 	*intervals = 0;
@@ -317,7 +317,7 @@ static int check_file(const char *what, const char *file, const struct run *r,
 		return 0;
 	good = is_int(sht_reader_check(rd, report_line, NULL, 20), SHT_OK,
 		      "%s: sht_reader_check passes", what);
-	sht_reader_info(rd, &info);
+	sht_reader_info_get(rd, &info);
 	*intervals = info.intervals;
 	is_i64(info.start, r->start, "%s: file starts at the first event", what);
 	is_i64(info.end, r->end, "%s: file ends at sht_state_end", what);
@@ -335,7 +335,7 @@ static int value_at(sht_state *ss, sht_result *res, const char *path,
 	sht_quark q;
 
 	*v = sht_value_null();
-	if (sht_state_quark_path(ss, path, 0, &q) != SHT_OK)
+	if (sht_state_quark_path(ss, path, false, &q) != SHT_OK)
 		return 0;
 	if (sht_state_query(ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
 		return -1;
@@ -455,7 +455,7 @@ static void check_structure(const char *what, sht_state *ss, sht_result *res,
 	sht_quark cpus;
 	bad = 0;
 	n_kids = 0;
-	if (sht_state_quark_path(ss, "CPUs", 0, &cpus) == SHT_OK)
+	if (sht_state_quark_path(ss, "CPUs", false, &cpus) == SHT_OK)
 		sht_state_attr_children(ss, cpus, &kids, &n_kids);
 	for (size_t k = 0; k < n_kids; k++) {
 		const char *name;
@@ -827,23 +827,23 @@ static void check_kernel_trace(const struct kcase *kc)
 	facts_free(&fx);
 }
 
-/* A synthetic trace (src/workload/kgen.h) written as CTF, checked the
+/* A synthetic trace (src/gen/include/shtgen/kgen.h) written as CTF, checked the
  * same way: 8 CPUs, many threads, forks and exits. */
 static void check_synthetic(void)
 {
 	static char dir[4096];
-	sht__kgen_params p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen_write_stats st;
 	struct kcase kc = { dir, "synthetic", SHT_KERNEL_LAYOUT_LTTNG_2_7, 0,
 			    0, 1 };
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 300000;
 	p.cpus = 8;
 	p.threads = 500;
 	p.seed = 42;
 	snprintf(dir, sizeof dir, "%s/synthetic-ctf", tmpdir);
-	if (!is_int(sht__kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
+	if (!is_int(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
 		    "synthetic: write a %" PRIu64 "-event CTF trace", p.events))
 		return;
 	kc.events = st.gen.events;

@@ -57,7 +57,7 @@ static sht_quark quark(struct run *r, const char *path, const char *last)
 	sht_quark q;
 	const char *el[] = { last };
 
-	if (sht_state_quark_path(r->ss, path, 0, &q) != SHT_OK)
+	if (sht_state_quark_path(r->ss, path, false, &q) != SHT_OK)
 		return SHT_QUARK_NONE;
 	if (last && sht_state_quark_find(r->ss, q, el, 1, &q) != SHT_OK)
 		return SHT_QUARK_NONE;
@@ -399,13 +399,13 @@ static void test_syscalls(void)
 	RUN(&r, SYS20, SHT_KERNEL_LAYOUT_AUTO);
 	VAL(&r, "Threads/10/System_call", 1150, "s:open", "AUTO: sys_open");
 	VAL(&r, "Threads/10/System_call", 1550, "null", "AUTO: then syscall_entry_close ignored");
-	ok(sht_kernel_layout_get(r.k) == SHT_KERNEL_LAYOUT_LTTNG_2_0, "AUTO decided 2.0");
+	ok(sht_kernel_layout_in_use(r.k) == SHT_KERNEL_LAYOUT_LTTNG_2_0, "AUTO decided 2.0");
 	done(&r);
 
 	RUN(&r, SYS26, SHT_KERNEL_LAYOUT_AUTO);
 	VAL(&r, "Threads/10/System_call", 1100, "s:openat", "AUTO: syscall_entry_openat");
 	VAL(&r, "Threads/10/System_call", 1550, "null", "AUTO: then sys_close ignored");
-	ok(sht_kernel_layout_get(r.k) == SHT_KERNEL_LAYOUT_AUTO, "AUTO: 2.6 or 2.7 still open");
+	ok(sht_kernel_layout_in_use(r.k) == SHT_KERNEL_LAYOUT_AUTO, "AUTO: 2.6 or 2.7 still open");
 	done(&r);
 }
 

@@ -1,6 +1,6 @@
 /*
  * test-kgen-ctf.c: synthetic kernel traces written as CTF (through
- * src/trace/ctfw.h) and read back through libbabeltrace2: the events are
+ * src/gen/include/shtgen/ctfw.h) and read back through libbabeltrace2: the events are
  * the generator's, event for event; the environment selects the LTTng
  * 2.9+ layout; the kernel analysis over the CTF trace writes the same
  * history file as over the generator itself; the babeltrace2 command
@@ -17,7 +17,7 @@
 #include "sht/analysis.h"
 #include "sht/trace.h"
 #include "tap.h"
-#include "workload/kgen-int.h"
+#include "gen/kgen-int.h"
 
 #include "kgen-check.h"
 
@@ -34,24 +34,24 @@ static void env_is(sht_source *src, const char *name, const char *want)
 
 static void test_roundtrip(uint32_t cpus, uint64_t events)
 {
-	sht__kgen_params p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen_write_stats st;
 	sht_source ctf, src;
 	sht_field f;
 	char dir[4096], h1[4096], h2[4096];
 	uint64_t a1 = 0, a2 = 0;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.cpus = cpus;
 	p.events = events;
 	snprintf(dir, sizeof dir, "%s/k%u", tmpdir, cpus);
 	snprintf(h1, sizeof h1, "%s/k%u-src.sht", tmpdir, cpus);
 	snprintf(h2, sizeof h2, "%s/k%u-ctf.sht", tmpdir, cpus);
-	if (!is_int(sht__kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
+	if (!is_int(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, &st), SHT_OK,
 		    "%u CPUs: write CTF", cpus))
 		return;
 	is_u64(st.gen.events, events, "stats: events");
-	is_int(sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL),
+	is_int(shtgen_kgen_write_ctf(&p, dir, NULL, NULL, NULL),
 	       SHT_ERR_INVALID, "an existing directory is not overwritten");
 	if (!is_int(sht_ctf_open(dir, NULL, &ctf), SHT_OK, "open it"))
 		return;
@@ -63,11 +63,11 @@ static void test_roundtrip(uint32_t cpus, uint64_t events)
 	is_int(ctf.ops->seek(ctf.src, 0), SHT_OK, "seek back");
 	is_int(analyse(&ctf, h2, &a2), SHT_OK, "kernel analysis over CTF");
 	sht_ctf_close(&ctf);
-	if (sht__kgen_source(&p, &src) != SHT_OK)
+	if (shtgen_kgen_source(&p, &src) != SHT_OK)
 		return;
 	is_int(analyse(&src, h1, &a1), SHT_OK, "kernel analysis over the "
 	       "generator");
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 	is_u64(a2, a1, "same attribute count (%" PRIu64 ")", a1);
 	ok(same_file(h1, h2), "byte-identical histories from CTF and from "
 	   "the generator");
@@ -77,7 +77,7 @@ static void test_roundtrip(uint32_t cpus, uint64_t events)
 
 static void test_babeltrace2_cli(void)
 {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	char dir[4096], cmd[8300];
 	FILE *f;
 	uint64_t lines = 0;
@@ -87,10 +87,10 @@ static void test_babeltrace2_cli(void)
 		ok(1, "# SKIP the babeltrace2 command is not installed");
 		return;
 	}
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 20000;
 	snprintf(dir, sizeof dir, "%s/kcli", tmpdir);
-	if (sht__kgen_write_ctf(&p, dir, NULL, NULL, NULL) != SHT_OK)
+	if (shtgen_kgen_write_ctf(&p, dir, NULL, NULL, NULL) != SHT_OK)
 		bail_out("cannot write %s: %s", dir, sht_errmsg());
 	snprintf(cmd, sizeof cmd, "babeltrace2 '%s' 2>&1", dir);
 	f = popen(cmd, "r");

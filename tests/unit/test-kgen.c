@@ -1,5 +1,5 @@
 /*
- * test-kgen.c: the synthetic kernel trace generator (src/workload/kgen.h).
+ * test-kgen.c: the synthetic kernel trace generator (src/gen/include/shtgen/kgen.h).
  *
  * - determinism: the same parameters give the same events; another seed
  *   other events;
@@ -27,7 +27,7 @@
 #include "sht/analysis.h"
 #include "sht/vstf.h"
 #include "tap.h"
-#include "workload/kgen-int.h"
+#include "gen/kgen-int.h"
 
 static char tmpdir[2048];
 
@@ -41,10 +41,10 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t hash_event(uint64_t h, const sht__kgen_event *ev)
+static uint64_t hash_event(uint64_t h, const shtgen_kgen_event *ev)
 {
 	uint32_t n, i;
-	const sht__kgen_class *k = &sht__kgen_classes(&n)[ev->cls];
+	const shtgen_kgen_class *k = &shtgen_kgen_classes(&n)[ev->cls];
 
 	h = hash_bytes(h, &ev->cls, sizeof ev->cls);
 	h = hash_bytes(h, &ev->cpu, sizeof ev->cpu);
@@ -61,29 +61,29 @@ static uint64_t hash_event(uint64_t h, const sht__kgen_event *ev)
 	return h;
 }
 
-static uint64_t run_hash(const sht__kgen_params *p, uint64_t *count)
+static uint64_t run_hash(const shtgen_kgen_params *p, uint64_t *count)
 {
-	sht__kgen *g;
-	sht__kgen_event ev;
+	shtgen_kgen *g;
+	shtgen_kgen_event ev;
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	*count = 0;
-	if (sht__kgen_create(p, &g) != SHT_OK)
+	if (shtgen_kgen_create(p, &g) != SHT_OK)
 		return 0;
-	while (sht__kgen_next(g, &ev) == SHT_OK) {
+	while (shtgen_kgen_next(g, &ev) == SHT_OK) {
 		h = hash_event(h, &ev);
 		(*count)++;
 	}
-	sht__kgen_destroy(g);
+	shtgen_kgen_destroy(g);
 	return h;
 }
 
 static void test_determinism(void)
 {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	uint64_t h1, h2, h3, n1, n2, n3;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 200000;
 	h1 = run_hash(&p, &n1);
 	h2 = run_hash(&p, &n2);
@@ -97,20 +97,20 @@ static void test_determinism(void)
 
 static void test_bad_params(void)
 {
-	sht__kgen_params p;
-	sht__kgen *g = NULL;
+	shtgen_kgen_params p;
+	shtgen_kgen *g = NULL;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.cpus = 0;
-	is_int(sht__kgen_create(&p, &g), SHT_ERR_INVALID, "0 CPUs refused");
+	is_int(shtgen_kgen_create(&p, &g), SHT_ERR_INVALID, "0 CPUs refused");
 	ok(strstr(sht_errmsg(), "cpus=0") != NULL, "message names it: %s",
 	   sht_errmsg());
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.threads = 0;
-	is_int(sht__kgen_create(&p, &g), SHT_ERR_INVALID, "0 threads refused");
-	sht__kgen_params_init(&p);
+	is_int(shtgen_kgen_create(&p, &g), SHT_ERR_INVALID, "0 threads refused");
+	shtgen_kgen_params_init(&p);
 	p.start = INT64_MAX - 10;
-	is_int(sht__kgen_create(&p, &g), SHT_ERR_INVALID,
+	is_int(shtgen_kgen_create(&p, &g), SHT_ERR_INVALID,
 	       "time overflow refused");
 	ok(g == NULL, "nothing created");
 }
@@ -121,25 +121,25 @@ static void test_bad_params(void)
 static void test_consistency(uint32_t cpus, uint32_t threads, uint64_t seed,
 			     uint64_t events)
 {
-	sht__kgen_params p;
-	sht__kgen *g;
-	sht__kgen_event ev;
-	sht__kgen_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen *g;
+	shtgen_kgen_event ev;
+	shtgen_kgen_stats st;
 	struct model m;
 	sht_err err;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.cpus = cpus;
 	p.threads = threads;
 	p.seed = seed;
 	p.events = events;
-	if (!is_int(sht__kgen_create(&p, &g), SHT_OK, "create %u CPUs, %u "
+	if (!is_int(shtgen_kgen_create(&p, &g), SHT_OK, "create %u CPUs, %u "
 		    "threads", cpus, threads))
 		return;
 	model_init(&m, &p);
-	while ((err = sht__kgen_next(g, &ev)) == SHT_OK && m.errors < 5)
+	while ((err = shtgen_kgen_next(g, &ev)) == SHT_OK && m.errors < 5)
 		model_event(&m, &ev);
-	sht__kgen_stats_get(g, &st);
+	shtgen_kgen_stats_get(g, &st);
 	is_int(err, SHT_END, "%u CPUs, %u threads: ends cleanly", cpus,
 	       threads);
 	is_u64(m.errors, 0, "%u CPUs, %u threads, seed %" PRIu64 ": %" PRIu64
@@ -157,14 +157,14 @@ static void test_consistency(uint32_t cpus, uint32_t threads, uint64_t seed,
 	   st.max_live);
 	is_u64(m.forks, st.forks, "the model saw every fork");
 	model_free(&m);
-	sht__kgen_destroy(g);
+	shtgen_kgen_destroy(g);
 }
 
 /* ---- the source ------------------------------------------------------------ */
 
 static void test_source(void)
 {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	sht_source src;
 	sht_event ev;
 	sht_field f;
@@ -172,9 +172,9 @@ static void test_source(void)
 	sht_time ts_at[64];
 	int ok_fields = 1;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 50000;
-	if (!is_int(sht__kgen_source(&p, &src), SHT_OK, "source"))
+	if (!is_int(shtgen_kgen_source(&p, &src), SHT_OK, "source"))
 		return;
 	while (src.ops->next(src.src, &ev) == SHT_OK) {
 		if (ev.pos != n)
@@ -204,25 +204,25 @@ static void test_source(void)
 	is_int(src.ops->seek(src.src, 50000), SHT_OK, "seek to the end");
 	is_int(src.ops->next(src.src, &ev), SHT_END, "then the end");
 	ok(src.ops->seek(src.src, 50001) < 0, "seek past the end refused");
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 }
 
 /* ---- VSTF round trip ---------------------------------------------------------- */
 
 static void test_vstf(void)
 {
-	sht__kgen_params p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen_write_stats st;
 	sht_source vs;
 	char path[4096];
 	sht_field f;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 100000;
 	p.cpus = 3;
 	snprintf(path, sizeof path, "%s/k.vstf", tmpdir);
 	unlink(path);
-	if (!is_int(sht__kgen_write_vstf(&p, path, NULL, NULL, &st), SHT_OK,
+	if (!is_int(shtgen_kgen_write_vstf(&p, path, NULL, NULL, &st), SHT_OK,
 		    "write VSTF"))
 		return;
 	is_u64(st.gen.events, 100000, "stats: events");
@@ -258,19 +258,19 @@ static long rss_file_kb(void)
  * not the whole file. */
 static void test_vstf_memory(void)
 {
-	sht__kgen_params p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params p;
+	shtgen_kgen_write_stats st;
 	sht_source vs;
 	sht_event ev;
 	char path[4096];
 	long before, peak = 0, now;
 	uint64_t n = 0;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 4000000;
 	snprintf(path, sizeof path, "%s/mem.vstf", tmpdir);
 	unlink(path);
-	if (sht__kgen_write_vstf(&p, path, NULL, NULL, &st) != SHT_OK ||
+	if (shtgen_kgen_write_vstf(&p, path, NULL, NULL, &st) != SHT_OK ||
 	    sht_vstf_open(path, &vs) != SHT_OK)
 		bail_out("cannot write or open %s: %s", path, sht_errmsg());
 	before = rss_file_kb();
@@ -292,24 +292,24 @@ static void test_vstf_memory(void)
 
 static void test_kernel_history(void)
 {
-	sht__kgen_params p;
+	shtgen_kgen_params p;
 	sht_source src, vs;
 	char vpath[4096], h1[4096], h2[4096];
 	uint64_t a1 = 0, a2 = 0;
 
-	sht__kgen_params_init(&p);
+	shtgen_kgen_params_init(&p);
 	p.events = 150000;
 	p.threads = 64;
 	snprintf(vpath, sizeof vpath, "%s/kh.vstf", tmpdir);
 	snprintf(h1, sizeof h1, "%s/kh-src.sht", tmpdir);
 	snprintf(h2, sizeof h2, "%s/kh-vstf.sht", tmpdir);
 	unlink(vpath);
-	if (sht__kgen_write_vstf(&p, vpath, NULL, NULL, NULL) != SHT_OK ||
-	    sht__kgen_source(&p, &src) != SHT_OK)
+	if (shtgen_kgen_write_vstf(&p, vpath, NULL, NULL, NULL) != SHT_OK ||
+	    shtgen_kgen_source(&p, &src) != SHT_OK)
 		bail_out("cannot write the trace: %s", sht_errmsg());
 	is_int(analyse(&src, h1, &a1), SHT_OK, "kernel analysis over the "
 	       "generator");
-	sht__kgen_source_free(&src);
+	shtgen_kgen_source_free(&src);
 	if (!is_int(sht_vstf_open(vpath, &vs), SHT_OK, "open VSTF"))
 		return;
 	is_int(analyse(&vs, h2, &a2), SHT_OK, "kernel analysis over VSTF");

@@ -24,8 +24,8 @@
 #include "sht/sht.h"
 #include "tap.h"
 #include "kgen-history.h"
-#include "workload/kgen.h"
-#include "workload/workload.h"
+#include <shtgen/kgen.h>
+#include <shtgen/workload.h>
 
 struct reader_arg {
 	const orc *o;
@@ -42,7 +42,7 @@ static void *reader_main(void *p)
 	struct reader_arg *a = p;
 	sht_reader *r = a->r;
 	sht_result *res = sht_result_create();
-	sht_info info;
+	sht_tree_info info;
 	orc_rng rng;
 	orc_vis v;
 
@@ -53,7 +53,7 @@ static void *reader_main(void *p)
 		sht_result_destroy(res);
 		return NULL;
 	}
-	sht_reader_info(r, &info);
+	sht_reader_info_get(r, &info);
 	v = orc_vis_all(a->o, info.quark_count);
 	orc_rng_seed(&rng, a->seed);
 	while (orc_now() < a->until) {
@@ -112,34 +112,34 @@ static sht_err emit_insert(void *ctx, const sht_interval *iv)
 
 static sht_err build_staircase(const char *path)
 {
-	static const sht__staircase w = { 500, 100, 1000 };
-	sht_build_opts o;
+	static const shtgen_staircase w = { 500, 100, 1000 };
+	sht_builder_opts o;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&o);
-	o.threads = 1;
-	o.no_sync = 1;
+	sht_builder_opts_init(&o);
+	o.threaded = true;
+	o.no_sync = true;
 	err = sht_builder_create(path, 0, &o, &b);
 	if (err != SHT_OK)
 		return err;
-	err = sht__staircase_run(&w, emit_insert, b);
+	err = shtgen_staircase_run(&w, emit_insert, b);
 	if (err == SHT_OK)
-		err = sht_builder_finish(b, sht__staircase_end(&w));
-	sht_builder_destroy(b);
+		err = sht_builder_finish(b, shtgen_staircase_end(&w));
+	sht_builder_close(b);
 	return err;
 }
 
 static sht_err build_kernel(const char *path, uint64_t seed)
 {
-	sht__kgen_params kp;
+	shtgen_kgen_params kp;
 	sht_state_opts so;
 
-	sht__kgen_params_init(&kp);
+	shtgen_kgen_params_init(&kp);
 	kp.events = 100000;
 	kp.seed = seed;
 	sht_state_opts_init(&so);
-	so.tree.no_sync = 1;
+	so.tree.no_sync = true;
 	return kgen_history(&kp, &so, path);
 }
 
@@ -180,20 +180,20 @@ static int child_main(const char *path, const sigset_t *old)
 
 static int build_file(const orc *o, const char *path)
 {
-	sht_build_opts bo;
+	sht_builder_opts bo;
 	sht_builder *b;
 	sht_err err = SHT_OK;
 
-	sht_build_opts_init(&bo);
+	sht_builder_opts_init(&bo);
 	bo.block_size = 4096;
-	bo.no_sync = 1;
+	bo.no_sync = true;
 	if (sht_builder_create(path, o->start, &bo, &b) != SHT_OK)
 		return 0;
 	for (size_t i = 0; err == SHT_OK && i < o->n; i++)
 		err = sht_builder_insert(b, &o->ivs[i]);
 	if (err == SHT_OK)
 		err = sht_builder_finish(b, o->end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	return err == SHT_OK;
 }
 
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	double seconds = 20;
 	unsigned nthreads = 4;
 	char path[PATH_MAX], bpath[PATH_MAX];
-	sht_open_opts small = { 16 * 4096 };
+	sht_reader_opts small = { 16 * 4096 };
 	struct reader_arg *args;
 	pthread_t *tids;
 	uint64_t q[3] = { 0 }, errors = 0, wrong = 0, seed;

@@ -1,6 +1,6 @@
 /*
  * test-partial-workloads.c: partial histories of the staircase and churn
- * workloads (src/workload/workload.h), built with sht_state_run over the
+ * workloads (src/gen/include/shtgen/workload.h), built with sht_state_run over the
  * workload's event source and provider, answer every query exactly as the
  * full history of the same events does, and as the workload's definition
  * says (sht__*_expect).
@@ -25,7 +25,7 @@
 
 #include "sht/sht.h"
 #include "tap.h"
-#include "workload/workload.h"
+#include <shtgen/workload.h>
 
 /* ---- a source that counts its seeks and events ----------------------- */
 
@@ -129,17 +129,17 @@ static void describe(const sht_result *r, sht_err err, char *buf,
 }
 
 /* Every interval agrees with the workload's definition at both ends. */
-static int ivs_match_expect(const sht__workload *w, const sht_result *r)
+static int ivs_match_expect(const shtgen_workload *w, const sht_result *r)
 {
 	char buf[32];
 
 	for (size_t i = 0; i < sht_result_count(r); i++) {
 		const sht_interval *iv = sht_result_at(r, i);
-		sht_value e1 = sht__wl_expect(w, iv->quark, iv->start, buf);
+		sht_value e1 = shtgen_wl_expect(w, iv->quark, iv->start, buf);
 
 		if (!sht_value_equal(&iv->value, &e1))
 			return 0;
-		e1 = sht__wl_expect(w, iv->quark, iv->end, buf);
+		e1 = shtgen_wl_expect(w, iv->quark, iv->end, buf);
 		if (!sht_value_equal(&iv->value, &e1))
 			return 0;
 	}
@@ -148,7 +148,7 @@ static int ivs_match_expect(const sht__workload *w, const sht_result *r)
 
 /* ---- building ------------------------------------------------------------ */
 
-static sht_err build(const sht__workload *w, const char *path, sht_backend be,
+static sht_err build(const shtgen_workload *w, const char *path, sht_backend be,
 		     uint64_t every)
 {
 	sht_state_opts o;
@@ -158,29 +158,29 @@ static sht_err build(const sht__workload *w, const char *path, sht_backend be,
 	uint64_t events = 0, skipped = 0;
 	sht_err err;
 
-	sht__wl_provider(w, &p);
+	shtgen_wl_provider(w, &p);
 	sht_state_opts_init(&o);
 	o.backend = be;
 	o.tree.block_size = 4096;
-	o.tree.no_sync = 1;
+	o.tree.no_sync = true;
 	o.provider = p.id;
 	o.provider_version = p.version;
 	o.checkpoint_events = every;
-	err = sht__wl_source(w, &src);
+	err = shtgen_wl_source(w, &src);
 	if (err == SHT_OK)
 		err = sht_state_create(path, 0, &o, &ss);
 	if (err == SHT_OK)
 		err = sht_state_run(ss, &src, &p, &events, &skipped);
-	if (err == SHT_OK && (events != sht__wl_events(w) || skipped != 0))
+	if (err == SHT_OK && (events != shtgen_wl_events(w) || skipped != 0))
 		err = SHT_ERR_INVALID;
 	if (err == SHT_OK)
-		err = sht_state_finish(ss, sht__wl_end(w));
+		err = sht_state_finish(ss, shtgen_wl_end(w));
 	if (err != SHT_OK)
 		diag("build %s: err %d events %llu skipped %llu: %s", path,
 		     (int)err, (unsigned long long)events,
 		     (unsigned long long)skipped, sht_errmsg());
 	sht_state_close(ss);
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	return err;
 }
 
@@ -266,18 +266,18 @@ static int read_checkpoints(const char *path, struct ckpt **out, size_t *n,
 }
 
 /* Attributes existing before event idx of w (the provider creates them). */
-static uint64_t attrs_before(const sht__workload *w, uint64_t idx,
+static uint64_t attrs_before(const shtgen_workload *w, uint64_t idx,
 			     uint64_t births)
 {
 	if (idx == 0)
 		return 0;
-	if (w->kind == SHT__WL_STAIRCASE)
+	if (w->kind == SHTGEN_WL_STAIRCASE)
 		return w->st.attributes;
 	return births ? 1 + 3 * births : 0;
 }
 
 /* The checkpoints §10 prescribes, from the events themselves. */
-static size_t expected_checkpoints(const sht__workload *w, uint64_t every,
+static size_t expected_checkpoints(const shtgen_workload *w, uint64_t every,
 				   struct ckpt *cp, size_t max)
 {
 	sht_source src;
@@ -286,7 +286,7 @@ static size_t expected_checkpoints(const sht__workload *w, uint64_t every,
 	sht_time last = 0;
 	size_t n = 0;
 
-	if (sht__wl_source(w, &src) != SHT_OK)
+	if (shtgen_wl_source(w, &src) != SHT_OK)
 		return 0;
 	while (src.ops->next(src.src, &ev) == SHT_OK) {
 		if (idx == 0 || (idx >= next_at && ev.ts > last)) {
@@ -299,14 +299,14 @@ static size_t expected_checkpoints(const sht__workload *w, uint64_t every,
 			n++;
 			next_at = idx + every;
 		}
-		if (w->kind == SHT__WL_CHURN &&
-		    ((const sht__churn_event *)ev.data)->kind ==
-		    SHT__CHURN_BIRTH)
+		if (w->kind == SHTGEN_WL_CHURN &&
+		    ((const shtgen_churn_event *)ev.data)->kind ==
+		    SHTGEN_CHURN_BIRTH)
 			births++;
 		last = ev.ts;
 		idx++;
 	}
-	sht__workload_source_free(&src);
+	shtgen_workload_source_free(&src);
 	return n;
 }
 
@@ -328,7 +328,7 @@ static void report_line(void *ctx, const char *msg)
 /* ---- comparisons ----------------------------------------------------- */
 
 struct cmp {
-	const sht__workload *w;
+	const shtgen_workload *w;
 	sht_state *full, *part;
 	sht_result *a, *b;
 	size_t bad, expect_bad, n;
@@ -349,12 +349,12 @@ static void single(struct cmp *c, sht_quark q, sht_time t)
 			describe(c->a, e1, d1, sizeof d1);
 			describe(c->b, e2, d2, sizeof d2);
 			diag("%s: single %s q=%u t=%lld: full %s, partial %s%s%s",
-			     sht__wl_name(c->w), c->what, (unsigned)q,
+			     shtgen_wl_name(c->w), c->what, (unsigned)q,
 			     (long long)t, d1, d2, e2 < 0 ? ": " : "", e2 < 0 ? sht_errmsg() : "");
 		}
 		return;
 	}
-	want = sht__wl_expect(c->w, q, t, buf);
+	want = shtgen_wl_expect(c->w, q, t, buf);
 	if (e1 != SHT_OK || sht_result_count(c->a) != 1 ||
 	    sht_result_at(c->a, 0)->start > t ||
 	    sht_result_at(c->a, 0)->end < t ||
@@ -363,7 +363,7 @@ static void single(struct cmp *c, sht_quark q, sht_time t)
 			describe(c->a, e1, d1, sizeof d1);
 			value_str(&want, d2, sizeof d2);
 			diag("%s: single q=%u t=%lld: %s, expected %s",
-			     sht__wl_name(c->w), (unsigned)q, (long long)t,
+			     shtgen_wl_name(c->w), (unsigned)q, (long long)t,
 			     d1, d2);
 		}
 	}
@@ -426,28 +426,28 @@ static void full_at(struct cmp *c, sht_time t)
 	if (e1 != e2 || !same_result(c->a, c->b)) {
 		if (c->bad++ < 5)
 			diag("%s: full query t=%lld: err %d/%d, %zu/%zu items%s%s",
-			     sht__wl_name(c->w), (long long)t, (int)e1, (int)e2,
+			     shtgen_wl_name(c->w), (long long)t, (int)e1, (int)e2,
 			     sht_result_count(c->a), sht_result_count(c->b),
 			     e2 < 0 ? ": " : "", e2 < 0 ? sht_errmsg() : "");
 		return;
 	}
-	if (e1 != SHT_OK || sht_result_count(c->a) != sht__wl_quarks(c->w)) {
+	if (e1 != SHT_OK || sht_result_count(c->a) != shtgen_wl_quarks(c->w)) {
 		if (c->expect_bad++ < 5)
 			diag("%s: full query t=%lld: err %d, %zu items, expected %llu",
-			     sht__wl_name(c->w), (long long)t, (int)e1,
+			     shtgen_wl_name(c->w), (long long)t, (int)e1,
 			     sht_result_count(c->a),
-			     (unsigned long long)sht__wl_quarks(c->w));
+			     (unsigned long long)shtgen_wl_quarks(c->w));
 		return;
 	}
 	for (size_t i = 0; i < sht_result_count(c->a); i++) {
 		const sht_interval *iv = sht_result_at(c->a, i);
-		sht_value want = sht__wl_expect(c->w, iv->quark, t, buf);
+		sht_value want = shtgen_wl_expect(c->w, iv->quark, t, buf);
 
 		if (iv->quark != i || iv->start > t || iv->end < t ||
 		    !sht_value_equal(&iv->value, &want)) {
 			if (c->expect_bad++ < 5)
 				diag("%s: full query t=%lld: item %zu (q=%u) wrong",
-				     sht__wl_name(c->w), (long long)t, i,
+				     shtgen_wl_name(c->w), (long long)t, i,
 				     (unsigned)iv->quark);
 			return;
 		}
@@ -484,7 +484,7 @@ static void range(struct cmp *c, sht_quark q, sht_time t1, sht_time t2,
 	if (e1 != e2 || !same_result(c->a, c->b)) {
 		if (c->bad++ < 5)
 			diag("%s: range q=%u [%lld, %lld] r=%lld: err %d/%d, %zu/%zu items",
-			     sht__wl_name(c->w), (unsigned)q, (long long)t1,
+			     shtgen_wl_name(c->w), (unsigned)q, (long long)t1,
 			     (long long)t2, (long long)r, (int)e1, (int)e2,
 			     n, sht_result_count(c->b));
 		return;
@@ -495,7 +495,7 @@ static void range(struct cmp *c, sht_quark q, sht_time t1, sht_time t2,
 	    sht_result_at(c->a, n - 1)->start > last) {
 		if (c->expect_bad++ < 5)
 			diag("%s: range q=%u [%lld, %lld] r=%lld: err %d, %zu items, not the workload's",
-			     sht__wl_name(c->w), (unsigned)q, (long long)t1,
+			     shtgen_wl_name(c->w), (unsigned)q, (long long)t1,
 			     (long long)t2, (long long)r, (int)e1, n);
 		return;
 	}
@@ -504,7 +504,7 @@ static void range(struct cmp *c, sht_quark q, sht_time t1, sht_time t2,
 		    sht_result_at(c->a, i - 1)->end + 1) {
 			if (c->expect_bad++ < 5)
 				diag("%s: range q=%u [%lld, %lld]: gap at item %zu",
-				     sht__wl_name(c->w), (unsigned)q,
+				     shtgen_wl_name(c->w), (unsigned)q,
 				     (long long)t1, (long long)t2, i);
 			return;
 		}
@@ -542,7 +542,7 @@ static void q2d(struct cmp *c, const sht_query2d *q)
 	if (e1 != e2 || !same_result(c->a, c->b)) {
 		if (c->bad++ < 5)
 			diag("%s: 2D %s [%lld, %lld] r=%lld: err %d/%d, %zu/%zu items",
-			     sht__wl_name(c->w), q->quarks ? "list" : "range",
+			     shtgen_wl_name(c->w), q->quarks ? "list" : "range",
 			     (long long)q->t1, (long long)q->t2,
 			     (long long)q->resolution, (int)e1, (int)e2,
 			     sht_result_count(c->a), sht_result_count(c->b));
@@ -551,7 +551,7 @@ static void q2d(struct cmp *c, const sht_query2d *q)
 	if (e1 != SHT_OK || !ivs_match_expect(c->w, c->a)) {
 		if (c->expect_bad++ < 5)
 			diag("%s: 2D [%lld, %lld]: err %d or a value not the workload's",
-			     sht__wl_name(c->w), (long long)q->t1,
+			     shtgen_wl_name(c->w), (long long)q->t1,
 			     (long long)q->t2, (int)e1);
 	}
 }
@@ -597,7 +597,7 @@ static void queries_2d(struct cmp *c, int count)
 
 /* ---- one partial history -------------------------------------------- */
 
-static void check_partial(const sht__workload *w, const char *dir,
+static void check_partial(const shtgen_workload *w, const char *dir,
 			  sht_state *full, const struct all_ivs *all,
 			  uint64_t every)
 {
@@ -610,34 +610,34 @@ static void check_partial(const sht__workload *w, const char *dir,
 	struct ckpt *cp = NULL, *want = NULL;
 	size_t ncp = 0, nwant;
 	uint64_t f_every = 0, f_events = 0, crossing = 0;
-	sht_info info;
+	sht_tree_info info;
 	struct cmp c;
 
 	snprintf(path, sizeof path, "%s/%s-partial-%llu.sht", dir,
-		 sht__wl_name(w), (unsigned long long)every);
+		 shtgen_wl_name(w), (unsigned long long)every);
 	if (!ok(build(w, path, SHT_BACKEND_PARTIAL, every) == SHT_OK,
-		"%s: partial history every %llu events", sht__wl_name(w),
+		"%s: partial history every %llu events", shtgen_wl_name(w),
 		(unsigned long long)every))
 		return;
 
 	/* The file: sound, its checkpoints and intervals as §10 says. */
 	ok(sht_reader_open(path, NULL, &r) == SHT_OK &&
 	   sht_reader_check(r, report_line, NULL, 10) == SHT_OK,
-	   "%s every %llu: sht_reader_check passes", sht__wl_name(w),
+	   "%s every %llu: sht_reader_check passes", shtgen_wl_name(w),
 	   (unsigned long long)every);
 	memset(&info, 0, sizeof info);
 	if (r)
-		sht_reader_info(r, &info);
+		sht_reader_info_get(r, &info);
 	sht_reader_close(r);
 	ok(read_checkpoints(path, &cp, &ncp, &f_every, &f_events),
-	   "%s every %llu: checkpoint section readable", sht__wl_name(w),
+	   "%s every %llu: checkpoint section readable", shtgen_wl_name(w),
 	   (unsigned long long)every);
 	nwant = expected_checkpoints(w, every, NULL, 0);
 	want = calloc(nwant ? nwant : 1, sizeof *want);
 	expected_checkpoints(w, every, want, nwant);
 	{
 		int same = ncp == nwant && f_every == every &&
-			   f_events == sht__wl_events(w);
+			   f_events == shtgen_wl_events(w);
 
 		for (size_t k = 0; same && k < ncp; k++)
 			same = cp[k].index == want[k].index &&
@@ -645,7 +645,7 @@ static void check_partial(const sht__workload *w, const char *dir,
 			       cp[k].ts == want[k].ts &&
 			       cp[k].attrs == want[k].attrs;
 		ok(same, "%s every %llu: %zu checkpoints where §10 puts them "
-		   "(expected %zu)", sht__wl_name(w),
+		   "(expected %zu)", shtgen_wl_name(w),
 		   (unsigned long long)every, ncp, nwant);
 	}
 	for (size_t i = 0; i < sht_result_count(all->res); i++) {
@@ -655,33 +655,33 @@ static void check_partial(const sht__workload *w, const char *dir,
 	}
 	is_u64(info.intervals, crossing,
 	       "%s every %llu: the tree holds the %llu intervals crossing a "
-	       "checkpoint (full history: %zu)", sht__wl_name(w),
+	       "checkpoint (full history: %zu)", shtgen_wl_name(w),
 	       (unsigned long long)every, (unsigned long long)crossing,
 	       sht_result_count(all->res));
 
 	/* Opening. */
 	memset(&cs, 0, sizeof cs);
-	if (!ok(sht__wl_source(w, &cs.inner) == SHT_OK, "source"))
+	if (!ok(shtgen_wl_source(w, &cs.inner) == SHT_OK, "source"))
 		goto out;
-	sht__wl_provider(w, &p);
+	shtgen_wl_provider(w, &p);
 	wrong = p;
 	wrong.version = p.version + 1;
 	is_int(sht_state_open_partial(path, NULL, &src, &wrong, &part),
 	       SHT_ERR_INVALID, "%s every %llu: provider version %u refused",
-	       sht__wl_name(w), (unsigned long long)every, wrong.version);
+	       shtgen_wl_name(w), (unsigned long long)every, wrong.version);
 	wrong = p;
-	wrong.id = w->kind == SHT__WL_STAIRCASE ? "churn" : "staircase";
+	wrong.id = w->kind == SHTGEN_WL_STAIRCASE ? "churn" : "staircase";
 	is_int(sht_state_open_partial(path, NULL, &src, &wrong, &part),
 	       SHT_ERR_INVALID, "%s every %llu: provider \"%s\" refused",
-	       sht__wl_name(w), (unsigned long long)every, wrong.id);
+	       shtgen_wl_name(w), (unsigned long long)every, wrong.id);
 	if (!ok(sht_state_open_partial(path, NULL, &src, &p, &part) == SHT_OK,
-		"%s every %llu: open the partial history", sht__wl_name(w),
+		"%s every %llu: open the partial history", shtgen_wl_name(w),
 		(unsigned long long)every)) {
 		diag("%s", sht_errmsg());
 		goto out;
 	}
 	is_u64(sht_state_attr_count(part), sht_state_attr_count(full),
-	       "%s every %llu: same attributes", sht__wl_name(w),
+	       "%s every %llu: same attributes", shtgen_wl_name(w),
 	       (unsigned long long)every);
 
 	memset(&c, 0, sizeof c);
@@ -695,49 +695,49 @@ static void check_partial(const sht__workload *w, const char *dir,
 	singles_at_checkpoints(&c, want, nwant);
 	singles_random(&c, 1000);
 	is_int(c.bad, 0, "%s every %llu: %zu single queries agree with the "
-	       "full history", sht__wl_name(w), (unsigned long long)every, c.n);
+	       "full history", shtgen_wl_name(w), (unsigned long long)every, c.n);
 	is_int(c.expect_bad, 0, "%s every %llu: and with the workload",
-	       sht__wl_name(w), (unsigned long long)every);
+	       shtgen_wl_name(w), (unsigned long long)every);
 	diag("%s every %llu: %zu checkpoints, %llu/%zu intervals stored, "
 	     "%llu replays, %llu events replayed for %zu single queries",
-	     sht__wl_name(w), (unsigned long long)every, ncp,
+	     shtgen_wl_name(w), (unsigned long long)every, ncp,
 	     (unsigned long long)info.intervals, sht_result_count(all->res),
 	     (unsigned long long)cs.seeks, (unsigned long long)cs.nexts, c.n);
 
 	c.bad = c.expect_bad = c.n = 0;
 	fulls(&c, want, nwant);
 	is_int(c.bad, 0, "%s every %llu: %zu full queries agree with the full "
-	       "history", sht__wl_name(w), (unsigned long long)every, c.n);
+	       "history", shtgen_wl_name(w), (unsigned long long)every, c.n);
 	is_int(c.expect_bad, 0, "%s every %llu: and with the workload",
-	       sht__wl_name(w), (unsigned long long)every);
+	       shtgen_wl_name(w), (unsigned long long)every);
 
 	c.bad = c.expect_bad = c.n = 0;
 	ranges(&c, 60);
 	is_int(c.bad, 0, "%s every %llu: %zu range queries (with and without "
-	       "resolution) agree with the full history", sht__wl_name(w),
+	       "resolution) agree with the full history", shtgen_wl_name(w),
 	       (unsigned long long)every, c.n);
 	is_int(c.expect_bad, 0, "%s every %llu: and with the workload",
-	       sht__wl_name(w), (unsigned long long)every);
+	       shtgen_wl_name(w), (unsigned long long)every);
 
 	c.bad = c.expect_bad = c.n = 0;
 	queries_2d(&c, 40);
 	is_int(c.bad, 0, "%s every %llu: %zu 2D queries agree with the full "
-	       "history", sht__wl_name(w), (unsigned long long)every, c.n);
+	       "history", shtgen_wl_name(w), (unsigned long long)every, c.n);
 	is_int(c.expect_bad, 0, "%s every %llu: and with the workload",
-	       sht__wl_name(w), (unsigned long long)every);
+	       shtgen_wl_name(w), (unsigned long long)every);
 
 	sht_result_destroy(c.a);
 	sht_result_destroy(c.b);
 out:
 	sht_state_close(part);
-	sht__workload_source_free(&cs.inner);
+	shtgen_workload_source_free(&cs.inner);
 	free(cp);
 	free(want);
 }
 
 /* ---- one workload -------------------------------------------------------- */
 
-static void run_workload(const sht__workload *w, const char *dir)
+static void run_workload(const shtgen_workload *w, const char *dir)
 {
 	char fpath[512];
 	sht_state *full = NULL, *bogus = NULL;
@@ -747,36 +747,36 @@ static void run_workload(const sht__workload *w, const char *dir)
 	const uint64_t spacings[] = { 1, 7, 100, 1000, 0 };
 
 	memset(&all, 0, sizeof all);
-	snprintf(fpath, sizeof fpath, "%s/%s-full.sht", dir, sht__wl_name(w));
+	snprintf(fpath, sizeof fpath, "%s/%s-full.sht", dir, shtgen_wl_name(w));
 	if (!ok(build(w, fpath, SHT_BACKEND_TREE, 0) == SHT_OK,
-		"%s: full history of %llu events", sht__wl_name(w),
-		(unsigned long long)sht__wl_events(w)))
+		"%s: full history of %llu events", shtgen_wl_name(w),
+		(unsigned long long)shtgen_wl_events(w)))
 		return;
 	if (!ok(sht_state_open(fpath, NULL, &full) == SHT_OK,
-		"%s: open the full history", sht__wl_name(w)))
+		"%s: open the full history", shtgen_wl_name(w)))
 		return;
 	if (!ok(collect(full, &all), "%s: collect its intervals",
-		sht__wl_name(w)))
+		shtgen_wl_name(w)))
 		goto out;
-	is_u64(sht_result_count(all.res), sht__wl_intervals(w),
-	       "%s: %llu intervals, as the workload defines", sht__wl_name(w),
-	       (unsigned long long)sht__wl_intervals(w));
+	is_u64(sht_result_count(all.res), shtgen_wl_intervals(w),
+	       "%s: %llu intervals, as the workload defines", shtgen_wl_name(w),
+	       (unsigned long long)shtgen_wl_intervals(w));
 	ok(ivs_match_expect(w, all.res),
-	   "%s: every interval has the workload's value", sht__wl_name(w));
+	   "%s: every interval has the workload's value", shtgen_wl_name(w));
 
 	/* A full history has no checkpoints: not a partial history. */
-	if (ok(sht__wl_source(w, &src) == SHT_OK, "source")) {
-		sht__wl_provider(w, &p);
+	if (ok(shtgen_wl_source(w, &src) == SHT_OK, "source")) {
+		shtgen_wl_provider(w, &p);
 		is_int(sht_state_open_partial(fpath, NULL, &src, &p, &bogus),
 		       SHT_ERR_INVALID, "%s: a full history does not open as "
-		       "a partial one", sht__wl_name(w));
+		       "a partial one", shtgen_wl_name(w));
 		sht_state_close(bogus);
-		sht__workload_source_free(&src);
+		shtgen_workload_source_free(&src);
 	}
 
 	for (size_t i = 0; i < sizeof spacings / sizeof *spacings; i++) {
 		uint64_t every = spacings[i] ? spacings[i]
-					     : 2 * sht__wl_events(w) + 1;
+					     : 2 * shtgen_wl_events(w) + 1;
 
 		check_partial(w, dir, full, &all, every);
 	}
@@ -789,7 +789,7 @@ int main(void)
 {
 	const char *dir = getenv("SHT_TMP");
 	const char *seed = getenv("SHT_TEST_SEED");
-	sht__workload st, ch;
+	shtgen_workload st, ch;
 
 	if (seed)
 		rng = strtoull(seed, NULL, 10) | 1u;
@@ -799,14 +799,14 @@ int main(void)
 		dir = "/tmp";
 
 	memset(&st, 0, sizeof st);
-	st.kind = SHT__WL_STAIRCASE;
+	st.kind = SHTGEN_WL_STAIRCASE;
 	st.st.attributes = 50;
 	st.st.intervals = 20;
 	st.st.step = 1000;
 	run_workload(&st, dir);
 
 	memset(&ch, 0, sizeof ch);
-	ch.kind = SHT__WL_CHURN;
+	ch.kind = SHTGEN_WL_CHURN;
 	ch.ch.threads = 200;
 	run_workload(&ch, dir);
 	return done_testing();

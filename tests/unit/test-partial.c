@@ -114,7 +114,7 @@ static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL };
 static sht_err apply(sht_state *ss, sht_time t, struct op *o)
 {
 	sht_quark q;
-	sht_err err = sht_state_quark_path(ss, paths[o->attr], 1, &q);
+	sht_err err = sht_state_quark_path(ss, paths[o->attr], true, &q);
 	sht_value popped;
 
 	if (o->v.type == SHT_TYPE_STRING)
@@ -156,7 +156,7 @@ static sht_err build(const char *path, struct trace *tr, sht_backend be, uint64_
 	sht_state_opts_init(&o);
 	o.backend = be;
 	o.tree.block_size = 4096;
-	o.tree.no_sync = 1;
+	o.tree.no_sync = true;
 	o.provider = p.id;
 	o.provider_version = p.version;
 	o.checkpoint_events = every;

@@ -14,16 +14,16 @@
 static sht_err build(const orc *o, const char *path, sht_variant v,
 		     uint32_t bs, uint32_t mc, int threads)
 {
-	sht_build_opts opts;
+	sht_builder_opts opts;
 	sht_builder *b;
 	sht_err err;
 
-	sht_build_opts_init(&opts);
+	sht_builder_opts_init(&opts);
 	opts.variant = v;
 	opts.block_size = bs;
 	opts.max_children = mc;
-	opts.no_sync = 1;
-	opts.threads = threads;
+	opts.no_sync = true;
+	opts.threaded = threads;
 	err = sht_builder_create(path, o->start, &opts, &b);
 	for (size_t i = 0; err == SHT_OK && i < o->n; i++)
 		err = sht_builder_insert(b, &o->ivs[i]);
@@ -33,7 +33,7 @@ static sht_err build(const orc *o, const char *path, sht_variant v,
 		err = sht_builder_add_section(b, 7, 1, "section", 7);
 	if (err == SHT_OK)
 		err = sht_builder_finish(b, o->end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	return err;
 }
 
@@ -80,16 +80,16 @@ static void same_file(orc_rng *r, sht_variant v, uint32_t bs, uint32_t mc,
  * on; finish before the last end refused; insert after finish refused. */
 static void errors(void)
 {
-	sht_build_opts opts;
+	sht_builder_opts opts;
 	sht_builder *b;
 	char path[PATH_MAX];
 	sht_interval iv = { 1, 0, 100, { SHT_TYPE_INT32, 0, { .i32 = 1 } } };
 	sht_interval late = { 2, 0, 50, { SHT_TYPE_INT32, 0, { .i32 = 2 } } };
 	sht_result *res = sht_result_create();
 
-	sht_build_opts_init(&opts);
-	opts.threads = 1;
-	opts.no_sync = 1;
+	sht_builder_opts_init(&opts);
+	opts.threaded = true;
+	opts.no_sync = true;
 	orc_scratch_path(path, sizeof path, "errors.sht");
 	ok(sht_builder_create(path, 0, &opts, &b) == SHT_OK, "threaded create");
 	ok(sht_builder_insert(b, &iv) == SHT_OK, "insert");
@@ -105,14 +105,14 @@ static void errors(void)
 	ok(sht_builder_insert(b, &iv) == SHT_ERR_STATE, "insert after finish refused");
 	ok(sht_builder_query(b, 1, 150, res) == SHT_NOT_FOUND &&
 	   sht_builder_query(b, 1, 100, res) == SHT_OK, "queries after finish");
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	/* destroyed before finish: incomplete, and no thread left behind */
 	ok(sht_builder_create(path, 0, &opts, &b) == SHT_OK, "threaded create again");
 	for (int i = 0; i < 5000; i++) {
 		sht_interval k = { (sht_quark)i, 0, 10 + i, { SHT_TYPE_INT64, 0, { .i64 = i } } };
 		sht_builder_insert(b, &k);
 	}
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	{
 		sht_reader *rd;
 		ok(sht_reader_open(path, NULL, &rd) == SHT_ERR_INCOMPLETE,

@@ -37,7 +37,7 @@ static void env_text(const sht_source *src, const char *name, char *buf, size_t 
 
 	buf[0] = '\0';
 	if (sht_ctf_env(src, name, &f) == SHT_OK)
-		sht__field_text(&f, buf, size);
+		sht_field_text(&f, buf, size);
 }
 
 /* An in-memory history of the trace at path: the kernel analysis if xml
@@ -129,7 +129,7 @@ static void intervals(sht_state *ss, const char *path, sht_result *res)
 	sht_interval none;
 
 	sht_result_clear(res);
-	if (sht_state_quark_path(ss, path, 0, &q) == SHT_OK) {
+	if (sht_state_quark_path(ss, path, false, &q) == SHT_OK) {
 		if (sht_state_query_range(ss, q, sht_state_start(ss), sht_state_end(ss), 0, res) != SHT_OK)
 			bail_out("range of %s: %s", path, sht_errmsg());
 		return;
@@ -224,7 +224,7 @@ static const char *shown(sht_state *ss, const char *path, sht_time t, sht_result
 	static char buf[64];
 	sht_quark q;
 
-	if (sht_state_quark_path(ss, path, 0, &q) != SHT_OK)
+	if (sht_state_quark_path(ss, path, false, &q) != SHT_OK)
 		return "absent";
 	if (sht_state_query(ss, q, t, res) != SHT_OK || sht_result_count(res) != 1)
 		return "no answer";
@@ -377,7 +377,7 @@ static void check_partial(const char *dir)
 
 				sht_state_attr_path(full, qs[k], name, sizeof name, &need);
 				asked++;
-				if (sht_state_quark_path(part, name, 0, &q2) != SHT_OK ||
+				if (sht_state_quark_path(part, name, false, &q2) != SHT_OK ||
 				    sht_state_query(full, qs[k], t, a) != SHT_OK ||
 				    sht_state_query(part, q2, t, b) != SHT_OK ||
 				    !sht_value_equal(&sht_result_at(a, 0)->value, &sht_result_at(b, 0)->value) ||

@@ -15,16 +15,16 @@ static char path[512];
 
 static void build(void)
 {
-	sht_build_opts o;
+	sht_builder_opts o;
 	sht_builder *b;
 	static char big[10000];
 	sht_interval iv = { 3, 0, 99, { SHT_TYPE_INT32, 0, { .i32 = 5 } } };
 
 	for (size_t i = 0; i < sizeof big; i++)
 		big[i] = (char)(i * 31);
-	sht_build_opts_init(&o);
+	sht_builder_opts_init(&o);
 	o.block_size = 4096;
-	o.no_sync = 1;
+	o.no_sync = true;
 	ok(sht_builder_create(path, 0, &o, &b) == SHT_OK, "create");
 	ok(sht_builder_insert(b, &iv) == SHT_OK, "insert");
 	ok(sht_builder_add_section(b, 1, 7, "", 0) == SHT_OK, "empty section");
@@ -37,7 +37,7 @@ static void build(void)
 	ok(sht_builder_add_section(b, 9, 0, "x", 1) == SHT_ERR_INVALID, "a ninth section refused");
 	ok(sht_builder_finish(b, 100) == SHT_OK, "finish");
 	ok(sht_builder_add_section(b, 10, 0, "x", 1) == SHT_ERR_STATE, "after finish refused");
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 }
 
 static void read_back(void)
@@ -64,9 +64,9 @@ static void read_back(void)
 	ok(sht_reader_section(r, 42, NULL, &data, NULL) == SHT_NOT_FOUND, "unknown kind not found");
 	ok(sht_reader_check(r, NULL, NULL, 0) == SHT_OK, "check accepts sections");
 	{
-		sht_stats st;
+		sht_tree_stats st;
 		/* 1 (empty) + 1 (8 bytes) + 3 (10 000 bytes in 4 KiB blocks) + 5 x 1 */
-		ok(sht_reader_stats(r, &st) == SHT_OK && st.section_blocks == 10 &&
+		ok(sht_reader_stats_get(r, &st) == SHT_OK && st.section_blocks == 10 &&
 		   st.blob_blocks == 0, "stats count section blocks apart from blobs (%llu)",
 		   (unsigned long long)st.section_blocks);
 	}

@@ -259,7 +259,7 @@ static void cmp_rc(run *R, sut *s, sht_err want, sht_err got,
 	s->checks++;
 	if (got != want)
 		diverge(R, s, "%s: status %s, model %s (%s)", what,
-			sm_err_name(got), sm_err_name(want),
+			sht_err_name(got), sht_err_name(want),
 			got < 0 ? sht_errmsg() : "");
 }
 
@@ -301,7 +301,7 @@ static void op_lookup(run *R, int create)
 	logop(R, "%s %s\"%s\" below %s -> %s q%" PRIu32,
 	      create ? "get-or-create" : "find", as_string ? "string " : "",
 	      joined, parent == SHT_QUARK_ROOT ? "root"
-	      : qpath(&R->m, parent), sm_err_name(em), qm);
+	      : qpath(&R->m, parent), sht_err_name(em), qm);
 	if (create) {
 		assign_pref(R, before);
 		/* A fresh leaf becomes a stack now and then, unless its
@@ -391,7 +391,7 @@ static void op_modify(run *R)
 	v = rand_value(R, q);
 	em = sm_modify(&R->m, t, q, &v);
 	logop(R, "modify q%" PRIu32 " (%s) = %s -> %s", q, qpath(&R->m, q),
-	      vstr(&v), sm_err_name(em));
+	      vstr(&v), sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++)
 		if (alive(&R->s[j]))
@@ -417,7 +417,7 @@ static void op_modify_stack(run *R)
 	while (v.type == SHT_TYPE_INT32);
 	em = sm_modify(&R->m, t, q, &v);
 	logop(R, "modify stack q%" PRIu32 " (%s) = %s -> %s", q,
-	      qpath(&R->m, q), vstr(&v), sm_err_name(em));
+	      qpath(&R->m, q), vstr(&v), sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++)
 		if (alive(&R->s[j]))
@@ -434,7 +434,7 @@ static void op_clear(run *R)
 	int j;
 
 	logop(R, "clear q%" PRIu32 " (%s, %zu children) -> %s", q,
-	      qpath(&R->m, q), R->m.a[q].nkids, sm_err_name(em));
+	      qpath(&R->m, q), R->m.a[q].nkids, sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++)
 		if (alive(&R->s[j]))
@@ -465,7 +465,7 @@ static void op_push(run *R)
 	em = sm_push(&R->m, t, q, &v);
 	assign_pref(R, before);
 	logop(R, "push q%" PRIu32 " (%s) %s -> %s", q, qpath(&R->m, q),
-	      vstr(&v), sm_err_name(em));
+	      vstr(&v), sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++) {
 		sut *s = &R->s[j];
@@ -494,7 +494,7 @@ static void op_pop(run *R)
 	t = next_time(R);
 	em = sm_pop(&R->m, t, q, &pm);
 	logop(R, "pop q%" PRIu32 " (%s) -> %s %s", q, qpath(&R->m, q),
-	      sm_err_name(em), em == SHT_OK ? vstr(&pm) : "");
+	      sht_err_name(em), em == SHT_OK ? vstr(&pm) : "");
 	count(R, em);
 	for (j = 0; j < R->ns; j++) {
 		sut *s = &R->s[j];
@@ -534,7 +534,7 @@ static void op_increment(run *R)
 	d = sm_range(&R->rng, -2, 3);
 	em = sm_increment(&R->m, t, q, d);
 	logop(R, "increment q%" PRIu32 " (%s) by %" PRId64 " -> %s", q,
-	      qpath(&R->m, q), d, sm_err_name(em));
+	      qpath(&R->m, q), d, sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++)
 		if (alive(&R->s[j]))
@@ -557,7 +557,7 @@ static void op_update(run *R)
 	R->opt = R->t;
 	em = sm_update_ongoing(&R->m, q, &v);
 	logop(R, "update-ongoing q%" PRIu32 " (%s) = %s -> %s", q,
-	      qpath(&R->m, q), vstr(&v), sm_err_name(em));
+	      qpath(&R->m, q), vstr(&v), sht_err_name(em));
 	count(R, em);
 	for (j = 0; j < R->ns; j++)
 		if (alive(&R->s[j]))
@@ -573,7 +573,7 @@ static void op_update(run *R)
 		R->op++;
 		em = sm_modify(&R->m, t, q, &v);
 		logop(R, "modify q%" PRIu32 " (%s) = %s (same) -> %s", q,
-		      qpath(&R->m, q), vstr(&v), sm_err_name(em));
+		      qpath(&R->m, q), vstr(&v), sht_err_name(em));
 		count(R, em);
 		for (j = 0; j < R->ns; j++)
 			if (alive(&R->s[j]))
@@ -607,7 +607,7 @@ static void op_ongoing(run *R)
 				diverge(R, s, "ongoing q%" PRIu32 " (%s): %s "
 					"%s since %" PRId64 ", model %s since %"
 					PRId64, q, qpath(&R->m, q),
-					sm_err_name(e), e == SHT_OK
+					sht_err_name(e), e == SHT_OK
 					? vstr(&v) : "", since, vstr(&a->cur),
 					a->cur_start);
 		}
@@ -674,8 +674,8 @@ static int check_single(run *R, sut *s, sht_quark q, sht_time t,
 	if (es != em || (em == SHT_OK && !same_list(R->res, &want, 1))) {
 		diverge(R, s, "%s: single query q%" PRIu32 " (%s) at %" PRId64
 			": %s with %zu items, model %s", phase, q,
-			qpath(&R->m, q), t, sm_err_name(es),
-			sht_result_count(R->res), sm_err_name(em));
+			qpath(&R->m, q), t, sht_err_name(es),
+			sht_result_count(R->res), sht_err_name(em));
 		show_lists(R->res, &want, em == SHT_OK);
 		return 0;
 	}
@@ -702,8 +702,8 @@ static int check_full(run *R, sut *s, sht_time t, const char *phase,
 		}
 	if (es != em || !same_list(R->res, R->l1.v, R->l1.n)) {
 		diverge(R, s, "%s: full query at %" PRId64 ": %s with %zu "
-			"items, model %s with %zu", phase, t, sm_err_name(es),
-			sht_result_count(R->res), sm_err_name(em), R->l1.n);
+			"items, model %s with %zu", phase, t, sht_err_name(es),
+			sht_result_count(R->res), sht_err_name(em), R->l1.n);
 		show_lists(R->res, R->l1.v, R->l1.n);
 		return 0;
 	}
@@ -723,8 +723,8 @@ static int check_range(run *R, sut *s, sht_quark q, sht_time t1,
 		diverge(R, s, "%s: range query q%" PRIu32 " (%s) [%" PRId64
 			", %" PRId64 "] r=%" PRId64 ": %s with %zu items, "
 			"model %s with %zu", phase, q, qpath(&R->m, q), t1,
-			t2, r, sm_err_name(es), sht_result_count(R->res),
-			sm_err_name(em), R->l1.n);
+			t2, r, sht_err_name(es), sht_result_count(R->res),
+			sht_err_name(em), R->l1.n);
 		show_lists(R->res, R->l1.v, R->l1.n);
 		return 0;
 	}
@@ -835,7 +835,7 @@ static int check_2d(run *R, sut *s, const char *phase, qstats *st)
 			q2.quarks ? "list " : "range ",
 			q2.quarks ? sel[0] : q2.qmin,
 			q2.quarks ? sel[nsel - 1] : q2.qmax, t1, t2, r,
-			sm_err_name(es), sht_result_count(R->res), R->l1.n);
+			sht_err_name(es), sht_result_count(R->res), R->l1.n);
 		show_lists(R->res, R->l1.v, R->l1.n);
 		return 0;
 	}
@@ -1057,7 +1057,7 @@ static void add_sut(run *R, sht_backend b, sht_variant v, uint32_t bs)
 	opts.backend = b;
 	opts.tree.variant = v;
 	opts.tree.block_size = bs;
-	opts.tree.no_sync = 1;
+	opts.tree.no_sync = true;
 	opts.provider = "diff.test";
 	opts.provider_version = (uint32_t)R->round;
 	if (b == SHT_BACKEND_TREE)
@@ -1066,7 +1066,7 @@ static void add_sut(run *R, sht_backend b, sht_variant v, uint32_t bs)
 			      R->m.start, &opts, &s->ss);
 	if (rc != SHT_OK)
 		bail_out("Cannot create %s: %s (%s)", s->label,
-			 sm_err_name(rc), sht_errmsg());
+			 sht_err_name(rc), sht_errmsg());
 }
 
 /* A modify at the script clock that surely changes a value. */
@@ -1090,7 +1090,7 @@ static void force_change(run *R)
 		R->opt = R->t;
 		em = sm_modify(&R->m, R->t, q, &v);
 		logop(R, "modify q%" PRIu32 " (%s) = %s (last change) -> %s",
-		      q, qpath(&R->m, q), vstr(&v), sm_err_name(em));
+		      q, qpath(&R->m, q), vstr(&v), sht_err_name(em));
 		for (j = 0; j < R->ns; j++)
 			if (alive(&R->s[j]))
 				cmp_rc(R, &R->s[j], em,
@@ -1191,7 +1191,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 	{
 		sht_err em = sm_finish(&R->m, end);
 
-		logop(R, "finish at %" PRId64 " -> %s", end, sm_err_name(em));
+		logop(R, "finish at %" PRId64 " -> %s", end, sht_err_name(em));
 		for (j = 0; j < R->ns; j++)
 			if (alive(&R->s[j]))
 				cmp_rc(R, &R->s[j], em,
@@ -1236,7 +1236,7 @@ static void do_round(run *R, const round_cfg *c, uint64_t seed)
 		s->ss = NULL;
 		rc = sht_state_open(s->path, NULL, &s->ss);
 		if (rc != SHT_OK) {
-			diverge(R, s, "reopen: %s (%s)", sm_err_name(rc),
+			diverge(R, s, "reopen: %s (%s)", sht_err_name(rc),
 				sht_errmsg());
 			continue;
 		}

@@ -58,7 +58,7 @@ static sht_state *fx_create_opts(fx *f, sht_backend b, sht_time start,
 	f->bname = backend_name(b);
 	sht_state_opts_init(&opts);
 	opts.backend = b;
-	opts.tree.no_sync = 1;
+	opts.tree.no_sync = true;
 	if (block_size)
 		opts.tree.block_size = block_size;
 	opts.provider = provider;
@@ -69,7 +69,7 @@ static sht_state *fx_create_opts(fx *f, sht_backend b, sht_time start,
 			      &opts, &f->ss);
 	if (rc != SHT_OK)
 		bail_out("Cannot create a %s state system: %s (%s)", f->bname,
-			 sm_err_name(rc), sht_errmsg());
+			 sht_err_name(rc), sht_errmsg());
 	return f->ss;
 }
 
@@ -89,7 +89,7 @@ static sht_state *fx_reopen(fx *f)
 	f->ss = NULL;
 	rc = sht_state_open(f->path, NULL, &f->ss);
 	if (!ok(rc == SHT_OK, "%s: reopen %s: %s", f->bname, f->path,
-		sm_err_name(rc))) {
+		sht_err_name(rc))) {
 		diag("  %s", sht_errmsg());
 		f->ss = NULL;
 		return NULL;
@@ -128,18 +128,18 @@ static const char *fx_tag(const fx *f)
 static sht_quark Q(fx *f, const char *path)
 {
 	sht_quark q = SHT_QUARK_NONE;
-	sht_err rc = sht_state_quark_path(f->ss, path, 1, &q);
+	sht_err rc = sht_state_quark_path(f->ss, path, true, &q);
 
 	if (rc != SHT_OK)
-		bail_out("Cannot get-or-create %s: %s", path, sm_err_name(rc));
+		bail_out("Cannot get-or-create %s: %s", path, sht_err_name(rc));
 	return q;
 }
 
 /* The status of a change, checked on every backend (null included). */
 static void st(fx *f, sht_err got, sht_err want, const char *what)
 {
-	if (!ok(got == want, "%s: %s -> %s", f->bname, what, sm_err_name(want)))
-		diag("  got %s%s%s%s", sm_err_name(got), got < 0 ? " (" : "",
+	if (!ok(got == want, "%s: %s -> %s", f->bname, what, sht_err_name(want)))
+		diag("  got %s%s%s%s", sht_err_name(got), got < 0 ? " (" : "",
 		     got < 0 ? sht_errmsg() : "", got < 0 ? ")" : "");
 }
 
@@ -154,7 +154,7 @@ static void finish(fx *f, sht_time end)
 	sht_err rc = sht_state_finish(f->ss, end);
 
 	if (!ok(rc == SHT_OK, "%s: finish at %" PRId64, f->bname, end))
-		diag("  got %s (%s)", sm_err_name(rc), sht_errmsg());
+		diag("  got %s (%s)", sht_err_name(rc), sht_errmsg());
 }
 
 /* ---- expected intervals ------------------------------------------------- */
@@ -216,7 +216,7 @@ static void expect(fx *f, const char *path, const exp_iv *e, size_t n)
 		sht_result_destroy(res);
 		return;
 	}
-	rc = sht_state_quark_path(ss, path, 0, &q);
+	rc = sht_state_quark_path(ss, path, false, &q);
 	if (!ok(rc == SHT_OK, "%s: %s exists", fx_tag(f), path)) {
 		sht_result_destroy(res);
 		return;
@@ -235,7 +235,7 @@ static void expect(fx *f, const char *path, const exp_iv *e, size_t n)
 			good = 0;
 	if (!ok(good, "%s: %s has %zu intervals as expected", fx_tag(f), path,
 		n)) {
-		diag("  range query: %s, %zu items", sm_err_name(rc), cnt);
+		diag("  range query: %s, %zu items", sht_err_name(rc), cnt);
 		for (i = 0; i < cnt || i < n; i++) {
 			if (i < cnt)
 				diag_iv("got ", sht_result_at(res, i));
@@ -256,7 +256,7 @@ static void expect(fx *f, const char *path, const exp_iv *e, size_t n)
 				if (good)
 					diag("  single query %s at %" PRId64
 					     ": %s, %zu items", path, ts[k],
-					     sm_err_name(rc),
+					     sht_err_name(rc),
 					     sht_result_count(res));
 				if (good && sht_result_count(res))
 					diag_iv("got ", sht_result_at(res, 0));
@@ -289,7 +289,7 @@ static void expect_full(fx *f, sht_time t)
 	rc = sht_state_query_full(ss, t, full);
 	if (rc != SHT_OK || sht_result_count(full) != n) {
 		diag("  full query at %" PRId64 ": %s, %zu items, %" PRIu64
-		     " attributes", t, sm_err_name(rc),
+		     " attributes", t, sht_err_name(rc),
 		     sht_result_count(full), n);
 		good = 0;
 	}
@@ -647,8 +647,8 @@ static void popped_is(fx *f, sht_time t, sht_quark q, sht_err want_rc,
 
 	if (!ok(rc == want_rc && (rc != SHT_OK || sm_value_eq(&got, &want)),
 		"%s: %s", f->bname, what))
-		diag("  got %s %s, want %s %s", sm_err_name(rc),
-		     sm_value_str(&got, gb, sizeof gb), sm_err_name(want_rc),
+		diag("  got %s %s, want %s %s", sht_err_name(rc),
+		     sm_value_str(&got, gb, sizeof gb), sht_err_name(want_rc),
 		     sm_value_str(&want, wb, sizeof wb));
 }
 
@@ -710,7 +710,7 @@ static void sc_stack(sht_backend b)
 		   "pop at 130");
 		if (b != SHT_BACKEND_NULL)
 			sht_state_query(f.ss, s, 125, res);
-		sht_state_quark_path(f.ss, "s/2", 0, &tmp);
+		sht_state_quark_path(f.ss, "s/2", false, &tmp);
 		ok(got.type == SHT_TYPE_STRING && got.len == 1 &&
 		   got.u.str[0] == 'g' && got.u.str[1] == '\0',
 		   "%s: pop at 130 gave \"g\", still readable after a query",
@@ -786,7 +786,7 @@ static void sc_stack_deep(sht_backend b, int limit)
 
 		rc = sht_state_push(f.ss, i, s, &v);
 		if (rc != SHT_OK && good) {
-			diag("  push %d: %s", i, sm_err_name(rc));
+			diag("  push %d: %s", i, sht_err_name(rc));
 			good = 0;
 		}
 	}
@@ -794,7 +794,7 @@ static void sc_stack_deep(sht_backend b, int limit)
 		rc = sht_state_pop(f.ss, 1000 - i, s, &got);
 		if ((rc != SHT_OK || got.type != SHT_TYPE_INT64 ||
 		     got.u.i64 != i * 3) && good) {
-			diag("  pop %d: %s", i, sm_err_name(rc));
+			diag("  pop %d: %s", i, sht_err_name(rc));
 			good = 0;
 		}
 	}
@@ -806,7 +806,7 @@ static void sc_stack_deep(sht_backend b, int limit)
 
 			rc = sht_state_push(f.ss, 2000, s, &v);
 			if (rc != SHT_OK) {
-				diag("  push %d: %s", i, sm_err_name(rc));
+				diag("  push %d: %s", i, sht_err_name(rc));
 				good = 0;
 				break;
 			}
@@ -994,7 +994,7 @@ static void sc_fin(sht_backend b)
 		check_fin(&f);
 		mod(&f, 1001, a, I32(3), SHT_ERR_STATE,
 		    "modify an opened history");
-		st(&f, sht_state_quark_path(f.ss, "new", 1, &q), SHT_ERR_STATE,
+		st(&f, sht_state_quark_path(f.ss, "new", true, &q), SHT_ERR_STATE,
 		   "create an attribute in an opened history");
 		st(&f, sht_state_finish(f.ss, 2000), SHT_ERR_STATE,
 		   "finish an opened history");
@@ -1276,7 +1276,7 @@ static void check_ranges(fx *f, const exp_iv *e, size_t n)
 	sht_time s0 = e[0].s, e0 = e[n - 1].e;
 
 	if (f->backend == SHT_BACKEND_NULL ||
-	    sht_state_quark_path(f->ss, "r", 0, &q) != SHT_OK) {
+	    sht_state_quark_path(f->ss, "r", false, &q) != SHT_OK) {
 		sht_result_destroy(res);
 		return;
 	}
@@ -1298,7 +1298,7 @@ static void check_ranges(fx *f, const exp_iv *e, size_t n)
 					diag("  range(%" PRId64 ", %" PRId64
 					     ", r=%" PRId64 "): %s, %zu items, "
 					     "want %zu", t1, t2, rs[ri],
-					     sm_err_name(rc),
+					     sht_err_name(rc),
 					     sht_result_count(res), k);
 					for (i = 0; i < sht_result_count(res);
 					     i++)
@@ -1380,10 +1380,10 @@ static void check_attrs(fx *f)
 	ok(rc == SHT_OK && need == 12 && strcmp(buf, "IRQs/1/i8042") == 0,
 	   "%s: path IRQs/1/i8042 (not escaped)", fx_tag(f));
 	rc = sht_state_attr_path(ss, 2, buf, 5, &need);
-	ok(rc == SHT_ERR_TOOBIG && need == 12 && strlen(buf) < 5,
-	   "%s: path into a small buffer: TOOBIG, need 12, NUL-terminated",
+	ok(rc == SHT_ERR_BUFFER && need == 12 && strlen(buf) < 5,
+	   "%s: path into a small buffer: BUFFER, need 12, NUL-terminated",
 	   fx_tag(f));
-	rc = sht_state_quark_path(ss, "IRQs/1/i8042", 0, &q);
+	rc = sht_state_quark_path(ss, "IRQs/1/i8042", false, &q);
 	is_int(rc, SHT_NOT_FOUND, "%s: the string form splits at every /",
 	       fx_tag(f));
 	rc = sht_state_quark_find(ss, SHT_QUARK_ROOT, (const char *const[]){
@@ -1610,12 +1610,12 @@ static void sc_lifecycle(void)
 
 	/* An unfinished file is refused by sht_state_open. */
 	sht_state_opts_init(&opts);
-	opts.tree.no_sync = 1;
+	opts.tree.no_sync = true;
 	sm_scratch_path(path, sizeof path, "unfinished");
 	rc = sht_state_create(path, 0, &opts, &ss);
 	if (rc != SHT_OK)
-		bail_out("Cannot create %s: %s", path, sm_err_name(rc));
-	rc = sht_state_quark_path(ss, "a", 1, &a);
+		bail_out("Cannot create %s: %s", path, sht_err_name(rc));
+	rc = sht_state_quark_path(ss, "a", true, &a);
 	if (rc == SHT_OK)
 		rc = sht_state_modify(ss, 5, a, &v);
 	is_int(rc, SHT_OK, "unfinished: a = 1");
@@ -1633,8 +1633,8 @@ static void sc_lifecycle(void)
 	sm_scratch_path(path, sizeof path, "opened");
 	rc = sht_state_create(path, 0, &opts, &ss);
 	if (rc != SHT_OK)
-		bail_out("Cannot create %s: %s", path, sm_err_name(rc));
-	rc = sht_state_quark_path(ss, "a", 1, &a);
+		bail_out("Cannot create %s: %s", path, sht_err_name(rc));
+	rc = sht_state_quark_path(ss, "a", true, &a);
 	if (rc == SHT_OK)
 		rc = sht_state_modify(ss, 5, a, &v);
 	if (rc == SHT_OK)
@@ -1736,7 +1736,7 @@ static void *th_read(void *arg)
 			rc = sht_state_query(c->ss, c->n, t, res);
 			if (rc != SHT_OK || sht_result_count(res) != 1)
 				th_err(r, "single at %" PRId64 ": %s", t,
-				       sm_err_name(rc));
+				       sht_err_name(rc));
 			else
 				th_check_n(r, sht_result_at(res, 0), t);
 			break;
@@ -1745,7 +1745,7 @@ static void *th_read(void *arg)
 			cnt = sht_result_count(res);
 			if (rc != SHT_OK || cnt != c->nattrs) {
 				th_err(r, "full at %" PRId64 ": %s, %zu items",
-				       t, sm_err_name(rc), cnt);
+				       t, sht_err_name(rc), cnt);
 				break;
 			}
 			for (i = 0; i < cnt; i++) {
@@ -1770,7 +1770,7 @@ static void *th_read(void *arg)
 			cnt = sht_result_count(res);
 			if (rc != SHT_OK || cnt == 0) {
 				th_err(r, "range [%" PRId64 ", %" PRId64
-				       "]: %s", t, t2, sm_err_name(rc));
+				       "]: %s", t, t2, sht_err_name(rc));
 				break;
 			}
 			th_check_n(r, sht_result_at(res, 0), t);
@@ -1852,7 +1852,7 @@ static void sc_threads(sht_backend b)
 		if (rc == SHT_OK && k % 101 == 0)
 			rc = sht_state_clear(f.ss, 10 * k, x[0] - 1);
 		if (rc != SHT_OK && bad++ == 0)
-			diag("  change at %d: %s", 10 * k, sm_err_name(rc));
+			diag("  change at %d: %s", 10 * k, sht_err_name(rc));
 	}
 	atomic_store(&c.done, 1);
 	th_join(&f, rd, TH_READERS, "while building");

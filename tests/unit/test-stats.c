@@ -233,7 +233,7 @@ static void check_syn_intervals(const char *what, sht_state *ss, sht_result *res
 
 	/* total: null [0,9], 1 [10,19], 4 [20,29] (one interval for the
 	 * burst of three at 20), ... */
-	if (!ok(sht_state_quark_path(ss, "total", 0, &q) == SHT_OK, "%s: total exists", what))
+	if (!ok(sht_state_quark_path(ss, "total", false, &q) == SHT_OK, "%s: total exists", what))
 		return;
 	good = sht_state_query_range(ss, q, 0, SYN_END, 0, res) == SHT_OK &&
 	       sht_result_count(res) >= 3;
@@ -251,9 +251,9 @@ static void check_syn_intervals(const char *what, sht_state *ss, sht_result *res
 	/* Unknown CPU: counted in total and event_types only. */
 	is_i64(counter_at(ss, res, q, 30), 5, "%s: total at 30 counts the unknown-CPU event",
 	       what);
-	ok(sht_state_quark_path(ss, "cpus/-1", 0, &q) == SHT_NOT_FOUND,
+	ok(sht_state_quark_path(ss, "cpus/-1", false, &q) == SHT_NOT_FOUND,
 	   "%s: no cpus/-1 attribute", what);
-	ok(sht_state_quark_path(ss, "event_types/", 0, &q) == SHT_NOT_FOUND,
+	ok(sht_state_quark_path(ss, "event_types/", false, &q) == SHT_NOT_FOUND,
 	   "%s: no attribute for the unnamed event", what);
 	is_i64(counter_at(ss, res, 5, 40), 2, "%s: cpus/0/total counts the unnamed event", what);
 	is_i64(counter_at(ss, res, 2, 40), 4, "%s: event_types/A at 40", what);
@@ -265,7 +265,7 @@ static void check_syn_intervals(const char *what, sht_state *ss, sht_result *res
 }
 
 static sht_state *syn_build(const char *what, sht_backend backend, const char *path,
-			    sht_stats_analysis *st)
+			    sht_evstats *st)
 {
 	struct syn sy = { 0, "" };
 	sht_source src = { &SYN_OPS, &sy };
@@ -277,9 +277,9 @@ static sht_state *syn_build(const char *what, sht_backend backend, const char *p
 	sht_state_opts_init(&so);
 	so.backend = backend;
 	so.checkpoint_events = 3;
-	so.provider = SHT_STATS_PROVIDER_ID;
-	so.provider_version = SHT_STATS_PROVIDER_VERSION;
-	sht_stats_provider(st, &p);
+	so.provider = SHT_EVSTATS_PROVIDER_ID;
+	so.provider_version = SHT_EVSTATS_PROVIDER_VERSION;
+	sht_evstats_provider(st, &p);
 	if (!ok(sht_state_create(path, 0, &so, &ss) == SHT_OK, "%s: create", what))
 		return NULL;
 	sht_err err = sht_state_run(ss, &src, &p, &events, &skipped);
@@ -291,15 +291,15 @@ static sht_state *syn_build(const char *what, sht_backend backend, const char *p
 
 static void test_synthetic(void)
 {
-	sht_stats_analysis *st = NULL;
+	sht_evstats *st = NULL;
 	sht_result *res = sht_result_create();
-	sht_stats_info info;
+	sht_evstats_info info;
 	sht_provider p;
 	sht_state *ss, *ss2;
 
-	if (!ok(sht_stats_create(&st) == SHT_OK && res, "create the analysis"))
+	if (!ok(sht_evstats_create(&st) == SHT_OK && res, "create the analysis"))
 		bail_out("no memory");
-	sht_stats_provider(st, &p);
+	sht_evstats_provider(st, &p);
 	is_str(p.id, "event-statistics", "provider id");
 	is_u64(p.version, 1, "provider version");
 
@@ -309,7 +309,7 @@ static void test_synthetic(void)
 		check_syn_values("memory", ss, res);
 		check_syn_intervals("memory", ss, res);
 	}
-	sht_stats_info_get(st, &info);
+	sht_evstats_info_get(st, &info);
 	is_u64(info.events, NSEVS, "info: events");
 	is_u64(info.unknown_cpu, 2, "info: unknown CPU");
 	is_u64(info.unnamed, 1, "info: unnamed");
@@ -336,13 +336,13 @@ static void test_synthetic(void)
 	unlink(path);
 	ss = syn_build("partial build", SHT_BACKEND_PARTIAL, path, st);
 	sht_state_close(ss);
-	sht_stats_analysis *st2 = NULL;
+	sht_evstats *st2 = NULL;
 	struct syn sy = { 0, "" };
 	sht_source src = { &SYN_OPS, &sy };
 	sht_provider p2;
 	ss = NULL;
-	if (ok(sht_stats_create(&st2) == SHT_OK, "second analysis")) {
-		sht_stats_provider(st2, &p2);
+	if (ok(sht_evstats_create(&st2) == SHT_OK, "second analysis")) {
+		sht_evstats_provider(st2, &p2);
 		sht_err err = sht_state_open_partial(path, NULL, &src, &p2, &ss);
 		if (ok(err == SHT_OK, "open the partial history (%s)",
 		       err == SHT_OK ? "ok" : sht_errmsg())) {
@@ -352,10 +352,10 @@ static void test_synthetic(void)
 		}
 	}
 	sht_state_close(ss);
-	sht_stats_destroy(st2);
+	sht_evstats_destroy(st2);
 	unlink(path);
 
-	sht_stats_destroy(st);
+	sht_evstats_destroy(st);
 	sht_result_destroy(res);
 }
 
@@ -384,7 +384,7 @@ static sht_state *trace_build(const char *dir, sht_backend backend, const char *
 {
 	char path[4200];
 	sht_source src;
-	sht_stats_analysis *st = NULL;
+	sht_evstats *st = NULL;
 	sht_state_opts so;
 	sht_provider p;
 	sht_state *ss = NULL;
@@ -402,16 +402,16 @@ static sht_state *trace_build(const char *dir, sht_backend backend, const char *
 	sht_state_opts_init(&so);
 	so.backend = backend;
 	so.checkpoint_events = 1000;
-	so.provider = SHT_STATS_PROVIDER_ID;
-	so.provider_version = SHT_STATS_PROVIDER_VERSION;
+	so.provider = SHT_EVSTATS_PROVIDER_ID;
+	so.provider_version = SHT_EVSTATS_PROVIDER_VERSION;
 	if (err == SHT_OK)
-		err = sht_stats_create(&st);
+		err = sht_evstats_create(&st);
 	if (err == SHT_OK)
 		err = sht_state_create(file, first.ts, &so, &ss);
 	if (err == SHT_OK) {
 		uint64_t skipped = 0;
 
-		sht_stats_provider(st, &p);
+		sht_evstats_provider(st, &p);
 		err = sht_state_run(ss, &src, &p, nevents, &skipped);
 		if (err == SHT_OK && skipped)
 			err = SHT_ERR_STATE;
@@ -419,7 +419,7 @@ static sht_state *trace_build(const char *dir, sht_backend backend, const char *
 	if (err == SHT_OK)
 		err = sht_state_finish(ss, sht_state_end(ss));
 	ok(err == SHT_OK, "%s: build (%s)", dir, err == SHT_OK ? "ok" : sht_errmsg());
-	sht_stats_destroy(st);
+	sht_evstats_destroy(st);
 	sht_ctf_close(&src);
 	if (err != SHT_OK) {
 		sht_state_close(ss);
@@ -473,7 +473,7 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 	ok(bad == 0, "%s: event_types/<name> = the JSON's count for all %zu names", tc->dir, nn);
 	const sht_quark *kids;
 	size_t nk = 0;
-	int found = sht_state_quark_path(ss, "event_types", 0, &q) == SHT_OK &&
+	int found = sht_state_quark_path(ss, "event_types", false, &q) == SHT_OK &&
 		    sht_state_attr_children(ss, q, &kids, &nk) == SHT_OK;
 	ok(found && nk == nn, "%s: %zu event types (%zu in the JSON)", tc->dir, nk, nn);
 
@@ -495,7 +495,7 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 	ok(bad == 0 && ncpu == ns, "%s: cpus/<cpu>/total = the JSON's per-stream counts (%d CPUs)",
 	   tc->dir, ncpu);
 	nk = 0;
-	found = sht_state_quark_path(ss, "cpus", 0, &q) == SHT_OK &&
+	found = sht_state_quark_path(ss, "cpus", false, &q) == SHT_OK &&
 		sht_state_attr_children(ss, q, &kids, &nk) == SHT_OK;
 	ok(found && (int)nk == ns, "%s: %zu cpus/<cpu>, one per stream", tc->dir, nk);
 	bad = 0;
@@ -535,7 +535,7 @@ static void check_partial(sht_state *full)
 	uint64_t events = 0;
 	sht_state *ps;
 	sht_source src;
-	sht_stats_analysis *st = NULL;
+	sht_evstats *st = NULL;
 	sht_provider p;
 	sht_result *r1 = sht_result_create(), *r2 = sht_result_create();
 
@@ -546,10 +546,10 @@ static void check_partial(sht_state *full)
 	if (!ps)
 		goto out;
 	snprintf(path, sizeof path, "%s/%s", traces, dir);
-	if (!ok(sht_ctf_open(path, NULL, &src) == SHT_OK && sht_stats_create(&st) == SHT_OK,
+	if (!ok(sht_ctf_open(path, NULL, &src) == SHT_OK && sht_evstats_create(&st) == SHT_OK,
 		"%s: reopen for the partial history", dir))
 		goto out;
-	sht_stats_provider(st, &p);
+	sht_evstats_provider(st, &p);
 	ps = NULL;
 	sht_err err = sht_state_open_partial(file, NULL, &src, &p, &ps);
 	if (ok(err == SHT_OK, "%s: open the partial history (%s)", dir,
@@ -558,7 +558,7 @@ static void check_partial(sht_state *full)
 		uint32_t ver = 0;
 
 		ok(sht_state_provider(ps, &id, &ver) == SHT_OK && id &&
-		   strcmp(id, SHT_STATS_PROVIDER_ID) == 0 && ver == SHT_STATS_PROVIDER_VERSION,
+		   strcmp(id, SHT_EVSTATS_PROVIDER_ID) == 0 && ver == SHT_EVSTATS_PROVIDER_VERSION,
 		   "%s: provider identity stored", dir);
 		is_u64(sht_state_attr_count(ps), sht_state_attr_count(full),
 		       "%s: same attribute count", dir);
@@ -600,7 +600,7 @@ static void check_partial(sht_state *full)
 	sht_state_close(ps);
 	sht_ctf_close(&src);
 out:
-	sht_stats_destroy(st);
+	sht_evstats_destroy(st);
 	sht_result_destroy(r1);
 	sht_result_destroy(r2);
 	unlink(file);

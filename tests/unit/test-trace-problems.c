@@ -81,7 +81,7 @@ static int write_trace(const char *path, const struct ev *evs, size_t n)
 	}
 	if (err == SHT_OK)
 		err = sht_vstf_writer_finish(w, NULL);
-	sht_vstf_writer_destroy(w);
+	sht_vstf_writer_close(w);
 	if (err != SHT_OK)
 		diag("write %s: %s", path, sht_errmsg());
 	return err == SHT_OK;
@@ -135,7 +135,7 @@ static const char *value_at(sht_state *ss, const char *path, sht_time t)
 	const sht_value *v;
 
 	snprintf(buf, sizeof buf, "?");
-	if (!res || sht_state_quark_path(ss, path, 0, &q) != SHT_OK ||
+	if (!res || sht_state_quark_path(ss, path, false, &q) != SHT_OK ||
 	    sht_state_query(ss, q, t, res) != SHT_OK || sht_result_count(res) != 1) {
 		sht_result_destroy(res);
 		return buf;

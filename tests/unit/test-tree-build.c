@@ -30,19 +30,19 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static sht_build_opts mkopts(sht_variant v, uint32_t bs, uint32_t mc)
+static sht_builder_opts mkopts(sht_variant v, uint32_t bs, uint32_t mc)
 {
-	sht_build_opts o;
+	sht_builder_opts o;
 
-	sht_build_opts_init(&o);
+	sht_builder_opts_init(&o);
 	o.variant = v;
 	o.block_size = bs;
 	o.max_children = mc;
-	o.no_sync = 1;
+	o.no_sync = true;
 	return o;
 }
 
-static sht_err try_create(const sht_build_opts *opts)
+static sht_err try_create(const sht_builder_opts *opts)
 {
 	char path[PATH_MAX];
 	sht_builder *b = NULL;
@@ -51,7 +51,7 @@ static sht_err try_create(const sht_build_opts *opts)
 	orc_scratch_path(path, sizeof path, "opts");
 	rc = sht_builder_create(path, 0, opts, &b);
 	if (rc == SHT_OK)
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 	unlink(path);
 	return rc;
 }
@@ -81,14 +81,14 @@ static void verify_reader(const char *path, const orc *o, const char *name)
 	sht_err rc = sht_reader_open(path, NULL, &rd);
 	size_t i, k, bad = 0, badf = 0, bad2 = 0;
 	orc_vis v;
-	sht_info inf;
+	sht_tree_info inf;
 
 	if (!ok(rc == SHT_OK, "%s: reopen", name)) {
-		diag("  %s: %s", orc_err_name(rc), sht_errmsg());
+		diag("  %s: %s", sht_err_name(rc), sht_errmsg());
 		sht_result_destroy(res);
 		return;
 	}
-	sht_reader_info(rd, &inf);
+	sht_reader_info_get(rd, &inf);
 	ok(inf.intervals == o->n && inf.start == o->start &&
 	   inf.end == o->end, "%s: info intervals %" PRIu64 " [%" PRId64
 	   ", %" PRId64 "]", name, inf.intervals, inf.start, inf.end);
@@ -142,21 +142,21 @@ static void test_options(void)
 	static const uint32_t bad_sizes[] = { 512, 1000, 3000, 4097, 100000,
 					      32u * 1024 * 1024, 1, 0x80000000u,
 					      0xffffffffu };
-	sht_build_opts o;
+	sht_builder_opts o;
 	char path[PATH_MAX + 64];
 	sht_builder *b = NULL;
 	sht_reader *rd = NULL;
-	sht_info inf;
+	sht_tree_info inf;
 	sht_err rc;
 	size_t i;
 
-	/* defaults: sht_build_opts_init, NULL opts, and 0 fields */
+	/* defaults: sht_builder_opts_init, NULL opts, and 0 fields */
 	for (i = 0; i < 3; i++) {
-		const char *how[] = { "sht_build_opts_init", "NULL opts",
+		const char *how[] = { "sht_builder_opts_init", "NULL opts",
 				      "zero block_size/max_children" };
 
-		sht_build_opts_init(&o);
-		o.no_sync = 1;
+		sht_builder_opts_init(&o);
+		o.no_sync = true;
 		if (i == 2) {
 			o.block_size = 0;
 			o.max_children = 0;
@@ -164,19 +164,19 @@ static void test_options(void)
 		orc_scratch_path(path, sizeof path, "defaults");
 		rc = sht_builder_create(path, 0, i == 1 ? NULL : &o, &b);
 		if (!ok(rc == SHT_OK, "defaults (%s): create", how[i])) {
-			diag("  %s (%s)", orc_err_name(rc), sht_errmsg());
+			diag("  %s (%s)", sht_err_name(rc), sht_errmsg());
 			continue;
 		}
 		rc = sht_builder_finish(b, 10);
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 		rc = rc == SHT_OK ? sht_reader_open(path, NULL, &rd) : rc;
 		if (!ok(rc == SHT_OK, "defaults (%s): finish and reopen",
 			how[i])) {
-			diag("  %s (%s)", orc_err_name(rc), sht_errmsg());
+			diag("  %s (%s)", sht_err_name(rc), sht_errmsg());
 			unlink(path);
 			continue;
 		}
-		sht_reader_info(rd, &inf);
+		sht_reader_info_get(rd, &inf);
 		ok(inf.variant == SHT_VARIANT_ESHT &&
 		   inf.block_size == SHT_DEFAULT_BLOCK_SIZE &&
 		   inf.max_children == SHT_DEFAULT_MAX_CHILDREN,
@@ -191,7 +191,7 @@ static void test_options(void)
 		rc = try_create(&o);
 		ok(rc == SHT_ERR_INVALID && errmsg_ok(),
 		   "block_size %" PRIu32 " refused: %s \"%s\"", bad_sizes[i],
-		   orc_err_name(rc), sht_errmsg());
+		   sht_err_name(rc), sht_errmsg());
 	}
 	/* every power of two from the min to the max is accepted (the 16
 	 * MiB one with the smallest fan-out: only creation is tried) */
@@ -202,12 +202,12 @@ static void test_options(void)
 			break;
 	}
 	ok(i > SHT_BLOCK_SIZE_MAX, "every power of two 1 KiB .. 16 MiB "
-	   "accepted (stopped at %zu: %s)", i, orc_err_name(rc));
+	   "accepted (stopped at %zu: %s)", i, sht_err_name(rc));
 
 	o = mkopts(SHT_VARIANT_ESHT, 4096, 1);
 	rc = try_create(&o);
 	ok(rc == SHT_ERR_INVALID, "max_children 1 refused: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	/* 0 = 50, or as many as half a small block holds */
 	for (i = 0; i < 2; i++) {
 		uint32_t bs = i ? 1024 : 2048;
@@ -218,24 +218,24 @@ static void test_options(void)
 		rc = sht_builder_create(path, 0, &o, &b);
 		if (rc == SHT_OK) {
 			rc = sht_builder_finish(b, 0);
-			sht_builder_destroy(b);
+			sht_builder_close(b);
 		}
 		rc = rc == SHT_OK ? sht_reader_open(path, NULL, &rd) : rc;
 		if (rc == SHT_OK) {
-			sht_reader_info(rd, &inf);
+			sht_reader_info_get(rd, &inf);
 			sht_reader_close(rd);
 		}
 		ok(rc == SHT_OK && inf.max_children >= 2 &&
 		   inf.max_children <= fit,
 		   "max_children 0 with %" PRIu32 " B blocks: accepted, "
 		   "%" PRIu32 " children (at most %" PRIu32 " fit): %s", bs,
-		   rc == SHT_OK ? inf.max_children : 0, fit, orc_err_name(rc));
+		   rc == SHT_OK ? inf.max_children : 0, fit, sht_err_name(rc));
 		unlink(path);
 	}
 	o = mkopts(SHT_VARIANT_ESHT, 4096, 0xffffffffu);
 	rc = try_create(&o);
 	ok(rc == SHT_ERR_INVALID, "max_children 2^32-1 refused: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	/* the documented bound, at its edge, for several block sizes */
 	for (i = 0; i < 4; i++) {
 		static const uint32_t bs[] = { 1024, 4096, 65536, 1u << 20 };
@@ -249,8 +249,8 @@ static void test_options(void)
 		r2 = try_create(&o);
 		ok(r1 == SHT_OK && r2 == SHT_ERR_INVALID,
 		   "block %" PRIu32 ": max_children %" PRIu32 " accepted (%s), "
-		   "%" PRIu32 " refused (%s)", bs[i], mc, orc_err_name(r1),
-		   mc + 1, orc_err_name(r2));
+		   "%" PRIu32 " refused (%s)", bs[i], mc, sht_err_name(r1),
+		   mc + 1, sht_err_name(r2));
 	}
 	o = mkopts(SHT_VARIANT_ESHT, 65536, 50);
 	ok(try_create(&o) == SHT_OK, "64 KiB / 50 children accepted");
@@ -265,9 +265,9 @@ static void test_options(void)
 	rc = sht_builder_create(path, 0, &o, &b);
 	ok(rc == SHT_ERR_IO && errmsg_ok(),
 	   "create in a missing directory: SHT_ERR_IO: %s \"%s\"",
-	   orc_err_name(rc), sht_errmsg());
+	   sht_err_name(rc), sht_errmsg());
 	if (rc == SHT_OK)
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 }
 
 /* ---- insert contract ---------------------------------------------------- */
@@ -275,7 +275,7 @@ static void test_options(void)
 static void test_insert_contract(sht_variant var)
 {
 	const char *vn = var == SHT_VARIANT_SHT ? "sht" : "esht";
-	sht_build_opts opts = mkopts(var, 1024, 3);
+	sht_builder_opts opts = mkopts(var, 1024, 3);
 	char path[PATH_MAX], name[64];
 	sht_builder *b = NULL;
 	sht_result *res = sht_result_create();
@@ -306,11 +306,11 @@ static void test_insert_contract(sht_variant var)
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_ORDER && errmsg_ok(),
 	   "%s: end 1999 after 2000: SHT_ERR_ORDER: %s \"%s\"", name,
-	   orc_err_name(rc), sht_errmsg());
+	   sht_err_name(rc), sht_errmsg());
 	iv = mkiv(0, 1000, 1000, sht_value_int32(667));
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_ORDER, "%s: end 1000 after 2000: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	is_i64(sht_builder_current_end(b), 2000,
 	       "%s: current_end unchanged by refusals", name);
 
@@ -322,20 +322,20 @@ static void test_insert_contract(sht_variant var)
 	iv = mkiv(2, 2600, 2500, sht_value_int32(668));
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_INVALID && errmsg_ok(), "%s: start > end: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	iv = mkiv(2, 999, 2500, sht_value_int32(669));
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_INVALID, "%s: start < start_time: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	iv = mkiv(SHT_QUARK_NONE, 1000, 2500, sht_value_int32(670));
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_INVALID, "%s: quark SHT_QUARK_NONE: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	iv = mkiv(2, 1000, 2500, sht_value_int32(671));
 	iv.value.type = (sht_type)99;
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_INVALID, "%s: value type 99: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 
 	big = malloc((size_t)SHT_STRING_MAX + 2);
 	if (!big)
@@ -346,11 +346,11 @@ static void test_insert_contract(sht_variant var)
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_TOOBIG && errmsg_ok(),
 	   "%s: string of SHT_STRING_MAX + 1 bytes: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	iv.value.len = UINT32_MAX;
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_ERR_TOOBIG, "%s: string of 4 GiB - 1 bytes: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	is_i64(sht_builder_current_end(b), 2000,
 	       "%s: current_end unchanged by refusals", name);
 
@@ -365,7 +365,7 @@ static void test_insert_contract(sht_variant var)
 	iv = mkiv(2, 1000, 2500, sht_value_string(big, 200000));
 	rc = sht_builder_insert(b, &iv);
 	ok(rc == SHT_OK, "%s: a 200000-byte string after the refusals: %s",
-	   name, orc_err_name(rc));
+	   name, sht_err_name(rc));
 	if (rc == SHT_OK)
 		orc_add(&o, &iv);
 	free(big);
@@ -386,9 +386,9 @@ static void test_insert_contract(sht_variant var)
 
 	rc = sht_builder_finish(b, 8999);
 	ok(rc < 0, "%s: finish before the current end (8999 < 9000) fails: %s",
-	   name, orc_err_name(rc));
+	   name, sht_err_name(rc));
 	if (rc == SHT_OK) {
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 		unlink(path);
 		orc_free(&o);
 		sht_result_destroy(res);
@@ -398,19 +398,19 @@ static void test_insert_contract(sht_variant var)
 	if (rc != SHT_OK) {
 		/* a refused finish may leave the builder failed; that is
 		 * allowed, but then rebuild to go on with the rest */
-		diag("  finish after a refused finish: %s", orc_err_name(rc));
+		diag("  finish after a refused finish: %s", sht_err_name(rc));
 	}
 	ok(rc == SHT_OK || rc == SHT_ERR_STATE,
 	   "%s: finish at 9000 after the refused finish: %s", name,
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	if (rc == SHT_OK) {
 		iv = mkiv(0, 9000, 9000, sht_value_null());
 		rc = sht_builder_insert(b, &iv);
 		ok(rc == SHT_ERR_STATE, "%s: insert after finish: %s", name,
-		   orc_err_name(rc));
+		   sht_err_name(rc));
 		rc = sht_builder_finish(b, 9000);
 		ok(rc == SHT_ERR_STATE, "%s: finish twice: %s", name,
-		   orc_err_name(rc));
+		   sht_err_name(rc));
 		orc_seal(&o, &(orc_rng){ { 1, 2, 3, 4 } });
 		/* the finished builder still answers queries */
 		rc = sht_builder_query(b, 2, 1500, res);
@@ -424,10 +424,10 @@ static void test_insert_contract(sht_variant var)
 		   sht_result_at(res, 0)->value.type == SHT_TYPE_INT64 &&
 		   sht_result_at(res, 0)->value.u.i64 == INT64_MIN,
 		   "%s: the refused interval at q1 was not stored", name);
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 		verify_reader(path, &o, name);
 	} else {
-		sht_builder_destroy(b);
+		sht_builder_close(b);
 	}
 	unlink(path);
 	orc_free(&o);
@@ -437,7 +437,7 @@ static void test_insert_contract(sht_variant var)
 /* A string of exactly SHT_STRING_MAX bytes is stored and read back. */
 static void test_max_string(void)
 {
-	sht_build_opts opts = mkopts(SHT_VARIANT_ESHT, 65536, 50);
+	sht_builder_opts opts = mkopts(SHT_VARIANT_ESHT, 65536, 50);
 	char path[PATH_MAX];
 	sht_builder *b = NULL;
 	sht_reader *rd = NULL;
@@ -459,19 +459,19 @@ static void test_max_string(void)
 	iv = mkiv(5, 0, 100, sht_value_string(big, SHT_STRING_MAX));
 	rc = rc == SHT_OK ? sht_builder_insert(b, &iv) : rc;
 	ok(rc == SHT_OK, "string of exactly SHT_STRING_MAX bytes accepted: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	if (rc == SHT_OK) {
 		rc = sht_builder_query(b, 5, 50, res);
 		ok(rc == SHT_OK && sht_result_count(res) == 1 &&
 		   orc_iv_equal(sht_result_at(res, 0), &iv),
 		   "max string: builder query returns it: %s",
-		   orc_err_name(rc));
+		   sht_err_name(rc));
 		rc = sht_builder_finish(b, 100);
 	}
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	rc = rc == SHT_OK ? sht_reader_open(path, NULL, &rd) : rc;
 	if (ok(rc == SHT_OK, "max string: finish and reopen: %s",
-	       orc_err_name(rc))) {
+	       sht_err_name(rc))) {
 		rc = sht_reader_query(rd, 5, 100, res);
 		ok(rc == SHT_OK && sht_result_count(res) == 1 &&
 		   orc_iv_equal(sht_result_at(res, 0), &iv),
@@ -489,7 +489,7 @@ static void test_max_string(void)
 
 static void test_incomplete(sht_variant var, size_t n)
 {
-	sht_build_opts opts = mkopts(var, 1024, 3);
+	sht_builder_opts opts = mkopts(var, 1024, 3);
 	char path[PATH_MAX];
 	sht_builder *b = NULL;
 	sht_reader *rd = NULL;
@@ -506,11 +506,11 @@ static void test_incomplete(sht_variant var, size_t n)
 		rc = sht_builder_insert(b, &o.ivs[i]);
 	ok(rc == SHT_OK, "unfinished %s: %zu intervals inserted", 
 	   var == SHT_VARIANT_SHT ? "sht" : "esht", o.n);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	rc = sht_reader_open(path, NULL, &rd);
 	ok(rc == SHT_ERR_INCOMPLETE && errmsg_ok(),
 	   "unfinished %s (%zu intervals): reader refuses: %s \"%s\"",
-	   var == SHT_VARIANT_SHT ? "sht" : "esht", o.n, orc_err_name(rc),
+	   var == SHT_VARIANT_SHT ? "sht" : "esht", o.n, sht_err_name(rc),
 	   sht_errmsg());
 	if (rc == SHT_OK)
 		sht_reader_close(rd);
@@ -520,13 +520,13 @@ static void test_incomplete(sht_variant var, size_t n)
 
 static void test_empty(sht_variant var, sht_time start, sht_time end)
 {
-	sht_build_opts opts = mkopts(var, 4096, 4);
+	sht_builder_opts opts = mkopts(var, 4096, 4);
 	char path[PATH_MAX];
 	sht_builder *b = NULL;
 	sht_reader *rd = NULL;
 	sht_result *res = sht_result_create();
 	sht_query2d q;
-	sht_info inf;
+	sht_tree_info inf;
 	sht_err rc;
 
 	orc_scratch_path(path, sizeof path, "empty");
@@ -536,17 +536,17 @@ static void test_empty(sht_variant var, sht_time start, sht_time end)
 		       "empty: current_end = start_time");
 		rc = sht_builder_finish(b, end);
 	}
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	ok(rc == SHT_OK, "empty history [%" PRId64 ", %" PRId64 "] finishes: "
-	   "%s", start, end, orc_err_name(rc));
+	   "%s", start, end, sht_err_name(rc));
 	rc = sht_reader_open(path, NULL, &rd);
 	if (!ok(rc == SHT_OK, "empty history reopens: %s %s",
-		orc_err_name(rc), sht_errmsg())) {
+		sht_err_name(rc), sht_errmsg())) {
 		sht_result_destroy(res);
 		unlink(path);
 		return;
 	}
-	sht_reader_info(rd, &inf);
+	sht_reader_info_get(rd, &inf);
 	ok(inf.intervals == 0 && inf.quark_count == 0 && inf.start == start &&
 	   inf.end == end && inf.variant == var,
 	   "empty: info 0 intervals, 0 quarks, [%" PRId64 ", %" PRId64 "]",
@@ -555,17 +555,17 @@ static void test_empty(sht_variant var, sht_time start, sht_time end)
 	rc = sht_reader_query(rd, 0, start, res);
 	ok((rc == SHT_NOT_FOUND || rc == SHT_ERR_RANGE) &&
 	   sht_result_count(res) == 0, "empty: single query: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	rc = sht_reader_query_full(rd, end, res);
 	ok(rc >= 0 && sht_result_count(res) == 0, "empty: full query: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	memset(&q, 0, sizeof q);
 	q.qmax = SHT_QUARK_MAX;
 	q.t1 = start;
 	q.t2 = end;
 	rc = sht_reader_query_2d(rd, &q, res);
 	ok(rc >= 0 && sht_result_count(res) == 0, "empty: 2D query: %s",
-	   orc_err_name(rc));
+	   sht_err_name(rc));
 	sht_reader_close(rd);
 	sht_result_destroy(res);
 	unlink(path);
@@ -627,7 +627,7 @@ static size_t check_builder_point(sht_builder *b, const orc *o, size_t done,
 static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 			       uint64_t seed)
 {
-	sht_build_opts opts = mkopts(var, bs, mc);
+	sht_builder_opts opts = mkopts(var, bs, mc);
 	char path[PATH_MAX], name[96];
 	sht_builder *b = NULL;
 	sht_result *res = sht_result_create();
@@ -659,7 +659,7 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 			break;
 	}
 	if (!ok(rc == SHT_OK, "%s: %zu intervals inserted", name, o.n))
-		diag("  insert #%zu: %s (%s)", i, orc_err_name(rc),
+		diag("  insert #%zu: %s (%s)", i, sht_err_name(rc),
 		     sht_errmsg());
 	if (rc == SHT_OK) {
 		bad += check_builder_point(b, &o, o.n, &r, res, name);
@@ -693,7 +693,7 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 		ok(bad == 0, "%s: builder queries after finish (%zu wrong)",
 		   name, bad);
 	}
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	unlink(path);
 	orc_free(&o);
 	sht_result_destroy(res);
@@ -823,7 +823,7 @@ static void *race_reader(void *arg)
 static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 			    uint64_t seed, int threads)
 {
-	sht_build_opts opts = mkopts(var, bs, mc);
+	sht_builder_opts opts = mkopts(var, bs, mc);
 	char path[PATH_MAX], name[96];
 	pthread_t th[RACERS];
 	racer rs[RACERS];
@@ -834,7 +834,7 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	size_t i;
 	orc o;
 
-	opts.threads = threads;
+	opts.threaded = threads;
 	snprintf(name, sizeof name, "concurrent build queries %s/%" PRIu32
 		 "/%" PRIu32 "%s", var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc,
 		 threads ? " threaded" : "");
@@ -887,7 +887,7 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 		twods += rs[i].twods;
 	}
 	if (!ok(err == SHT_OK, "%s: %zu intervals inserted", name, o.n))
-		diag("  insert #%zu: %s (%s)", i, orc_err_name(err),
+		diag("  insert #%zu: %s (%s)", i, sht_err_name(err),
 		     sht_errmsg());
 	ok(errors == 0 && atomic_load(&rc.queries) >= 2000 &&
 	   mid >= o.n / 32 / 2,
@@ -896,7 +896,7 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	   atomic_load(&rc.queries), RACERS, mid, found, fulls, twods, errors);
 	err = sht_builder_finish(rc.b, o.end);
 	ok(err == SHT_OK, "%s: finish", name);
-	sht_builder_destroy(rc.b);
+	sht_builder_close(rc.b);
 	unlink(path);
 	orc_free(&o);
 }

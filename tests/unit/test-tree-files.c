@@ -168,7 +168,7 @@ typedef struct ref {
 static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 		     size_t n_dense, size_t max_m, uint64_t seed)
 {
-	sht_build_opts opts;
+	sht_builder_opts opts;
 	sht_builder *b = NULL;
 	orc_rng r;
 	sht_err rc;
@@ -178,21 +178,21 @@ static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 	orc_rng_seed(&r, seed);
 	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m, 2);
 	orc_scratch_path(f->path, sizeof f->path, "ref");
-	sht_build_opts_init(&opts);
+	sht_builder_opts_init(&opts);
 	opts.variant = var;
 	opts.block_size = bs;
 	opts.max_children = mc;
-	opts.no_sync = 1;
+	opts.no_sync = true;
 	rc = sht_builder_create(f->path, f->o.start, &opts, &b);
 	for (i = 0; rc == SHT_OK && i < f->o.n; i++)
 		rc = sht_builder_insert(b, &f->o.ivs[i]);
 	if (rc == SHT_OK)
 		rc = sht_builder_finish(b, f->o.end);
-	sht_builder_destroy(b);
+	sht_builder_close(b);
 	if (!ok(rc == SHT_OK, "reference %s/%" PRIu32 "/%" PRIu32 ": %zu "
 		"intervals written", var == SHT_VARIANT_SHT ? "sht" : "esht",
 		bs, mc, f->o.n)) {
-		diag("  %s (%s)", orc_err_name(rc), sht_errmsg());
+		diag("  %s (%s)", sht_err_name(rc), sht_errmsg());
 		return -1;
 	}
 	f->bytes = slurp(f->path, &f->len);
@@ -232,7 +232,7 @@ static void expect_open(const char *path, sht_err want, const char *what)
 	sht_err rc = try_open(path, NULL);
 
 	ok(rc == want && errmsg_ok(), "%s: %s (want %s) \"%s\"", what,
-	   orc_err_name(rc), orc_err_name(want), sht_errmsg());
+	   sht_err_name(rc), sht_err_name(want), sht_errmsg());
 }
 
 static void test_refusals(const ref *f)
@@ -264,7 +264,7 @@ static void test_refusals(const ref *f)
 
 		ok((rc == SHT_ERR_CORRUPT || rc == SHT_ERR_VERSION) &&
 		   errmsg_ok(), "magic followed by junk: %s \"%s\"",
-		   orc_err_name(rc), sht_errmsg());
+		   sht_err_name(rc), sht_errmsg());
 	}
 	put32(buf + H_VERSION, SHT_FORMAT_VERSION);  /* version 1, then junk */
 	spill(path, buf, 3 * HDR_REGION);
@@ -281,7 +281,7 @@ static void test_refusals(const ref *f)
 			sht_reader_close(rd);
 		}
 		ok(rc == SHT_ERR_CORRUPT, "a good header over junk blocks: "
-		   "refused or reported corrupt: %s", orc_err_name(rc));
+		   "refused or reported corrupt: %s", sht_err_name(rc));
 	}
 
 	/* truncated: inside the header, at the header's end, inside and at
@@ -336,7 +336,7 @@ static void test_refusals(const ref *f)
 		sht_err rc = try_open(path, NULL);
 
 		ok(rc == SHT_ERR_VERSION || rc == SHT_ERR_CORRUPT,
-		   "format version + 1, stale checksum: %s", orc_err_name(rc));
+		   "format version + 1, stale checksum: %s", sht_err_name(rc));
 	}
 	/* COMPLETE cleared, checksum recomputed: SHT_ERR_INCOMPLETE */
 	memcpy(buf, f->bytes, f->len);
@@ -378,7 +378,7 @@ static void test_refusals(const ref *f)
 		sht_err rc = try_open(path, NULL);
 
 		ok(rc == SHT_ERR_CORRUPT, "header_len 4100: %s",
-		   orc_err_name(rc));
+		   sht_err_name(rc));
 	}
 	unlink(path);
 	free(buf);
@@ -400,7 +400,7 @@ static void test_header_bits(const ref *f, orc_rng *r)
 		if (!(rc == SHT_ERR_CORRUPT || rc == SHT_ERR_VERSION ||
 		      rc == SHT_ERR_INCOMPLETE) && bad++ < 5)
 			diag("  header bit %zu (byte %zu): open %s", bit,
-			     bit / 8, orc_err_name(rc));
+			     bit / 8, sht_err_name(rc));
 		patch(f->path, bit / 8, &f->bytes[bit / 8], 1);
 		tried++;
 	}
@@ -422,7 +422,7 @@ static void test_header_bits(const ref *f, orc_rng *r)
 		}
 		if (rc != SHT_ERR_CORRUPT && bad++ < 5)
 			diag("  header padding byte %zu flipped: %s", off,
-			     orc_err_name(rc));
+			     sht_err_name(rc));
 		patch(f->path, off, &f->bytes[off], 1);
 	}
 	ok(bad == 0, "64 bits of the header padding flipped: refused or "
@@ -514,7 +514,7 @@ static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
 		if (rc != SHT_OK) {
 			st.open_refused++;
 			if (rc != SHT_ERR_CORRUPT && missed++ < 5)
-				diag("  %s: open %s", what, orc_err_name(rc));
+				diag("  %s: open %s", what, sht_err_name(rc));
 		} else {
 			/* queries first, on a cold cache, then the check */
 			wrong += damaged_queries(rd, &f->o, r, res, &st, what);
@@ -522,7 +522,7 @@ static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
 			if ((rc != SHT_ERR_CORRUPT || nrep == 0) &&
 			    missed++ < 5)
 				diag("  %s: check %s, %u reports", what,
-				     orc_err_name(rc), nrep);
+				     sht_err_name(rc), nrep);
 			if (nrep > 3)
 				overreport++;
 			sht_reader_close(rd);
@@ -615,7 +615,7 @@ static void test_structure(const ref *f, orc_rng *r)
 				diag("  block %zu (kind %u, level %" PRIu32 "): %s"
 				     " with a valid checksum: %s", b,
 				     orig[N_KIND], get32(orig + N_LEVEL),
-				     names[m], orc_err_name(rc));
+				     names[m], sht_err_name(rc));
 			patch(f->path, HDR_REGION + b * f->bs, orig, f->bs);
 			done++;
 		}
@@ -690,7 +690,7 @@ static void *worker_main(void *arg)
 
 static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 {
-	sht_open_opts oo;
+	sht_reader_opts oo;
 	sht_reader *rd = NULL;
 	sht_reader_counters c0, c1, c2;
 	sht_result *res = sht_result_create();
@@ -783,8 +783,8 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 static void test_stats(const ref *f)
 {
 	sht_reader *rd = NULL;
-	sht_stats s;
-	sht_info inf;
+	sht_tree_stats s;
+	sht_tree_info inf;
 	uint64_t nodes = 0, ivs = 0;
 	uint32_t l;
 	sht_err rc;
@@ -794,10 +794,10 @@ static void test_stats(const ref *f)
 		ok(0, "stats: open");
 		return;
 	}
-	sht_reader_info(rd, &inf);
+	sht_reader_info_get(rd, &inf);
 	memset(&s, 0, sizeof s);
-	rc = sht_reader_stats(rd, &s);
-	for (l = 0; l < s.levels && l < SHT_STATS_MAX_LEVELS; l++) {
+	rc = sht_reader_stats_get(rd, &s);
+	for (l = 0; l < s.levels && l < SHT_TREE_STATS_MAX_LEVELS; l++) {
 		nodes += s.level[l].nodes;
 		ivs += s.level[l].intervals;
 	}

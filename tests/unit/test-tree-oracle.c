@@ -20,7 +20,7 @@
  *   (b) full queries at random t;
  *   (c) 2D queries (quark sets and ranges, resolution 0 and > 0);
  *   (d) sht_reader_check() == SHT_OK;
- *   (e) sht_reader_info() counts and bounds.
+ *   (e) sht_reader_info_get() counts and bounds.
  *
  * Seed: SHT_TEST_SEED overrides the fixed default.  SHT_TEST_SCALE (a
  * float, default 1) scales the query counts, for longer soak runs.
@@ -66,20 +66,20 @@ static const char *variant_name(sht_variant v)
 static sht_err build(const char *path, const orc *o, const config *c,
 		     const char *name)
 {
-	sht_build_opts opts;
+	sht_builder_opts opts;
 	sht_builder *b = NULL;
 	sht_err rc;
 	size_t i, bad = 0;
 	char ib[160];
 
-	sht_build_opts_init(&opts);
+	sht_builder_opts_init(&opts);
 	opts.variant = c->variant;
 	opts.block_size = c->block_size;
 	opts.max_children = c->max_children;
-	opts.no_sync = 1;
+	opts.no_sync = true;
 	rc = sht_builder_create(path, o->start, &opts, &b);
 	if (!ok(rc == SHT_OK, "%s: create", name)) {
-		diag("  create: %s (%s)", orc_err_name(rc), sht_errmsg());
+		diag("  create: %s (%s)", sht_err_name(rc), sht_errmsg());
 		return rc;
 	}
 	for (i = 0; i < o->n; i++) {
@@ -87,7 +87,7 @@ static sht_err build(const char *path, const orc *o, const config *c,
 		if (rc != SHT_OK && bad++ < 5)
 			diag("%s: insert #%zu %s: %s (%s)", name, i,
 			     orc_iv_str(&o->ivs[i], ib, sizeof ib),
-			     orc_err_name(rc), sht_errmsg());
+			     sht_err_name(rc), sht_errmsg());
 		if (rc < 0 && rc != SHT_ERR_ORDER && rc != SHT_ERR_INVALID &&
 		    rc != SHT_ERR_TOOBIG)
 			break;  /* builder failed */
@@ -96,8 +96,8 @@ static sht_err build(const char *path, const orc *o, const config *c,
 	   bad);
 	rc = sht_builder_finish(b, o->end);
 	if (!ok(rc == SHT_OK, "%s: finish at %" PRId64, name, o->end))
-		diag("  finish: %s (%s)", orc_err_name(rc), sht_errmsg());
-	sht_builder_destroy(b);
+		diag("  finish: %s (%s)", sht_err_name(rc), sht_errmsg());
+	sht_builder_close(b);
 	return bad ? SHT_ERR_STATE : rc;
 }
 
@@ -159,11 +159,11 @@ static sht_time pick_time(const orc *o, orc_rng *r)
 static void check_info(sht_reader *rd, const orc *o, const config *c,
 		       const char *name)
 {
-	sht_info inf;
+	sht_tree_info inf;
 	uint64_t qc = 0;
 
 	memset(&inf, 0xa5, sizeof inf);
-	sht_reader_info(rd, &inf);
+	sht_reader_info_get(rd, &inf);
 	if (o->nq)
 		qc = (uint64_t)o->qs[o->nq - 1] + 1;
 	ok(inf.intervals == o->n && inf.start == o->start &&
@@ -374,7 +374,7 @@ static void verify(const char *path, const orc *o, const config *c,
 		   orc_rng *r, const effort *e, size_t cache,
 		   const char *name)
 {
-	sht_open_opts oo;
+	sht_reader_opts oo;
 	sht_reader *rd = NULL;
 	sht_result *res;
 	sht_err rc;
@@ -385,7 +385,7 @@ static void verify(const char *path, const orc *o, const config *c,
 	oo.cache_bytes = cache;
 	rc = sht_reader_open(path, &oo, &rd);
 	if (!ok(rc == SHT_OK && rd, "%s: reopen (cache %zu)", name, cache)) {
-		diag("  open: %s (%s)", orc_err_name(rc), sht_errmsg());
+		diag("  open: %s (%s)", sht_err_name(rc), sht_errmsg());
 		return;
 	}
 	res = sht_result_create();
@@ -395,7 +395,7 @@ static void verify(const char *path, const orc *o, const config *c,
 	v = orc_vis_all(o, o->nq ? (uint64_t)o->qs[o->nq - 1] + 1 : 0);
 	rc = sht_reader_check(rd, report_line, &nrep, 100);
 	ok(rc == SHT_OK && nrep == 0, "%s: sht_reader_check: %s (%u reports)",
-	   name, orc_err_name(rc), nrep);
+	   name, sht_err_name(rc), nrep);
 	check_singles(rd, o, &v, r, res, scaled(e->singles), name);
 	check_boundaries(rd, o, &v, r, res, scaled(e->boundaries), name);
 	check_fulls(rd, o, &v, r, res, scaled(e->fulls), name);
@@ -846,7 +846,7 @@ static void check_fill(const orc *o, const config *c, const char *what)
 {
 	char path[PATH_MAX];
 	sht_reader *rd = NULL;
-	sht_stats st;
+	sht_tree_stats st;
 	sht_err rc;
 
 	orc_scratch_path(path, sizeof path, "fill");
@@ -854,7 +854,7 @@ static void check_fill(const orc *o, const config *c, const char *what)
 	if (rc == SHT_OK)
 		rc = sht_reader_open(path, NULL, &rd);
 	if (rc == SHT_OK)
-		rc = sht_reader_stats(rd, &st);
+		rc = sht_reader_stats_get(rd, &st);
 	ok(rc == SHT_OK && st.levels > 2 && st.fill_leaf > 0.95,
 	   "%s %s/%" PRIu32 ": leaves %.3f full over %u levels", what,
 	   variant_name(c->variant), c->block_size,
@@ -897,19 +897,19 @@ int main(void)
 				config c = { variants[vi], sizes[si],
 					     fanout[fi] };
 				char path[PATH_MAX];
-				sht_build_opts opts;
+				sht_builder_opts opts;
 				sht_builder *b = NULL;
 				sht_err rc;
 				orc o;
 
-				sht_build_opts_init(&opts);
+				sht_builder_opts_init(&opts);
 				opts.variant = c.variant;
 				opts.block_size = c.block_size;
 				opts.max_children = c.max_children;
-				opts.no_sync = 1;
+				opts.no_sync = true;
 				orc_scratch_path(path, sizeof path, "probe");
 				rc = sht_builder_create(path, 0, &opts, &b);
-				sht_builder_destroy(b);
+				sht_builder_close(b);
 				unlink(path);
 				if (!geometry_ok(c.block_size,
 						 c.max_children)) {
@@ -918,13 +918,13 @@ int main(void)
 					   " refused as documented: %s",
 					   variant_name(c.variant),
 					   c.block_size, c.max_children,
-					   orc_err_name(rc));
+					   sht_err_name(rc));
 					continue;
 				}
 				if (!ok(rc == SHT_OK, "%s/%" PRIu32 "/%" PRIu32
 					" accepted: %s",
 					variant_name(c.variant), c.block_size,
-					c.max_children, orc_err_name(rc)))
+					c.max_children, sht_err_name(rc)))
 					continue;
 				wl_random(&o, &r, &c);
 				run(&o, &c, &r, &e_rand, "random");

@@ -179,7 +179,7 @@ static sht_err write_synthetic(const char *path, const struct sevent *evs,
 	}
 	if (!err)
 		err = sht_vstf_writer_finish(w, NULL);
-	sht_vstf_writer_destroy(w);
+	sht_vstf_writer_close(w);
 	return err;
 }
 
@@ -308,7 +308,7 @@ static void test_round_trip(void)
 		       "env after an event is refused");
 		is_int(sht_vstf_writer_finish(w, NULL), SHT_ERR_INVALID,
 		       "finish inside an event is refused");
-		sht_vstf_writer_destroy(w);
+		sht_vstf_writer_close(w);
 		ok(access(tmp_path("misuse.vstf"), F_OK) != 0,
 		   "destroy without finish removes the file");
 	}
@@ -507,7 +507,7 @@ static void env_text(const sht_source *src, env_fn fn, const char *name,
 
 	buf[0] = '\0';
 	if (fn(src, name, &f) == SHT_OK)
-		sht__field_text(&f, buf, size);
+		sht_field_text(&f, buf, size);
 }
 
 /* Kernel analysis over src into file (tree backend). */

@@ -27,29 +27,29 @@
 
 /* Receives each interval; a negative return stops the generator, which
  * returns that code. */
-typedef sht_err (*sht__emit_fn)(void *ctx, const sht_interval *iv);
+typedef sht_err (*shtgen_emit_fn)(void *ctx, const sht_interval *iv);
 
-typedef struct sht__staircase {
+typedef struct shtgen_staircase {
 	uint64_t attributes;     /* A >= 1 */
 	uint32_t intervals;      /* I >= 1, default 20 */
 	sht_time step;           /* D >= 1, default 1000 */
-} sht__staircase;
+} shtgen_staircase;
 
-typedef struct sht__churn {
+typedef struct shtgen_churn {
 	uint64_t threads;        /* N >= 1 */
-} sht__churn;
+} shtgen_churn;
 
 /* History bounds and interval count of a workload. */
-sht_time sht__staircase_end(const sht__staircase *w);
-uint64_t sht__staircase_count(const sht__staircase *w);
-sht_time sht__churn_end(const sht__churn *w);
-uint64_t sht__churn_quarks(const sht__churn *w);
-uint64_t sht__churn_count(const sht__churn *w);
+sht_time shtgen_staircase_end(const shtgen_staircase *w);
+uint64_t shtgen_staircase_count(const shtgen_staircase *w);
+sht_time shtgen_churn_end(const shtgen_churn *w);
+uint64_t shtgen_churn_quarks(const shtgen_churn *w);
+uint64_t shtgen_churn_count(const shtgen_churn *w);
 
 /* Generate the intervals, in builder order, through emit. */
-sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
+sht_err shtgen_staircase_run(const shtgen_staircase *w, shtgen_emit_fn emit,
 			   void *ctx);
-sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx);
+sht_err shtgen_churn_run(const shtgen_churn *w, shtgen_emit_fn emit, void *ctx);
 
 /*
  * Perform the workload's state changes on ss, then finish it at the
@@ -59,21 +59,21 @@ sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx);
  * SHT_ERR_INVALID for a bad workload or a used ss) is returned with its
  * message set; ss is then unfinished (close it).
  */
-sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss);
+sht_err shtgen_staircase_drive(const shtgen_staircase *w, sht_state *ss);
 /* Create "0" .. "A-1" at the root of an empty state system, in order, so
  * that quark = index (SHT_ERR_INVALID if the numbering differs). */
-sht_err sht__staircase_attrs(const sht__staircase *w, sht_state *ss);
-sht_err sht__churn_drive(const sht__churn *w, sht_state *ss);
+sht_err shtgen_staircase_attrs(const shtgen_staircase *w, sht_state *ss);
+sht_err shtgen_churn_drive(const shtgen_churn *w, sht_state *ss);
 /* Shared by the drivers: SHT_ERR_INVALID (message naming what) unless ss
  * has no attribute and starts at 0. */
-sht_err sht__drive_check(sht_state *ss, const char *what);
+sht_err shtgen_drive_check(sht_state *ss, const char *what);
 
 /* The expected value at (t, q), straight from the workload's definition
  * (the oracle for tests and benchmark answer checks).  Strings point to
  * buf (>= 32 bytes). */
-sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
+sht_value shtgen_staircase_expect(const shtgen_staircase *w, sht_quark q,
 				sht_time t);
-sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
+sht_value shtgen_churn_expect(const shtgen_churn *w, sht_quark q, sht_time t,
 			    char *buf);
 
 /* ---- as event streams, for providers (events.c) ------------------------- */
@@ -82,7 +82,7 @@ sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
  * provider that turns each event into the workload's state changes:
  * running the provider over every event of the source, in order, on a
  * new state system that starts at 0 performs exactly the changes of
- * sht__*_drive, in the same order (finish at sht__*_end is the caller's).
+ * shtgen_*_drive, in the same order (finish at shtgen_*_end is the caller's).
  *
  * Positions are event indexes 0, 1, 2, ...: seek(p) makes event p the
  * next one, in O(1) (staircase) or O(log N) (churn); seek(p >= count)
@@ -111,71 +111,71 @@ sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
  * copy): keep it alive and unchanged while the provider is in use.
  */
 
-typedef struct sht__staircase_event {
+typedef struct shtgen_staircase_event {
 	uint64_t attribute;      /* a = j mod A: attribute "<a>" */
 	int32_t value;           /* k = j div A: the int32 set */
-} sht__staircase_event;
+} shtgen_staircase_event;
 
-typedef enum sht__churn_kind {
-	SHT__CHURN_BIRTH = 0,    /* "thread_birth" */
-	SHT__CHURN_STATUS = 1,   /* "thread_status" */
-	SHT__CHURN_EXIT = 2,     /* "thread_exit" */
-} sht__churn_kind;
+typedef enum shtgen_churn_kind {
+	SHTGEN_CHURN_BIRTH = 0,    /* "thread_birth" */
+	SHTGEN_CHURN_STATUS = 1,   /* "thread_status" */
+	SHTGEN_CHURN_EXIT = 2,     /* "thread_exit" */
+} shtgen_churn_kind;
 
-typedef struct sht__churn_event {
-	sht__churn_kind kind;
+typedef struct shtgen_churn_event {
+	shtgen_churn_kind kind;
 	uint64_t thread;         /* i */
 	uint32_t step;           /* k = 0 .. 20: ts = 1000 i + 500 k */
 	int32_t status;          /* Status set (1 + k mod 3); 0 for exit */
-} sht__churn_event;
+} shtgen_churn_event;
 
 /* Number of events (0 for an invalid workload) and the time of the last
- * one (the history still ends at sht__*_end). */
-uint64_t sht__staircase_events(const sht__staircase *w);
-uint64_t sht__churn_events(const sht__churn *w);
-sht_time sht__staircase_last_time(const sht__staircase *w);
-sht_time sht__churn_last_time(const sht__churn *w);
+ * one (the history still ends at shtgen_*_end). */
+uint64_t shtgen_staircase_events(const shtgen_staircase *w);
+uint64_t shtgen_churn_events(const shtgen_churn *w);
+sht_time shtgen_staircase_last_time(const shtgen_staircase *w);
+sht_time shtgen_churn_last_time(const shtgen_churn *w);
 
 /* A source over the workload's events, positioned at event 0 (it keeps a
  * copy of w).  SHT_ERR_INVALID for a bad workload, SHT_ERR_NOMEM.  Free
- * with sht__workload_source_free (NULL-safe, zeroes *s). */
-sht_err sht__staircase_source(const sht__staircase *w, sht_source *out);
-sht_err sht__churn_source(const sht__churn *w, sht_source *out);
-void sht__workload_source_free(sht_source *s);
+ * with shtgen_workload_source_free (NULL-safe, zeroes *s). */
+sht_err shtgen_staircase_source(const shtgen_staircase *w, sht_source *out);
+sht_err shtgen_churn_source(const shtgen_churn *w, sht_source *out);
+void shtgen_workload_source_free(sht_source *s);
 
 /* The provider, id "staircase" / "churn", version 1; ctx = w (kept alive
  * by the caller).  Its handler returns the state system's errors, or
  * SHT_ERR_INVALID for an event without data or outside the workload. */
-void sht__staircase_provider(const sht__staircase *w, sht_provider *out);
-void sht__churn_provider(const sht__churn *w, sht_provider *out);
+void shtgen_staircase_provider(const shtgen_staircase *w, sht_provider *out);
+void shtgen_churn_provider(const shtgen_churn *w, sht_provider *out);
 
 /* ---- either workload, by kind (CLI, benchmarks, tests) -------------------- */
 
-typedef enum sht__wl_kind {
-	SHT__WL_STAIRCASE = 0,
-	SHT__WL_CHURN = 1,
-} sht__wl_kind;
+typedef enum shtgen_wl_kind {
+	SHTGEN_WL_STAIRCASE = 0,
+	SHTGEN_WL_CHURN = 1,
+} shtgen_wl_kind;
 
 /* A workload of either kind: the parameters of the one `kind` names. */
-typedef struct sht__workload {
-	sht__wl_kind kind;
-	sht__staircase st;
-	sht__churn ch;
-} sht__workload;
+typedef struct shtgen_workload {
+	shtgen_wl_kind kind;
+	shtgen_staircase st;
+	shtgen_churn ch;
+} shtgen_workload;
 
 /* "staircase" or "churn" (also the provider identity). */
-const char *sht__wl_name(const sht__workload *w);
-sht_time sht__wl_end(const sht__workload *w);
-uint64_t sht__wl_intervals(const sht__workload *w);
-uint64_t sht__wl_quarks(const sht__workload *w);
-uint64_t sht__wl_events(const sht__workload *w);
-sht_err sht__wl_run(const sht__workload *w, sht__emit_fn emit, void *ctx);
-sht_err sht__wl_drive(const sht__workload *w, sht_state *ss);
-sht_err sht__wl_source(const sht__workload *w, sht_source *out);
+const char *shtgen_wl_name(const shtgen_workload *w);
+sht_time shtgen_wl_end(const shtgen_workload *w);
+uint64_t shtgen_wl_intervals(const shtgen_workload *w);
+uint64_t shtgen_wl_quarks(const shtgen_workload *w);
+uint64_t shtgen_wl_events(const shtgen_workload *w);
+sht_err shtgen_wl_run(const shtgen_workload *w, shtgen_emit_fn emit, void *ctx);
+sht_err shtgen_wl_drive(const shtgen_workload *w, sht_state *ss);
+sht_err shtgen_wl_source(const shtgen_workload *w, sht_source *out);
 /* ctx points at w, which the caller keeps alive and unchanged. */
-void sht__wl_provider(const sht__workload *w, sht_provider *out);
+void shtgen_wl_provider(const shtgen_workload *w, sht_provider *out);
 /* buf: >= 32 bytes, for churn's strings. */
-sht_value sht__wl_expect(const sht__workload *w, sht_quark q, sht_time t,
+sht_value shtgen_wl_expect(const shtgen_workload *w, sht_quark q, sht_time t,
 			 char *buf);
 
 #endif /* SHT_WORKLOAD_H */

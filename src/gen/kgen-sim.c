@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/kgen-int.h"
+#include "gen/kgen-int.h"
 
 enum {
 	TIMER_VECTOR = 236,
@@ -71,13 +71,13 @@ enum { SYS_WEIGHT_SUM = 88 };
 static const uint32_t freqs_khz[] = { 800000, 1600000, 2400000, 3300000 };
 
 /* An arbitrary user-space address. */
-static uint64_t uaddr(sht__kgen *g)
+static uint64_t uaddr(shtgen_kgen *g)
 {
 	return 0x7f0000000000ull | (kgen_rnd(g) & 0xfffffff000ull);
 }
 
 /* comm, tid, prio: the start of several classes' payloads. */
-static struct kgen_qev *emit_task(sht__kgen *g, uint32_t cls, uint32_t cpu,
+static struct kgen_qev *emit_task(shtgen_kgen *g, uint32_t cls, uint32_t cpu,
 				  const struct kgen_thread *t)
 {
 	struct kgen_qev *e = kgen_emit(g, cls, cpu);
@@ -90,13 +90,13 @@ static struct kgen_qev *emit_task(sht__kgen *g, uint32_t cls, uint32_t cpu,
 
 /* ---- interrupts ------------------------------------------------------------ */
 
-static void raise_softirq(sht__kgen *g, uint32_t c, int vec)
+static void raise_softirq(shtgen_kgen *g, uint32_t c, int vec)
 {
 	kgen_uint(kgen_emit(g, KC_SOFTIRQ_RAISE, c), 0, (uint64_t)vec);
 	g->cpu[c].raised |= (uint16_t)(1u << vec);
 }
 
-static void irq_entry(sht__kgen *g, uint32_t c)
+static void irq_entry(shtgen_kgen *g, uint32_t c)
 {
 	uint32_t i = kgen_below(g, NIRQS);
 	struct kgen_qev *e = kgen_emit(g, KC_IRQ_ENTRY, c);
@@ -107,7 +107,7 @@ static void irq_entry(sht__kgen *g, uint32_t c)
 	g->st.irqs++;
 }
 
-static void irq_exit(sht__kgen *g, uint32_t c)
+static void irq_exit(shtgen_kgen *g, uint32_t c)
 {
 	uint32_t i = (uint32_t)g->cpu[c].irq;
 	struct kgen_qev *e;
@@ -120,13 +120,13 @@ static void irq_exit(sht__kgen *g, uint32_t c)
 	g->cpu[c].irq = -1;
 }
 
-static void timer_entry(sht__kgen *g, uint32_t c)
+static void timer_entry(shtgen_kgen *g, uint32_t c)
 {
 	kgen_int(kgen_emit(g, KC_TIMER_ENTRY, c), 0, TIMER_VECTOR);
 	g->cpu[c].timer = 1;
 }
 
-static void timer_exit(sht__kgen *g, uint32_t c)
+static void timer_exit(shtgen_kgen *g, uint32_t c)
 {
 	if (kgen_below(g, 2))
 		raise_softirq(g, c, 1);           /* TIMER */
@@ -138,7 +138,7 @@ static void timer_exit(sht__kgen *g, uint32_t c)
 	g->cpu[c].timer = 0;
 }
 
-static void softirq_entry(sht__kgen *g, uint32_t c)
+static void softirq_entry(shtgen_kgen *g, uint32_t c)
 {
 	struct kgen_cpu *cpu = &g->cpu[c];
 	int vec = __builtin_ctz(cpu->raised);
@@ -149,14 +149,14 @@ static void softirq_entry(sht__kgen *g, uint32_t c)
 	g->st.softirqs++;
 }
 
-static void softirq_exit(sht__kgen *g, uint32_t c)
+static void softirq_exit(shtgen_kgen *g, uint32_t c)
 {
 	kgen_uint(kgen_emit(g, KC_SOFTIRQ_EXIT, c), 0,
 		  (uint64_t)g->cpu[c].softirq);
 	g->cpu[c].softirq = -1;
 }
 
-static void frequency(sht__kgen *g, uint32_t c)
+static void frequency(shtgen_kgen *g, uint32_t c)
 {
 	struct kgen_qev *e = kgen_emit(g, KC_CPU_FREQUENCY, c);
 
@@ -168,7 +168,7 @@ static void frequency(sht__kgen *g, uint32_t c)
 
 /* comm / tid / prio of the slot, or of CPU c's idle swapper (slot -1). */
 static void task_fields(struct kgen_qev *e, uint32_t i, uint32_t k,
-			const sht__kgen *g, int32_t slot, uint32_t c)
+			const shtgen_kgen *g, int32_t slot, uint32_t c)
 {
 	char idle[32];
 
@@ -182,7 +182,7 @@ static void task_fields(struct kgen_qev *e, uint32_t i, uint32_t k,
 	kgen_int(e, i + 1, g->th[slot].tid);
 }
 
-static int32_t task_prio(const sht__kgen *g, int32_t slot)
+static int32_t task_prio(const shtgen_kgen *g, int32_t slot)
 {
 	return slot < 0 ? KGEN_IDLE_PRIO : g->th[slot].prio;
 }
@@ -193,12 +193,12 @@ static int32_t task_prio(const sht__kgen *g, int32_t slot)
  * at the tail), KT_BLOCKED or KT_DEAD.  A forked child's first run
  * returns from clone.
  */
-static int switch_out(sht__kgen *g, uint32_t c, int64_t prev_state,
+static int switch_out(shtgen_kgen *g, uint32_t c, int64_t prev_state,
 		      uint8_t state)
 {
 	struct kgen_cpu *cpu = &g->cpu[c];
 	int32_t prev = cpu->cur;
-	int32_t next = cpu->rq.len ? (int32_t)sht__kgen_dq_pop_head(&cpu->rq)
+	int32_t next = cpu->rq.len ? (int32_t)shtgen_kgen_dq_pop_head(&cpu->rq)
 				   : -1;
 	struct kgen_qev *e = kgen_emit(g, KC_SCHED_SWITCH, c);
 
@@ -212,13 +212,13 @@ static int switch_out(sht__kgen *g, uint32_t c, int64_t prev_state,
 	if (prev >= 0) {
 		g->th[prev].state = state;
 		if (state == KT_RUNNABLE &&
-		    sht__kgen_dq_push(&cpu->rq, (uint32_t)prev) != 0)
+		    shtgen_kgen_dq_push(&cpu->rq, (uint32_t)prev) != 0)
 			return -1;
 		if (state == KT_BLOCKED &&
-		    sht__kgen_slots_add(&g->blocked, (uint32_t)prev) != 0)
+		    shtgen_kgen_slots_add(&g->blocked, (uint32_t)prev) != 0)
 			return -1;
 		if (state == KT_DEAD &&
-		    sht__kgen_slots_add(&g->dead, (uint32_t)prev) != 0)
+		    shtgen_kgen_slots_add(&g->dead, (uint32_t)prev) != 0)
 			return -1;
 	}
 	if (next < 0)
@@ -234,9 +234,9 @@ static int switch_out(sht__kgen *g, uint32_t c, int64_t prev_state,
 
 /* Wake a random blocked thread from CPU c, onto its own CPU's run queue,
  * or onto c if that one is busy and c is idle. */
-static int wake_one(sht__kgen *g, uint32_t c)
+static int wake_one(shtgen_kgen *g, uint32_t c)
 {
-	uint32_t slot = sht__kgen_slots_take(&g->blocked,
+	uint32_t slot = shtgen_kgen_slots_take(&g->blocked,
 					     kgen_below(g, g->blocked.len));
 	struct kgen_thread *t = &g->th[slot];
 	uint32_t target = (uint32_t)t->cpu;
@@ -249,12 +249,12 @@ static int wake_one(sht__kgen *g, uint32_t c)
 	e = emit_task(g, KC_SCHED_WAKEUP, target, t);
 	kgen_int(e, 3, target);
 	t->woken = 1;
-	return sht__kgen_make_runnable(g, slot, target);
+	return shtgen_kgen_make_runnable(g, slot, target);
 }
 
 /* Idle CPU c steals the last runnable thread of the longest other run
  * queue; 0 if there was none to steal, 1 if stolen, -1 out of memory. */
-static int steal(sht__kgen *g, uint32_t c)
+static int steal(shtgen_kgen *g, uint32_t c)
 {
 	uint32_t o, best = c, slot;
 	struct kgen_qev *e;
@@ -265,27 +265,27 @@ static int steal(sht__kgen *g, uint32_t c)
 			best = o;
 	if (best == c)
 		return 0;
-	slot = sht__kgen_dq_pop_tail(&g->cpu[best].rq);
+	slot = shtgen_kgen_dq_pop_tail(&g->cpu[best].rq);
 	e = emit_task(g, KC_SCHED_MIGRATE, c, &g->th[slot]);
 	kgen_int(e, 3, best);
 	kgen_int(e, 4, c);
-	return sht__kgen_make_runnable(g, slot, c) == 0 ? 1 : -1;
+	return shtgen_kgen_make_runnable(g, slot, c) == 0 ? 1 : -1;
 }
 
 /* Free a random dead thread (its parent reaped it), from CPU c. */
-static int reap(sht__kgen *g, uint32_t c)
+static int reap(shtgen_kgen *g, uint32_t c)
 {
-	uint32_t slot = sht__kgen_slots_take(&g->dead,
+	uint32_t slot = shtgen_kgen_slots_take(&g->dead,
 					     kgen_below(g, g->dead.len));
 
 	emit_task(g, KC_SCHED_FREE, c, &g->th[slot]);
 	g->th[slot].state = KT_FREE;
-	return sht__kgen_slots_add(&g->free_slots, slot);
+	return shtgen_kgen_slots_add(&g->free_slots, slot);
 }
 
 /* ---- system calls ---------------------------------------------------------- */
 
-static void sys_entry_args(sht__kgen *g, struct kgen_qev *e,
+static void sys_entry_args(shtgen_kgen *g, struct kgen_qev *e,
 			   enum kgen_syscall s)
 {
 	switch (s) {
@@ -338,7 +338,7 @@ static void sys_entry_args(sht__kgen *g, struct kgen_qev *e,
 	}
 }
 
-static void sys_exit_args(sht__kgen *g, struct kgen_qev *e,
+static void sys_exit_args(shtgen_kgen *g, struct kgen_qev *e,
 			  enum kgen_syscall s, const struct kgen_thread *t)
 {
 	switch (s) {
@@ -377,7 +377,7 @@ static void sys_exit_args(sht__kgen *g, struct kgen_qev *e,
 
 /* Thread slot, on CPU c, forks a thread (a third of the time) or a
  * process, which waits on a random CPU's run queue. */
-static int do_clone(sht__kgen *g, uint32_t c, uint32_t slot)
+static int do_clone(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	uint32_t child, target = kgen_below(g, g->p.cpus);
 	int thread = kgen_below(g, 3) == 0;
@@ -388,7 +388,7 @@ static int do_clone(sht__kgen *g, uint32_t c, uint32_t slot)
 	kgen_uint(e, 1, thread ? uaddr(g) : 0);
 	kgen_uint(e, 2, uaddr(g));
 	kgen_uint(e, 3, uaddr(g));
-	if (sht__kgen_thread_new(g, &child) != 0)
+	if (shtgen_kgen_thread_new(g, &child) != 0)
 		return -1;
 	t = &g->th[slot];                 /* the table may have moved */
 	ch = &g->th[child];
@@ -411,11 +411,11 @@ static int do_clone(sht__kgen *g, uint32_t c, uint32_t slot)
 		g->st.max_live = g->live;
 	g->st.forks++;
 	g->st.syscalls++;
-	return sht__kgen_make_runnable(g, child, target);
+	return shtgen_kgen_make_runnable(g, child, target);
 }
 
 /* The thread running on c exits and leaves the CPU for good. */
-static int do_exit(sht__kgen *g, uint32_t c, uint32_t slot)
+static int do_exit(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	kgen_int(kgen_emit(g, kgen_sys_entry(KS_EXIT_GROUP), c), 0, 0);
 	emit_task(g, KC_SCHED_EXIT, c, &g->th[slot]);
@@ -426,7 +426,7 @@ static int do_exit(sht__kgen *g, uint32_t c, uint32_t slot)
 }
 
 /* The thread execs a program: its comm becomes the program's name. */
-static void do_execve(sht__kgen *g, uint32_t c, uint32_t slot)
+static void do_execve(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	const char *prog = programs[kgen_below(g, NPROGRAMS)];
 	struct kgen_thread *t = &g->th[slot];
@@ -439,12 +439,12 @@ static void do_execve(sht__kgen *g, uint32_t c, uint32_t slot)
 	kgen_str(e, 0, prog);
 	kgen_int(e, 1, t->tid);
 	kgen_int(e, 2, t->tid);
-	sht__kgen_comm_set(t, strrchr(prog, '/') + 1);
+	shtgen_kgen_comm_set(t, strrchr(prog, '/') + 1);
 	kgen_int(kgen_emit(g, kgen_sys_exit(KS_EXECVE), c), 0, 0);
 	g->st.syscalls++;
 }
 
-static enum kgen_syscall pick_syscall(sht__kgen *g)
+static enum kgen_syscall pick_syscall(shtgen_kgen *g)
 {
 	uint32_t x = kgen_below(g, SYS_WEIGHT_SUM), s;
 
@@ -454,7 +454,7 @@ static enum kgen_syscall pick_syscall(sht__kgen *g)
 }
 
 /* The thread on c, in user mode, enters a system call. */
-static int sys_enter(sht__kgen *g, uint32_t c, uint32_t slot)
+static int sys_enter(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	uint64_t target = g->p.threads;
 	uint32_t x = kgen_below(g, 1u << 20);
@@ -482,12 +482,12 @@ static int sys_enter(sht__kgen *g, uint32_t c, uint32_t slot)
 }
 
 /* The thread on c, inside a syscall, blocks or returns. */
-static int sys_step(sht__kgen *g, uint32_t c, uint32_t slot)
+static int sys_step(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	struct kgen_thread *t = &g->th[slot];
 	enum kgen_syscall s = (enum kgen_syscall)t->sys;
 
-	if (sht__kgen_sys_blocks(s) && !t->woken && kgen_below(g, 2))
+	if (shtgen_kgen_sys_blocks(s) && !t->woken && kgen_below(g, 2))
 		return switch_out(g, c, PREV_BLOCKED, KT_BLOCKED);
 	if (g->blocked.len && kgen_below(g, 4) == 0 && wake_one(g, c) != 0)
 		return -1;
@@ -499,7 +499,7 @@ static int sys_step(sht__kgen *g, uint32_t c, uint32_t slot)
 }
 
 /* The thread on c, in user mode: preempted, new priority, or a syscall. */
-static int user_step(sht__kgen *g, uint32_t c, uint32_t slot)
+static int user_step(shtgen_kgen *g, uint32_t c, uint32_t slot)
 {
 	uint32_t r = kgen_below(g, 1000);
 	struct kgen_thread *t = &g->th[slot];
@@ -516,7 +516,7 @@ static int user_step(sht__kgen *g, uint32_t c, uint32_t slot)
 	return sys_enter(g, c, slot);
 }
 
-static int idle_step(sht__kgen *g, uint32_t c)
+static int idle_step(shtgen_kgen *g, uint32_t c)
 {
 	int stolen;
 
@@ -531,7 +531,7 @@ static int idle_step(sht__kgen *g, uint32_t c)
 	return 0;
 }
 
-int sht__kgen_step(sht__kgen *g)
+int shtgen_kgen_step(shtgen_kgen *g)
 {
 	uint32_t c = kgen_below(g, g->p.cpus), r;
 	struct kgen_cpu *cpu = &g->cpu[c];

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/ctfw-int.h"
-#include "util/util.h"
+#include "gen/ctfw-int.h"
+#include "gen/gen-int.h"
 
 /* ---- text buffer -------------------------------------------------------- */
 
@@ -43,7 +43,7 @@ static void text_reserve(struct text *t, size_t more)
 	t->cap = cap;
 }
 
-static void text_printf(struct text *t, const char *fmt, ...) SHT_PRINTF(2, 3);
+static void text_printf(struct text *t, const char *fmt, ...) SHTGEN_PRINTF(2, 3);
 static void text_printf(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -138,7 +138,7 @@ static int text_ok(const char *s)
 
 /* ---- public: declarations ------------------------------------------------ */
 
-static int env_has(const sht__ctfw *w, const char *name)
+static int env_has(const shtgen_ctfw *w, const char *name)
 {
 	for (size_t i = 0; i < w->nenv; i++)
 		if (strcmp(w->env[i].name, name) == 0)
@@ -146,32 +146,32 @@ static int env_has(const sht__ctfw *w, const char *name)
 	return 0;
 }
 
-static sht_err env_add(sht__ctfw *w, const char *name, const char *str,
+static sht_err env_add(shtgen_ctfw *w, const char *name, const char *str,
 		       int64_t i)
 {
 	struct ctfw_env *e;
-	sht_err err = sht__ctfw_check(w);
+	sht_err err = shtgen_ctfw_check(w);
 
 	if (err)
 		return err;
 	if (w->events)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "env entry '%s' "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "env entry '%s' "
 				      "after the first event",
 				      name ? name : "(null)");
 	if (!ident_ok(name) || env_has(w, name))
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "env name '%s' is "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "env name '%s' is "
 				      "not an identifier, is a TSDL keyword "
 				      "or is already set",
 				      name ? name : "(null)");
 	if (str && !text_ok(str))
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "env '%s': the "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "env '%s': the "
 				      "value holds control characters", name);
 	if (w->nenv == w->cap_env) {
 		size_t cap = w->cap_env ? 2 * w->cap_env : 16;
 		struct ctfw_env *ne = realloc(w->env, cap * sizeof *ne);
 
 		if (!ne)
-			return sht__ctfw_fail(w, SHT_ERR_NOMEM,
+			return shtgen_ctfw_fail(w, SHT_ERR_NOMEM,
 					      "out of memory");
 		w->env = ne;
 		w->cap_env = cap;
@@ -183,35 +183,35 @@ static sht_err env_add(sht__ctfw *w, const char *name, const char *str,
 	if (!e->name || (str && !e->str)) {
 		free(e->name);
 		free(e->str);
-		return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
+		return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
 	}
 	w->nenv++;
 	return SHT_OK;
 }
 
-sht_err sht__ctfw_env_str(sht__ctfw *w, const char *name, const char *value)
+sht_err shtgen_ctfw_env_str(shtgen_ctfw *w, const char *name, const char *value)
 {
 	if (w && !value)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "env '%s': no value",
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "env '%s': no value",
 				      name ? name : "(null)");
 	return env_add(w, name, value, 0);
 }
 
-sht_err sht__ctfw_env_int(sht__ctfw *w, const char *name, int64_t value)
+sht_err shtgen_ctfw_env_int(shtgen_ctfw *w, const char *name, int64_t value)
 {
 	return env_add(w, name, NULL, value);
 }
 
-static size_t field_size(sht__ctfw_type t)
+static size_t field_size(shtgen_ctfw_type t)
 {
 	switch (t) {
-	case SHT__CTFW_S32:
-	case SHT__CTFW_U32:
+	case SHTGEN_CTFW_S32:
+	case SHTGEN_CTFW_U32:
 		return 4;
-	case SHT__CTFW_S64:
-	case SHT__CTFW_U64:
+	case SHTGEN_CTFW_S64:
+	case SHTGEN_CTFW_U64:
 		return 8;
-	case SHT__CTFW_TEXT16:
+	case SHTGEN_CTFW_TEXT16:
 		return CTFW_TEXT16;
 	default:
 		return 0;
@@ -220,11 +220,11 @@ static size_t field_size(sht__ctfw_type t)
 
 /* The index of the first bad field (name, type, or a repeated name), or
  * n if all are good. */
-static size_t fields_check(const sht__ctfw_field *f, size_t n)
+static size_t fields_check(const shtgen_ctfw_field *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!field_name_ok(f[i].name) ||
-		    (unsigned)f[i].type > SHT__CTFW_TEXT16)
+		    (unsigned)f[i].type > SHTGEN_CTFW_TEXT16)
 			return i;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(f[i].name, f[j].name) == 0)
@@ -233,8 +233,8 @@ static size_t fields_check(const sht__ctfw_field *f, size_t n)
 	return n;
 }
 
-static sht_err class_copy(sht__ctfw *w, struct ctfw_class *c,
-			  const char *name, const sht__ctfw_field *fields,
+static sht_err class_copy(shtgen_ctfw *w, struct ctfw_class *c,
+			  const char *name, const shtgen_ctfw_field *fields,
 			  size_t n)
 {
 	c->name = strdup(name);
@@ -257,26 +257,26 @@ oom:
 		free(c->fields[i].name);
 	free(c->fields);
 	free(c->name);
-	return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
+	return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
 }
 
-sht_err sht__ctfw_event_class(sht__ctfw *w, const char *name,
-			      const sht__ctfw_field *fields, size_t nfields,
+sht_err shtgen_ctfw_event_class(shtgen_ctfw *w, const char *name,
+			      const shtgen_ctfw_field *fields, size_t nfields,
 			      uint32_t *id)
 {
-	sht_err err = sht__ctfw_check(w);
+	sht_err err = shtgen_ctfw_check(w);
 	size_t bad;
 
 	if (err)
 		return err;
 	if (!name || !*name || !text_ok(name) ||
 	    (nfields && !fields) || w->ncls >= UINT32_MAX)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "bad event class "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "bad event class "
 				      "'%s' (empty name, control characters, "
 				      "or no fields)", name ? name : "(null)");
 	bad = fields_check(fields, nfields);
 	if (bad < nfields)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "event class '%s': "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "event class '%s': "
 				      "field %zu '%s' has a bad or repeated "
 				      "name, or a bad type", name, bad,
 				      fields[bad].name ? fields[bad].name :
@@ -286,7 +286,7 @@ sht_err sht__ctfw_event_class(sht__ctfw *w, const char *name,
 		struct ctfw_class *nc = realloc(w->cls, cap * sizeof *nc);
 
 		if (!nc)
-			return sht__ctfw_fail(w, SHT_ERR_NOMEM,
+			return shtgen_ctfw_fail(w, SHT_ERR_NOMEM,
 					      "out of memory");
 		w->cls = nc;
 		w->cap_cls = cap;
@@ -302,7 +302,7 @@ sht_err sht__ctfw_event_class(sht__ctfw *w, const char *name,
 
 /* ---- sections ----------------------------------------------------------- */
 
-static void meta_trace(struct text *t, const struct sht__ctfw *w)
+static void meta_trace(struct text *t, const struct shtgen_ctfw *w)
 {
 	static const struct { unsigned bits; const char *name; } aliases[] = {
 		{ 8, "uint8_t" }, { 16, "uint16_t" }, { 32, "uint32_t" },
@@ -325,7 +325,7 @@ static void meta_trace(struct text *t, const struct sht__ctfw *w)
 		"\t};\n};\n\n");
 }
 
-static void meta_env(struct text *t, const struct sht__ctfw *w)
+static void meta_env(struct text *t, const struct shtgen_ctfw *w)
 {
 	if (!w->nenv)
 		return;
@@ -343,7 +343,7 @@ static void meta_env(struct text *t, const struct sht__ctfw *w)
 	text_printf(t, "};\n\n");
 }
 
-static void meta_clock(struct text *t, const struct sht__ctfw *w)
+static void meta_clock(struct text *t, const struct shtgen_ctfw *w)
 {
 	text_printf(t, "clock {\n\tname = \"monotonic\";\n\tuuid = ");
 	text_uuid(t, w->clock_uuid);
@@ -385,17 +385,17 @@ static void meta_stream(struct text *t)
 static void meta_field(struct text *t, const struct ctfw_cfield *f)
 {
 	static const char *const ints[] = {
-		[SHT__CTFW_S32] = "size = 32; align = 8; signed = 1",
-		[SHT__CTFW_S64] = "size = 64; align = 8; signed = 1",
-		[SHT__CTFW_U32] = "size = 32; align = 8; signed = 0",
-		[SHT__CTFW_U64] = "size = 64; align = 8; signed = 0",
+		[SHTGEN_CTFW_S32] = "size = 32; align = 8; signed = 1",
+		[SHTGEN_CTFW_S64] = "size = 64; align = 8; signed = 1",
+		[SHTGEN_CTFW_U32] = "size = 32; align = 8; signed = 0",
+		[SHTGEN_CTFW_U64] = "size = 64; align = 8; signed = 0",
 	};
 
 	switch (f->type) {
-	case SHT__CTFW_STRING:
+	case SHTGEN_CTFW_STRING:
 		text_printf(t, "\t\tstring _%s;\n", f->name);
 		break;
-	case SHT__CTFW_TEXT16:
+	case SHTGEN_CTFW_TEXT16:
 		text_printf(t, "\t\tinteger { size = 8; align = 8; signed = 0; "
 			    "encoding = UTF8; base = 10; } _%s[%u];\n",
 			    f->name, CTFW_TEXT16);
@@ -418,7 +418,7 @@ static void meta_event(struct text *t, const struct ctfw_class *c, size_t id)
 	text_printf(t, "\t};\n};\n\n");
 }
 
-char *sht__ctfw_metadata(const struct sht__ctfw *w, size_t *len)
+char *shtgen_ctfw_metadata(const struct shtgen_ctfw *w, size_t *len)
 {
 	struct text t = { 0 };
 

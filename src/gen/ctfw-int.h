@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/ctfw.h"
-#include "util/util.h"
+#include <shtgen/ctfw.h>
+#include "gen/gen-int.h"
 
 #define CTFW_MAGIC 0xC1FC1FC1u
 #define CTFW_PKT_HEADER 84u             /* packet header + context */
@@ -57,7 +57,7 @@ struct ctfw_env {
 
 struct ctfw_cfield {
 	char *name;               /* without the leading "_" */
-	sht__ctfw_type type;
+	shtgen_ctfw_type type;
 };
 
 struct ctfw_class {
@@ -93,7 +93,7 @@ struct ctfw_stream {
 	size_t npk, cap_pk;
 };
 
-struct sht__ctfw {
+struct shtgen_ctfw {
 	char *dir;                /* final path, no trailing '/' */
 	char *tmp;                /* dir ".tmp-" pid, where files go */
 	uint32_t cpus;
@@ -123,34 +123,34 @@ struct sht__ctfw {
 
 /* Record "Cannot write CTF trace: dir=...: <fmt>", make w failed (the
  * first error stays) and return err. */
-sht_err sht__ctfw_fail(sht__ctfw *w, sht_err err, const char *fmt, ...)
-	SHT_PRINTF(3, 4);
+sht_err shtgen_ctfw_fail(shtgen_ctfw *w, sht_err err, const char *fmt, ...)
+	SHTGEN_PRINTF(3, 4);
 
 /* SHT_ERR_IO naming path and strerror(errnum) ("short write" if 0). */
-sht_err sht__ctfw_io(sht__ctfw *w, const char *path, int errnum);
+sht_err shtgen_ctfw_io(shtgen_ctfw *w, const char *path, int errnum);
 
 /* SHT_OK, or the error for a missing, failed or finished writer. */
-sht_err sht__ctfw_check(const sht__ctfw *w);
+sht_err shtgen_ctfw_check(const shtgen_ctfw *w);
 
 /* ---- ctfw-stream.c ---- */
 
 /* The path of cpu's stream file (idx 0) or index file (idx 1) in tmp. */
-void sht__ctfw_path(const sht__ctfw *w, uint32_t cpu, int idx, char *buf,
+void shtgen_ctfw_path(const shtgen_ctfw *w, uint32_t cpu, int idx, char *buf,
 		    size_t n);
 
 /* write() all n bytes to fd (counted in w->bytes); SHT_ERR_IO naming
  * path on an error or a write of 0 bytes. */
-sht_err sht__ctfw_write_all(sht__ctfw *w, int fd, const void *p, size_t n,
+sht_err shtgen_ctfw_write_all(shtgen_ctfw *w, int fd, const void *p, size_t n,
 			    const char *path);
 
 /* Write cpu's open packet (its buffer must exist): packet_size bytes, or
  * if last its content rounded up to CTFW_PAGE; index entry recorded. */
-sht_err sht__ctfw_flush(sht__ctfw *w, uint32_t cpu, int last);
+sht_err shtgen_ctfw_flush(shtgen_ctfw *w, uint32_t cpu, int last);
 
 /* ---- ctfw-meta.c ---- */
 
 /* The TSDL metadata text of w (NUL-terminated, length in *len), or NULL
  * if out of memory.  Free it with free(). */
-char *sht__ctfw_metadata(const struct sht__ctfw *w, size_t *len);
+char *shtgen_ctfw_metadata(const struct shtgen_ctfw *w, size_t *len);
 
 #endif /* SHT_CTFW_INT_H */

@@ -1,6 +1,6 @@
 /*
  * kgen-out.c: the synthetic kernel trace generator's outputs (kgen.h): a
- * source with named fields, a CTF trace directory (trace/ctfw.h), and a
+ * source with named fields, a CTF trace directory (shtgen/ctfw.h), and a
  * VSTF file (sht/vstf.h).
  */
 #include <stdio.h>
@@ -9,25 +9,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/util.h"
-#include "workload/kgen-int.h"
+#include "gen/gen-int.h"
+#include "gen/kgen-int.h"
 
 enum { KGEN_SIZE_SAMPLE = 200000 };  /* events written to size a trace */
 
 /* ---- the source ------------------------------------------------------------ */
 
 struct kgen_src {
-	sht__kgen_params p;
-	sht__kgen *g;
-	sht__kgen_event cur;
-	const sht__kgen_class *classes;
+	shtgen_kgen_params p;
+	shtgen_kgen *g;
+	shtgen_kgen_event cur;
+	const shtgen_kgen_class *classes;
 };
 
 static sht_field_type src_field(const sht_event *ev, const char *name,
 				sht_field *out)
 {
 	const struct kgen_src *s = ev->data;
-	const sht__kgen_class *k = &s->classes[s->cur.cls];
+	const shtgen_kgen_class *k = &s->classes[s->cur.cls];
 	uint32_t i;
 
 	for (i = 0; i < k->nfields; i++) {
@@ -43,7 +43,7 @@ static sht_field_type src_field(const sht_event *ev, const char *name,
 static sht_err src_next(void *p, sht_event *ev)
 {
 	struct kgen_src *s = p;
-	sht_err err = sht__kgen_next(s->g, &s->cur);
+	sht_err err = shtgen_kgen_next(s->g, &s->cur);
 
 	if (err != SHT_OK)
 		return err;
@@ -60,16 +60,16 @@ static sht_err src_next(void *p, sht_event *ev)
 static sht_err src_seek(void *p, uint64_t pos)
 {
 	struct kgen_src *s = p;
-	sht__kgen *g;
-	sht_err err = sht__kgen_create(&s->p, &g);
+	shtgen_kgen *g;
+	sht_err err = shtgen_kgen_create(&s->p, &g);
 	uint64_t i;
 
 	if (err < 0)
 		return err;
-	sht__kgen_destroy(s->g);
+	shtgen_kgen_destroy(s->g);
 	s->g = g;
 	for (i = 0; i < pos && err == SHT_OK; i++)
-		err = sht__kgen_next(g, &s->cur);
+		err = shtgen_kgen_next(g, &s->cur);
 	if (err == SHT_END)
 		return SHT_ERR_RANGE;
 	return err < 0 ? err : SHT_OK;
@@ -87,35 +87,35 @@ static const sht_source_ops kgen_src_ops = {
 	src_next, src_seek, src_stats, NULL
 };
 
-sht_err sht__kgen_source(const sht__kgen_params *p, sht_source *out)
+sht_err shtgen_kgen_source(const shtgen_kgen_params *p, sht_source *out)
 {
 	struct kgen_src *s = calloc(1, sizeof(*s));
 	uint32_t n;
 	sht_err err;
 
 	if (!s)
-		return sht__error(SHT_ERR_NOMEM, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot generate a kernel "
 				  "trace: out of memory");
-	err = sht__kgen_create(p, &s->g);
+	err = shtgen_kgen_create(p, &s->g);
 	if (err < 0) {
 		free(s);
 		return err;
 	}
 	s->p = *p;
-	s->classes = sht__kgen_classes(&n);
+	s->classes = shtgen_kgen_classes(&n);
 	out->ops = &kgen_src_ops;
 	out->src = s;
 	return SHT_OK;
 }
 
-void sht__kgen_source_free(sht_source *src)
+void shtgen_kgen_source_free(sht_source *src)
 {
 	struct kgen_src *s;
 
 	if (!src || !src->src)
 		return;
 	s = src->src;
-	sht__kgen_destroy(s->g);
+	shtgen_kgen_destroy(s->g);
 	free(s);
 	src->src = NULL;
 	src->ops = NULL;
@@ -125,7 +125,7 @@ void sht__kgen_source_free(sht_source *src)
 static sht_err env_field(uint64_t index, const char **name, sht_field *out)
 {
 	uint32_t n;
-	const sht__kgen_env *env = sht__kgen_environment(&n);
+	const shtgen_kgen_env *env = shtgen_kgen_environment(&n);
 
 	if (index >= n) {
 		out->type = SHT_FIELD_NONE;
@@ -142,25 +142,25 @@ static sht_err env_field(uint64_t index, const char **name, sht_field *out)
 	return SHT_OK;
 }
 
-sht_err sht__kgen_source_env_entry(const sht_source *src, uint64_t index,
+sht_err shtgen_kgen_source_env_entry(const sht_source *src, uint64_t index,
 				   const char **name, sht_field *out)
 {
 	if (!src || src->ops != &kgen_src_ops)
-		return sht__error(SHT_ERR_INVALID, "Cannot read the "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot read the "
 				  "environment: not a generated source");
 	return env_field(index, name, out);
 }
 
-sht_err sht__kgen_event_fields(const sht_event *ev, sht_field_fn fn,
+sht_err shtgen_kgen_event_fields(const sht_event *ev, sht_field_fn fn,
 			       void *ctx)
 {
 	const struct kgen_src *s = ev->data;
-	const sht__kgen_class *k;
+	const shtgen_kgen_class *k;
 	uint32_t i;
 	sht_err err;
 
 	if (ev->field != src_field)
-		return sht__error(SHT_ERR_INVALID, "Cannot list the fields: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot list the fields: "
 				  "not a generated event");
 	k = &s->classes[s->cur.cls];
 	for (i = 0; i < k->nfields; i++) {
@@ -185,26 +185,26 @@ static double now_s(void)
 struct kgen_sink {
 	sht_err (*begin)(void *w, uint32_t *ids);
 	sht_err (*event)(void *w, const uint32_t *ids,
-			 const sht__kgen_event *ev);
+			 const shtgen_kgen_event *ev);
 	sht_err (*finish)(void *w, uint64_t *bytes);
 	void *w;
 };
 
 /* Run the generator into a sink. */
-static sht_err kgen_pump(const sht__kgen_params *p, struct kgen_sink *k,
-			 sht__kgen_progress_fn progress, void *pctx,
-			 sht__kgen_write_stats *stats)
+static sht_err kgen_pump(const shtgen_kgen_params *p, struct kgen_sink *k,
+			 shtgen_kgen_progress_fn progress, void *pctx,
+			 shtgen_kgen_write_stats *stats)
 {
 	uint32_t ids[KGEN_CLASS_COUNT];
-	sht__kgen *g;
-	sht__kgen_event ev;
+	shtgen_kgen *g;
+	shtgen_kgen_event ev;
 	double t0 = now_s();
-	sht_err err = sht__kgen_create(p, &g);
+	sht_err err = shtgen_kgen_create(p, &g);
 
 	if (err < 0)
 		return err;
 	err = k->begin(k->w, ids);
-	while (err == SHT_OK && (err = sht__kgen_next(g, &ev)) == SHT_OK) {
+	while (err == SHT_OK && (err = shtgen_kgen_next(g, &ev)) == SHT_OK) {
 		err = k->event(k->w, ids, &ev);
 		if (progress && (ev.index & 0xffffu) == 0xffffu)
 			progress(pctx, ev.index + 1);
@@ -212,10 +212,10 @@ static sht_err kgen_pump(const sht__kgen_params *p, struct kgen_sink *k,
 	if (err == SHT_END)
 		err = k->finish(k->w, stats ? &stats->bytes : NULL);
 	if (err == SHT_OK && stats) {
-		sht__kgen_stats_get(g, &stats->gen);
+		shtgen_kgen_stats_get(g, &stats->gen);
 		stats->seconds = now_s() - t0;
 	}
-	sht__kgen_destroy(g);
+	shtgen_kgen_destroy(g);
 	return err;
 }
 
@@ -224,58 +224,58 @@ static sht_err kgen_pump(const sht__kgen_params *p, struct kgen_sink *k,
 static sht_err ctf_begin(void *w, uint32_t *ids)
 {
 	uint32_t n, i;
-	const sht__kgen_env *env = sht__kgen_environment(&n);
-	const sht__kgen_class *k;
+	const shtgen_kgen_env *env = shtgen_kgen_environment(&n);
+	const shtgen_kgen_class *k;
 	sht_err err = SHT_OK;
 
 	for (i = 0; i < n && err == SHT_OK; i++)
-		err = env[i].str ? sht__ctfw_env_str(w, env[i].name,
+		err = env[i].str ? shtgen_ctfw_env_str(w, env[i].name,
 						     env[i].str)
-				 : sht__ctfw_env_int(w, env[i].name,
+				 : shtgen_ctfw_env_int(w, env[i].name,
 						     env[i].num);
-	k = sht__kgen_classes(&n);
+	k = shtgen_kgen_classes(&n);
 	for (i = 0; i < n && err == SHT_OK; i++)
-		err = sht__ctfw_event_class(w, k[i].name, k[i].fields,
+		err = shtgen_ctfw_event_class(w, k[i].name, k[i].fields,
 					    k[i].nfields, &ids[i]);
 	return err;
 }
 
 static sht_err ctf_event(void *w, const uint32_t *ids,
-			 const sht__kgen_event *ev)
+			 const shtgen_kgen_event *ev)
 {
-	return sht__ctfw_event(w, ids[ev->cls], ev->ts, ev->cpu, ev->values);
+	return shtgen_ctfw_event(w, ids[ev->cls], ev->ts, ev->cpu, ev->values);
 }
 
 static sht_err ctf_finish(void *w, uint64_t *bytes)
 {
-	sht__ctfw_stats st;
-	sht_err err = sht__ctfw_finish(w, &st);
+	shtgen_ctfw_stats st;
+	sht_err err = shtgen_ctfw_finish(w, &st);
 
 	if (err == SHT_OK && bytes)
 		*bytes = st.bytes;
 	return err;
 }
 
-sht_err sht__kgen_write_ctf(const sht__kgen_params *p, const char *dir,
-			    sht__kgen_progress_fn progress, void *pctx,
-			    sht__kgen_write_stats *stats)
+sht_err shtgen_kgen_write_ctf(const shtgen_kgen_params *p, const char *dir,
+			    shtgen_kgen_progress_fn progress, void *pctx,
+			    shtgen_kgen_write_stats *stats)
 {
-	sht__ctfw_opts o;
-	sht__ctfw *w;
+	shtgen_ctfw_opts o;
+	shtgen_ctfw *w;
 	struct kgen_sink k = { ctf_begin, ctf_event, ctf_finish, NULL };
-	sht_err err = sht__kgen_params_check(p);
+	sht_err err = shtgen_kgen_params_check(p);
 
 	if (err < 0)
 		return err;
 	memset(&o, 0, sizeof(o));
 	o.cpus = p->cpus;
 	o.clock_offset = p->start;
-	err = sht__ctfw_create(dir, &o, &w);
+	err = shtgen_ctfw_create(dir, &o, &w);
 	if (err < 0)
 		return err;
 	k.w = w;
 	err = kgen_pump(p, &k, progress, pctx, stats);
-	sht__ctfw_destroy(w);
+	shtgen_ctfw_destroy(w);
 	return err;
 }
 
@@ -296,10 +296,10 @@ static sht_err vstf_begin(void *w, uint32_t *ids)
 }
 
 static sht_err vstf_event(void *w, const uint32_t *ids,
-			  const sht__kgen_event *ev)
+			  const shtgen_kgen_event *ev)
 {
 	uint32_t n, i;
-	const sht__kgen_class *k = &sht__kgen_classes(&n)[ids[ev->cls]];
+	const shtgen_kgen_class *k = &shtgen_kgen_classes(&n)[ids[ev->cls]];
 	sht_err err = sht_vstf_writer_begin(w, ev->ts, (int32_t)ev->cpu,
 					    k->name);
 
@@ -319,13 +319,13 @@ static sht_err vstf_finish(void *w, uint64_t *bytes)
 	return err;
 }
 
-sht_err sht__kgen_write_vstf(const sht__kgen_params *p, const char *path,
-			     sht__kgen_progress_fn progress, void *pctx,
-			     sht__kgen_write_stats *stats)
+sht_err shtgen_kgen_write_vstf(const shtgen_kgen_params *p, const char *path,
+			     shtgen_kgen_progress_fn progress, void *pctx,
+			     shtgen_kgen_write_stats *stats)
 {
 	sht_vstf_writer *w;
 	struct kgen_sink k = { vstf_begin, vstf_event, vstf_finish, NULL };
-	sht_err err = sht__kgen_params_check(p);
+	sht_err err = shtgen_kgen_params_check(p);
 
 	if (err < 0)
 		return err;
@@ -334,17 +334,17 @@ sht_err sht__kgen_write_vstf(const sht__kgen_params *p, const char *path,
 		return err;
 	k.w = w;
 	err = kgen_pump(p, &k, progress, pctx, stats);
-	sht_vstf_writer_destroy(w);
+	sht_vstf_writer_close(w);
 	return err;
 }
 
 /* ---- sizing ------------------------------------------------------------------ */
 
-uint64_t sht__kgen_events_for_size(const sht__kgen_params *p, uint64_t bytes,
+uint64_t shtgen_kgen_events_for_size(const shtgen_kgen_params *p, uint64_t bytes,
 				   int vstf)
 {
-	sht__kgen_params s = *p;
-	sht__kgen_write_stats st;
+	shtgen_kgen_params s = *p;
+	shtgen_kgen_write_stats st;
 	const char *tmpdir = getenv("TMPDIR");
 	char path[4096];
 	double per_event;
@@ -355,9 +355,9 @@ uint64_t sht__kgen_events_for_size(const sht__kgen_params *p, uint64_t bytes,
 		 tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid(),
 		 vstf ? ".vstf" : "");
 	memset(&st, 0, sizeof(st));
-	err = vstf ? sht__kgen_write_vstf(&s, path, NULL, NULL, &st)
-		   : sht__kgen_write_ctf(&s, path, NULL, NULL, &st);
-	sht__rm_tree(path);
+	err = vstf ? shtgen_kgen_write_vstf(&s, path, NULL, NULL, &st)
+		   : shtgen_kgen_write_ctf(&s, path, NULL, NULL, &st);
+	shtgen_rm_tree(path);
 	/* Without a sample (no space in TMPDIR, ...): LTTng's usual mean. */
 	per_event = err == SHT_OK && st.bytes > 0
 			    ? (double)st.bytes / (double)st.gen.events

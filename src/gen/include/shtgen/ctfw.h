@@ -59,65 +59,65 @@
 #include "sht/source.h"
 
 /* The type of a declared field, and how the value given for it is read. */
-typedef enum sht__ctfw_type {
-	SHT__CTFW_S32 = 0,        /* signed 32-bit (value: INT or UINT) */
-	SHT__CTFW_S64 = 1,        /* signed 64-bit (INT or UINT) */
-	SHT__CTFW_U32 = 2,        /* unsigned 32-bit (INT or UINT) */
-	SHT__CTFW_U64 = 3,        /* unsigned 64-bit (INT or UINT) */
-	SHT__CTFW_STRING = 4,     /* NUL-terminated string (STRING) */
-	SHT__CTFW_TEXT16 = 5,     /* char[16], UTF-8 text as LTTng's comm
+typedef enum shtgen_ctfw_type {
+	SHTGEN_CTFW_S32 = 0,        /* signed 32-bit (value: INT or UINT) */
+	SHTGEN_CTFW_S64 = 1,        /* signed 64-bit (INT or UINT) */
+	SHTGEN_CTFW_U32 = 2,        /* unsigned 32-bit (INT or UINT) */
+	SHTGEN_CTFW_U64 = 3,        /* unsigned 64-bit (INT or UINT) */
+	SHTGEN_CTFW_STRING = 4,     /* NUL-terminated string (STRING) */
+	SHTGEN_CTFW_TEXT16 = 5,     /* char[16], UTF-8 text as LTTng's comm
 	                             fields (STRING, cut to 15 bytes, NUL
 	                             padded; the cut backs off to a UTF-8
 	                             character boundary) */
-} sht__ctfw_type;
+} shtgen_ctfw_type;
 /* An integer value must fit its field's type exactly (S32 takes INT in
  * [INT32_MIN, INT32_MAX] or UINT <= INT32_MAX, U64 takes any UINT or an
  * INT >= 0, ...); a string value must be STRING with a non-NULL s. */
 
-typedef struct sht__ctfw_field {
+typedef struct shtgen_ctfw_field {
 	const char *name;         /* without the leading "_": [A-Za-z0-9_]+,
 	                             unique within the class */
-	sht__ctfw_type type;
-} sht__ctfw_field;
+	shtgen_ctfw_type type;
+} shtgen_ctfw_field;
 
-typedef struct sht__ctfw_opts {
+typedef struct shtgen_ctfw_opts {
 	uint32_t cpus;            /* stream files channel0_0 .. cpus-1;
 	                             1 .. 65536 */
 	uint32_t packet_size;     /* bytes per packet, a multiple of 4096;
 	                             0: 256 KiB */
 	sht_time clock_offset;    /* ns from the origin at cycle 0; >= 0
 	                             (metadata: offset_s and offset) */
-} sht__ctfw_opts;
+} shtgen_ctfw_opts;
 
-typedef struct sht__ctfw sht__ctfw;
+typedef struct shtgen_ctfw shtgen_ctfw;
 
 /* What a write did. */
-typedef struct sht__ctfw_stats {
+typedef struct shtgen_ctfw_stats {
 	uint64_t events;
 	uint64_t packets;
 	uint64_t bytes;           /* all files, metadata and index included */
-} sht__ctfw_stats;
+} shtgen_ctfw_stats;
 
 /*
  * Start writing the trace directory dir.  @return SHT_OK; SHT_ERR_INVALID
  * (bad opts, or dir exists); SHT_ERR_IO; SHT_ERR_NOMEM.
  */
-sht_err sht__ctfw_create(const char *dir, const sht__ctfw_opts *opts,
-			 sht__ctfw **out);
+sht_err shtgen_ctfw_create(const char *dir, const shtgen_ctfw_opts *opts,
+			 shtgen_ctfw **out);
 
 /* Add an environment entry (before the first event): a string (no
  * control characters; quotes and backslashes are escaped), or a signed
  * integer.  Names are C identifiers, not TSDL keywords, each set once.
  * @return SHT_OK; SHT_ERR_INVALID; SHT_ERR_NOMEM. */
-sht_err sht__ctfw_env_str(sht__ctfw *w, const char *name, const char *value);
-sht_err sht__ctfw_env_int(sht__ctfw *w, const char *name, int64_t value);
+sht_err shtgen_ctfw_env_str(shtgen_ctfw *w, const char *name, const char *value);
+sht_err shtgen_ctfw_env_int(shtgen_ctfw *w, const char *name, int64_t value);
 
 /* Declare an event class (before the first event, or between events):
  * its name (non-empty, no control characters), its fields in order
  * (fields may be NULL if nfields is 0); its id (0, 1, ...) in *id (id
  * may be NULL).  @return SHT_OK; SHT_ERR_INVALID; SHT_ERR_NOMEM. */
-sht_err sht__ctfw_event_class(sht__ctfw *w, const char *name,
-			      const sht__ctfw_field *fields, size_t nfields,
+sht_err shtgen_ctfw_event_class(shtgen_ctfw *w, const char *name,
+			      const shtgen_ctfw_field *fields, size_t nfields,
 			      uint32_t *id);
 
 /*
@@ -129,7 +129,7 @@ sht_err sht__ctfw_event_class(sht__ctfw *w, const char *name,
  * for a packet); SHT_ERR_IO; SHT_ERR_NOMEM.  After an error every call
  * but destroy fails.
  */
-sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
+sht_err shtgen_ctfw_event(shtgen_ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
 			const sht_field *values);
 
 /* Flush the last packets, write the index and metadata, sync every
@@ -137,10 +137,10 @@ sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
  * exists by then, even empty) and sync DIR's parent.  stats may be NULL.
  * @return SHT_OK; SHT_ERR_INVALID (DIR exists); SHT_ERR_IO;
  * SHT_ERR_NOMEM; SHT_ERR_STATE (failed or finished writer). */
-sht_err sht__ctfw_finish(sht__ctfw *w, sht__ctfw_stats *stats);
+sht_err shtgen_ctfw_finish(shtgen_ctfw *w, shtgen_ctfw_stats *stats);
 
 /* Free the writer; without a successful finish the partial directory is
  * removed.  NULL is a no-op. */
-void sht__ctfw_destroy(sht__ctfw *w);
+void shtgen_ctfw_destroy(shtgen_ctfw *w);
 
 #endif /* SHT_CTFW_H */

@@ -16,17 +16,17 @@
  * I <= 2^31; A <= SHT_QUARK_MAX + 1 and A*I*D must fit sht_time.  Count: (A - 1) + A*(I - 1)
  * + A = A*(I + 1) - 1.
  *
- * sht__staircase_drive (end of the file) performs the same changes on a
+ * shtgen_staircase_drive (end of the file) performs the same changes on a
  * state system instead.
  */
 #include <stdio.h>
 
-#include "util/util.h"
-#include "workload/workload.h"
+#include "gen/gen-int.h"
+#include <shtgen/workload.h>
 
 /* 1 if the workload is valid and A*I*D (and so every time) fits sht_time
  * and every quark fits sht_quark. */
-static int staircase_valid(const sht__staircase *w)
+static int staircase_valid(const shtgen_staircase *w)
 {
 	uint64_t a = w->attributes;
 	uint64_t i = w->intervals;
@@ -41,21 +41,21 @@ static int staircase_valid(const sht__staircase *w)
 	return a * i <= (uint64_t)SHT_TIME_MAX / d;
 }
 
-sht_time sht__staircase_end(const sht__staircase *w)
+sht_time shtgen_staircase_end(const shtgen_staircase *w)
 {
 	if (!staircase_valid(w))
 		return 0;
 	return (sht_time)(w->attributes * w->intervals) * w->step;
 }
 
-uint64_t sht__staircase_count(const sht__staircase *w)
+uint64_t shtgen_staircase_count(const shtgen_staircase *w)
 {
 	if (!staircase_valid(w))
 		return 0;
 	return w->attributes * ((uint64_t)w->intervals + 1) - 1;
 }
 
-static sht_err emit_one(sht__emit_fn emit, void *ctx, sht_quark q,
+static sht_err emit_one(shtgen_emit_fn emit, void *ctx, sht_quark q,
 			sht_time start, sht_time end, sht_value v)
 {
 	sht_interval iv;
@@ -68,12 +68,12 @@ static sht_err emit_one(sht__emit_fn emit, void *ctx, sht_quark q,
 }
 
 /* The ongoing intervals at the close, in quark order. */
-static sht_err staircase_close(const sht__staircase *w, sht__emit_fn emit,
+static sht_err staircase_close(const shtgen_staircase *w, shtgen_emit_fn emit,
 			       void *ctx)
 {
 	uint64_t a_count = w->attributes;
 	sht_time d = w->step;
-	sht_time t_end = sht__staircase_end(w);
+	sht_time t_end = shtgen_staircase_end(w);
 	sht_time base = (sht_time)(a_count * (w->intervals - 1u));
 	sht_value v = sht_value_int32((int32_t)(w->intervals - 1u));
 	sht_err err;
@@ -87,7 +87,7 @@ static sht_err staircase_close(const sht__staircase *w, sht__emit_fn emit,
 	return SHT_OK;
 }
 
-sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
+sht_err shtgen_staircase_run(const shtgen_staircase *w, shtgen_emit_fn emit,
 			   void *ctx)
 {
 	uint64_t a_count = w->attributes;
@@ -96,7 +96,7 @@ sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
 	sht_err err;
 
 	if (!staircase_valid(w))
-		return sht__error(SHT_ERR_INVALID, "Cannot generate staircase: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot generate staircase: "
 				  "attributes=%llu intervals=%lu step=%lld "
 				  "(each >= 1, A*I*D within sht_time)",
 				  (unsigned long long)w->attributes,
@@ -129,7 +129,7 @@ sht_err sht__staircase_run(const sht__staircase *w, sht__emit_fn emit,
  * I - 1) ends at T: the value is capped at I - 1.  Outside the history
  * [0, T] and for quarks >= A there is no interval: null.
  */
-sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
+sht_value shtgen_staircase_expect(const shtgen_staircase *w, sht_quark q,
 				sht_time t)
 {
 	sht_time d = w->step;
@@ -137,7 +137,7 @@ sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
 	uint64_t k;
 
 	if (!staircase_valid(w) || q >= w->attributes || t < 0 ||
-	    t > sht__staircase_end(w))
+	    t > shtgen_staircase_end(w))
 		return sht_value_null();
 	a0 = (sht_time)q * d;
 	if (t < a0)
@@ -157,13 +157,13 @@ sht_value sht__staircase_expect(const sht__staircase *w, sht_quark q,
  * null interval).
  */
 
-sht_err sht__drive_check(sht_state *ss, const char *what)
+sht_err shtgen_drive_check(sht_state *ss, const char *what)
 {
 	uint64_t n = sht_state_attr_count(ss);
 	sht_time start = sht_state_start(ss);
 
 	if (n != 0 || start != 0)
-		return sht__error(SHT_ERR_INVALID, "Cannot drive %s: the state "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot drive %s: the state "
 				  "system must be new and start at 0 "
 				  "(attributes=%llu start=%lld)", what,
 				  (unsigned long long)n, (long long)start);
@@ -171,7 +171,7 @@ sht_err sht__drive_check(sht_state *ss, const char *what)
 }
 
 /* Create "0" .. "A-1" at the root, in order: quark a = attribute "a". */
-sht_err sht__staircase_attrs(const sht__staircase *w, sht_state *ss)
+sht_err shtgen_staircase_attrs(const shtgen_staircase *w, sht_state *ss)
 {
 	char name[24];
 	const char *elem = name;
@@ -185,29 +185,29 @@ sht_err sht__staircase_attrs(const sht__staircase *w, sht_state *ss)
 		if (err < 0)
 			return err;
 		if (q != (sht_quark)a)
-			return sht__error(SHT_ERR_INVALID, "Cannot drive "
+			return sht_error_set(SHT_ERR_INVALID, "Cannot drive "
 					  "staircase: attribute \"%s\" got "
 					  "quark %lu", name, (unsigned long)q);
 	}
 	return SHT_OK;
 }
 
-sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss)
+sht_err shtgen_staircase_drive(const shtgen_staircase *w, sht_state *ss)
 {
 	uint64_t a_count = w->attributes;
 	uint64_t total;
 	sht_err err;
 
 	if (!staircase_valid(w))
-		return sht__error(SHT_ERR_INVALID, "Cannot drive staircase: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot drive staircase: "
 				  "attributes=%llu intervals=%lu step=%lld "
 				  "(each >= 1, A*I*D within sht_time)",
 				  (unsigned long long)w->attributes,
 				  (unsigned long)w->intervals,
 				  (long long)w->step);
-	err = sht__drive_check(ss, "staircase");
+	err = shtgen_drive_check(ss, "staircase");
 	if (err == SHT_OK)
-		err = sht__staircase_attrs(w, ss);
+		err = shtgen_staircase_attrs(w, ss);
 	if (err < 0)
 		return err;
 	total = a_count * w->intervals;
@@ -223,5 +223,5 @@ sht_err sht__staircase_drive(const sht__staircase *w, sht_state *ss)
 			k++;
 		}
 	}
-	return sht_state_finish(ss, sht__staircase_end(w));
+	return sht_state_finish(ss, shtgen_staircase_end(w));
 }

@@ -1,5 +1,5 @@
 /*
- * stats.c: the event statistics analysis as a provider (sht/analysis.h):
+ * evstats.c: the event statistics analysis as a provider (sht/analysis.h):
  * total, event_types/<name>, cpus/<cpu>/total, cpus/<cpu>/event_types/<name>,
  * int64 counters incremented at each event's timestamp.
  *
@@ -32,7 +32,7 @@
 
 struct slot {
 	sht_quark q;
-	uint32_t gen;               /* valid if == sht_stats_analysis.gen */
+	uint32_t gen;               /* valid if == sht_evstats.gen */
 };
 
 struct name {
@@ -54,8 +54,8 @@ struct ptr_ent {
 	size_t idx;                 /* index + 1; 0: empty */
 };
 
-struct sht_stats_analysis {
-	sht_stats_info info;
+struct sht_evstats {
+	sht_evstats_info info;
 	/* Interned names and their hash table (indices + 1, open addressing,
 	 * capacity a power of 2, at most half full). */
 	struct name *names;
@@ -86,7 +86,7 @@ static uint64_t hash_text(const char *s, size_t *len)
 	return h;
 }
 
-static sht_err table_grow(sht_stats_analysis *s)
+static sht_err table_grow(sht_evstats *s)
 {
 	size_t cap = s->table_cap ? s->table_cap * 2 : 64;
 	uint32_t *t = calloc(cap, sizeof *t);
@@ -107,7 +107,7 @@ static sht_err table_grow(sht_stats_analysis *s)
 }
 
 /* Index of the name text (interned on first sight). */
-static sht_err intern(sht_stats_analysis *s, const char *text, size_t *idx)
+static sht_err intern(sht_evstats *s, const char *text, size_t *idx)
 {
 	size_t len, h;
 	uint64_t hash = hash_text(text, &len);
@@ -159,7 +159,7 @@ static sht_err intern(sht_stats_analysis *s, const char *text, size_t *idx)
 }
 
 /* Index of the event's name, through the pointer cache. */
-static sht_err name_index(sht_stats_analysis *s, const char *name, size_t *idx)
+static sht_err name_index(sht_evstats *s, const char *name, size_t *idx)
 {
 	uintptr_t p = (uintptr_t)name;
 	struct ptr_ent *e = &s->ptrs[((p >> 3) * 0x9E3779B97F4A7C15u) >> 56 & (PTR_CACHE - 1)];
@@ -181,7 +181,7 @@ static sht_err name_index(sht_stats_analysis *s, const char *name, size_t *idx)
 /* ---- counters ------------------------------------------------------------ */
 
 /* Bind / check the quark cache at the start of an event. */
-static void cache_begin(sht_stats_analysis *s, sht_state *ss)
+static void cache_begin(sht_evstats *s, sht_state *ss)
 {
 	int64_t n = sht_state_cacheable_count(ss);
 
@@ -212,7 +212,7 @@ static void cache_begin(sht_stats_analysis *s, sht_state *ss)
 	s->nattrs = (uint64_t)n;
 }
 
-static void cache_end(sht_stats_analysis *s, sht_state *ss)
+static void cache_end(sht_evstats *s, sht_state *ss)
 {
 	if (s->cache_on)
 		s->nattrs = (uint64_t)sht_state_cacheable_count(ss);
@@ -224,7 +224,7 @@ static void cache_end(sht_stats_analysis *s, sht_state *ss)
  * counter still null is set to int64 1 (an increment would make it an
  * int32).
  */
-static sht_err bump(sht_stats_analysis *s, sht_state *ss, sht_time t, struct slot *slot,
+static sht_err bump(sht_evstats *s, sht_state *ss, sht_time t, struct slot *slot,
 		    const char *const *elems, size_t n)
 {
 	sht_quark q;
@@ -272,7 +272,7 @@ static void dec(int32_t x, char buf[CPU_NAME_MAX])
 
 /* The cache entry of CPU c (NULL if not cached: too large, or no
  * memory, which only costs look-ups). */
-static struct cpu *cpu_entry(sht_stats_analysis *s, int32_t c)
+static struct cpu *cpu_entry(sht_evstats *s, int32_t c)
 {
 	if (c >= CPU_CACHE_MAX)
 		return NULL;
@@ -310,7 +310,7 @@ static struct slot *cpu_name_slot(struct cpu *cp, size_t idx)
 
 static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 {
-	sht_stats_analysis *s = ctx;
+	sht_evstats *s = ctx;
 	const sht_time t = ev->ts;
 	const int32_t c = ev->cpu;
 	struct name *nm = NULL;
@@ -360,9 +360,9 @@ static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 
 /* ---- public API ------------------------------------------------------------ */
 
-sht_err sht_stats_create(sht_stats_analysis **out)
+sht_err sht_evstats_create(sht_evstats **out)
 {
-	sht_stats_analysis *s = calloc(1, sizeof *s);
+	sht_evstats *s = calloc(1, sizeof *s);
 
 	if (!s)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate the statistics analysis");
@@ -372,7 +372,7 @@ sht_err sht_stats_create(sht_stats_analysis **out)
 	return SHT_OK;
 }
 
-void sht_stats_destroy(sht_stats_analysis *s)
+void sht_evstats_destroy(sht_evstats *s)
 {
 	if (!s)
 		return;
@@ -391,15 +391,15 @@ void sht_stats_destroy(sht_stats_analysis *s)
 	free(s);
 }
 
-void sht_stats_provider(sht_stats_analysis *s, sht_provider *out)
+void sht_evstats_provider(sht_evstats *s, sht_provider *out)
 {
-	out->id = SHT_STATS_PROVIDER_ID;
-	out->version = SHT_STATS_PROVIDER_VERSION;
+	out->id = SHT_EVSTATS_PROVIDER_ID;
+	out->version = SHT_EVSTATS_PROVIDER_VERSION;
 	out->handle = handle;
 	out->ctx = s;
 }
 
-void sht_stats_info_get(const sht_stats_analysis *s, sht_stats_info *out)
+void sht_evstats_info_get(const sht_evstats *s, sht_evstats_info *out)
 {
 	*out = s->info;
 }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "util/util.h"
+#include <shtgen/kgen.h>
 
 static int rm_entry(const char *path, const struct stat *sb, int flag,
 		    struct FTW *ftw)
@@ -17,7 +17,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 	return remove(path);
 }
 
-int sht__rm_tree(const char *path)
+int shtgen_rm_tree(const char *path)
 {
 	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }

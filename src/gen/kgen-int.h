@@ -1,16 +1,16 @@
 /*
  * kgen-int.h: the event class ids and syscall table of the synthetic
  * kernel trace generator (kgen.h), shared by its files.  Private to
- * src/workload/.
+ * src/gen/.
  */
 #ifndef SHT_KGEN_INT_H
 #define SHT_KGEN_INT_H
 
 #include <string.h>
 
-#include "workload/kgen.h"
+#include <shtgen/kgen.h>
 
-/* Class ids: indexes in sht__kgen_classes() (kgen-classes.c keeps the
+/* Class ids: indexes in shtgen_kgen_classes() (kgen-classes.c keeps the
  * table in this order). */
 enum kgen_class_id {
 	KC_STATEDUMP_START,
@@ -70,7 +70,7 @@ static inline uint32_t kgen_sys_exit(enum kgen_syscall s)
 
 /* 1 if a thread may block inside the syscall (read, futex, poll,
  * nanosleep). */
-int sht__kgen_sys_blocks(enum kgen_syscall s);
+int shtgen_kgen_sys_blocks(enum kgen_syscall s);
 
 /* ---- the generator's state (kgen.c), shared with its steps (kgen-sim.c) */
 
@@ -115,12 +115,12 @@ struct kgen_slots {
 struct kgen_qev {
 	uint32_t cls, cpu;
 	sht_time ts;
-	sht_field v[SHT__KGEN_MAX_FIELDS];
+	sht_field v[SHTGEN_KGEN_MAX_FIELDS];
 	char s[2][16];
 };
 
-struct sht__kgen {
-	sht__kgen_params p;
+struct shtgen_kgen {
+	shtgen_kgen_params p;
 	uint64_t rng;
 	sht_time now;
 	uint64_t emitted;         /* events handed out */
@@ -134,10 +134,10 @@ struct sht__kgen {
 	int failed;               /* out of memory: the generator stops */
 	struct kgen_qev q[KGEN_QCAP];
 	uint32_t qhead, qlen;
-	sht__kgen_stats st;
+	shtgen_kgen_stats st;
 };
 
-static inline uint64_t kgen_rnd(sht__kgen *g)
+static inline uint64_t kgen_rnd(shtgen_kgen *g)
 {
 	uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
 
@@ -147,14 +147,14 @@ static inline uint64_t kgen_rnd(sht__kgen *g)
 }
 
 /* Uniform in [0, n). */
-static inline uint32_t kgen_below(sht__kgen *g, uint32_t n)
+static inline uint32_t kgen_below(shtgen_kgen *g, uint32_t n)
 {
 	return (uint32_t)(((kgen_rnd(g) >> 32) * (uint64_t)n) >> 32);
 }
 
 /* Queue an event of class cls on cpu, stamped a random gap after the
  * previous one; the caller fills its values. */
-static inline struct kgen_qev *kgen_emit(sht__kgen *g, uint32_t cls,
+static inline struct kgen_qev *kgen_emit(shtgen_kgen *g, uint32_t cls,
 					 uint32_t cpu)
 {
 	struct kgen_qev *e = &g->q[(g->qhead + g->qlen++) % KGEN_QCAP];
@@ -196,21 +196,21 @@ static inline void kgen_comm(struct kgen_qev *e, uint32_t i, uint32_t k,
 }
 
 /* Containers and threads (kgen.c); -1 when out of memory. */
-int sht__kgen_slots_add(struct kgen_slots *s, uint32_t slot);
-uint32_t sht__kgen_slots_take(struct kgen_slots *s, uint32_t i);
-int sht__kgen_dq_push(struct kgen_deque *d, uint32_t slot);
-uint32_t sht__kgen_dq_pop_head(struct kgen_deque *d);
-uint32_t sht__kgen_dq_pop_tail(struct kgen_deque *d);
+int shtgen_kgen_slots_add(struct kgen_slots *s, uint32_t slot);
+uint32_t shtgen_kgen_slots_take(struct kgen_slots *s, uint32_t i);
+int shtgen_kgen_dq_push(struct kgen_deque *d, uint32_t slot);
+uint32_t shtgen_kgen_dq_pop_head(struct kgen_deque *d);
+uint32_t shtgen_kgen_dq_pop_tail(struct kgen_deque *d);
 /* A new thread slot with the next tid, zeroed but for sys = -1. */
-int sht__kgen_thread_new(sht__kgen *g, uint32_t *slot);
+int shtgen_kgen_thread_new(shtgen_kgen *g, uint32_t *slot);
 /* Queue slot on CPU c's run queue, as RUNNABLE. */
-int sht__kgen_make_runnable(sht__kgen *g, uint32_t slot, uint32_t c);
-void sht__kgen_comm_set(struct kgen_thread *t, const char *name);
+int shtgen_kgen_make_runnable(shtgen_kgen *g, uint32_t slot, uint32_t c);
+void shtgen_kgen_comm_set(struct kgen_thread *t, const char *name);
 /* A plausible comm / program name for the n-th initial process. */
-const char *sht__kgen_comm_name(uint32_t n);
+const char *shtgen_kgen_comm_name(uint32_t n);
 
 /* One simulation step (kgen-sim.c): queues at least one event.  -1 when
  * out of memory. */
-int sht__kgen_step(sht__kgen *g);
+int shtgen_kgen_step(shtgen_kgen *g);
 
 #endif /* SHT_KGEN_INT_H */

@@ -38,12 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/ctfw-int.h"
-#include "util/util.h"
+#include "gen/ctfw-int.h"
+#include "gen/gen-int.h"
 
 /* ---- errors ------------------------------------------------------------- */
 
-sht_err sht__ctfw_fail(sht__ctfw *w, sht_err err, const char *fmt, ...)
+sht_err shtgen_ctfw_fail(shtgen_ctfw *w, sht_err err, const char *fmt, ...)
 {
 	char msg[384];
 	va_list ap;
@@ -53,34 +53,34 @@ sht_err sht__ctfw_fail(sht__ctfw *w, sht_err err, const char *fmt, ...)
 	va_end(ap);
 	if (!w->failed)
 		w->failed = err;
-	return sht__error(err, "Cannot write CTF trace: dir=%s: %s", w->dir,
+	return sht_error_set(err, "Cannot write CTF trace: dir=%s: %s", w->dir,
 			  msg);
 }
 
-sht_err sht__ctfw_io(sht__ctfw *w, const char *path, int errnum)
+sht_err shtgen_ctfw_io(shtgen_ctfw *w, const char *path, int errnum)
 {
-	return sht__ctfw_fail(w, SHT_ERR_IO, "path=%s: %s", path,
+	return shtgen_ctfw_fail(w, SHT_ERR_IO, "path=%s: %s", path,
 			      errnum ? strerror(errnum) : "short write");
 }
 
-sht_err sht__ctfw_check(const sht__ctfw *w)
+sht_err shtgen_ctfw_check(const shtgen_ctfw *w)
 {
 	if (!w)
-		return sht__error(SHT_ERR_INVALID,
+		return sht_error_set(SHT_ERR_INVALID,
 				  "Cannot write CTF trace: no writer");
 	if (w->failed)
-		return sht__error(SHT_ERR_STATE, "Cannot write CTF trace: "
+		return sht_error_set(SHT_ERR_STATE, "Cannot write CTF trace: "
 				  "dir=%s: the writer failed earlier (%s)",
 				  w->dir, sht_strerror(w->failed));
 	if (w->finished)
-		return sht__error(SHT_ERR_STATE, "Cannot write CTF trace: "
+		return sht_error_set(SHT_ERR_STATE, "Cannot write CTF trace: "
 				  "dir=%s: already finished", w->dir);
 	return SHT_OK;
 }
 
 /* ---- files -------------------------------------------------------------- */
 
-static sht_err sync_close(sht__ctfw *w, int *fd, const char *path)
+static sht_err sync_close(shtgen_ctfw *w, int *fd, const char *path)
 {
 	int e = 0;
 
@@ -89,20 +89,20 @@ static sht_err sync_close(sht__ctfw *w, int *fd, const char *path)
 	if (close(*fd) != 0 && !e)
 		e = errno;
 	*fd = -1;
-	return e ? sht__ctfw_io(w, path, e) : SHT_OK;
+	return e ? shtgen_ctfw_io(w, path, e) : SHT_OK;
 }
 
 /* Write a whole new file in tmp (metadata, an index) and sync it. */
-static sht_err write_file(sht__ctfw *w, const char *path, const void *p,
+static sht_err write_file(shtgen_ctfw *w, const char *path, const void *p,
 			  size_t n, int *created)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	sht_err err;
 
 	if (fd < 0)
-		return sht__ctfw_io(w, path, errno);
+		return shtgen_ctfw_io(w, path, errno);
 	*created = 1;
-	err = sht__ctfw_write_all(w, fd, p, n, path);
+	err = shtgen_ctfw_write_all(w, fd, p, n, path);
 	if (err) {
 		close(fd);
 		return err;
@@ -110,12 +110,12 @@ static sht_err write_file(sht__ctfw *w, const char *path, const void *p,
 	return sync_close(w, &fd, path);
 }
 
-static sht_err sync_dir(sht__ctfw *w, const char *path)
+static sht_err sync_dir(shtgen_ctfw *w, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		return sht__ctfw_io(w, path, errno);
+		return shtgen_ctfw_io(w, path, errno);
 	return sync_close(w, &fd, path);
 }
 
@@ -142,27 +142,27 @@ static void make_uuid(uint8_t u[16])
 	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
 }
 
-static sht_err opts_check(const char *dir, const sht__ctfw_opts *o)
+static sht_err opts_check(const char *dir, const shtgen_ctfw_opts *o)
 {
 	uint32_t ps = o->packet_size ? o->packet_size : CTFW_PACKET_DEFAULT;
 
 	if (o->cpus < 1 || o->cpus > CTFW_MAX_CPUS)
-		return sht__error(SHT_ERR_INVALID, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot create CTF trace: "
 				  "dir=%s: cpus=%u (1 to %u)", dir, o->cpus,
 				  CTFW_MAX_CPUS);
 	if (ps % CTFW_PAGE)
-		return sht__error(SHT_ERR_INVALID, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot create CTF trace: "
 				  "dir=%s: packet_size=%u is not a multiple "
 				  "of %u", dir, ps, CTFW_PAGE);
 	if (o->clock_offset < 0)
-		return sht__error(SHT_ERR_INVALID, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot create CTF trace: "
 				  "dir=%s: negative clock_offset %lld", dir,
 				  (long long)o->clock_offset);
 	return SHT_OK;
 }
 
 /* dir without trailing slashes, and dir ".tmp-" pid, into w. */
-static sht_err make_paths(sht__ctfw *w, const char *dir)
+static sht_err make_paths(shtgen_ctfw *w, const char *dir)
 {
 	size_t n = strlen(dir);
 
@@ -171,43 +171,43 @@ static sht_err make_paths(sht__ctfw *w, const char *dir)
 	w->dir = strndup(dir, n);
 	w->tmp = malloc(n + 32);
 	if (!w->dir || !w->tmp)
-		return sht__error(SHT_ERR_NOMEM, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot create CTF trace: "
 				  "dir=%s: out of memory", dir);
 	snprintf(w->tmp, n + 32, "%s.tmp-%ld", w->dir, (long)getpid());
 	return SHT_OK;
 }
 
-static sht_err make_dirs(sht__ctfw *w)
+static sht_err make_dirs(shtgen_ctfw *w)
 {
 	struct stat st;
 
 	if (lstat(w->dir, &st) == 0)
-		return sht__error(SHT_ERR_INVALID, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot create CTF trace: "
 				  "dir=%s: it exists", w->dir);
 	if (errno != ENOENT)
-		return sht__error(SHT_ERR_IO, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_IO, "Cannot create CTF trace: "
 				  "dir=%s: %s", w->dir, strerror(errno));
 	if (mkdir(w->tmp, 0755) != 0)
-		return sht__error(SHT_ERR_IO, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_IO, "Cannot create CTF trace: "
 				  "path=%s: %s", w->tmp, strerror(errno));
 	return SHT_OK;
 }
 
-sht_err sht__ctfw_create(const char *dir, const sht__ctfw_opts *opts,
-			 sht__ctfw **out)
+sht_err shtgen_ctfw_create(const char *dir, const shtgen_ctfw_opts *opts,
+			 shtgen_ctfw **out)
 {
-	sht__ctfw *w;
+	shtgen_ctfw *w;
 	sht_err err;
 
 	if (!dir || !*dir || !opts || !out)
-		return sht__error(SHT_ERR_INVALID, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot create CTF trace: "
 				  "no directory, options or output");
 	*out = NULL;
 	if ((err = opts_check(dir, opts)) != SHT_OK)
 		return err;
 	w = calloc(1, sizeof *w);
 	if (!w)
-		return sht__error(SHT_ERR_NOMEM, "Cannot create CTF trace: "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot create CTF trace: "
 				  "dir=%s: out of memory", dir);
 	w->cpus = opts->cpus;
 	w->packet_size = opts->packet_size ? opts->packet_size :
@@ -215,7 +215,7 @@ sht_err sht__ctfw_create(const char *dir, const sht__ctfw_opts *opts,
 	w->clock_offset = opts->clock_offset;
 	w->st = calloc(w->cpus, sizeof *w->st);
 	if (!w->st)
-		err = sht__error(SHT_ERR_NOMEM, "Cannot create CTF trace: "
+		err = sht_error_set(SHT_ERR_NOMEM, "Cannot create CTF trace: "
 				 "dir=%s: out of memory", dir);
 	if (!err)
 		err = make_paths(w, dir);
@@ -240,7 +240,7 @@ sht_err sht__ctfw_create(const char *dir, const sht__ctfw_opts *opts,
 
 /* Close cpu's stream: its last packet, or an empty one if it had no
  * event (invariant 2), then sync the file. */
-static sht_err finish_stream(sht__ctfw *w, uint32_t cpu)
+static sht_err finish_stream(shtgen_ctfw *w, uint32_t cpu)
 {
 	struct ctfw_stream *s = &w->st[cpu];
 	char path[4200];
@@ -249,17 +249,17 @@ static sht_err finish_stream(sht__ctfw *w, uint32_t cpu)
 	if (!s->events) {
 		s->buf = malloc(CTFW_PAGE);
 		if (!s->buf)
-			return sht__ctfw_fail(w, SHT_ERR_NOMEM,
+			return shtgen_ctfw_fail(w, SHT_ERR_NOMEM,
 					      "out of memory");
 		s->used = CTFW_PKT_HEADER;
 		s->begin = w->events ? w->first : 0;
 		s->end = w->events ? w->last : 0;
 	}
-	if ((err = sht__ctfw_flush(w, cpu, 1)) != SHT_OK)
+	if ((err = shtgen_ctfw_flush(w, cpu, 1)) != SHT_OK)
 		return err;
 	free(s->buf);
 	s->buf = NULL;
-	sht__ctfw_path(w, cpu, 0, path, sizeof path);
+	shtgen_ctfw_path(w, cpu, 0, path, sizeof path);
 	return sync_close(w, &s->fd, path);
 }
 
@@ -275,7 +275,7 @@ static void put_be64(uint8_t *p, uint64_t v)
 	put_be32(p + 4, (uint32_t)v);
 }
 
-static sht_err write_index(sht__ctfw *w, uint32_t cpu)
+static sht_err write_index(shtgen_ctfw *w, uint32_t cpu)
 {
 	struct ctfw_stream *s = &w->st[cpu];
 	size_t n = CTFW_INDEX_HEADER + s->npk * CTFW_INDEX_ENTRY;
@@ -284,7 +284,7 @@ static sht_err write_index(sht__ctfw *w, uint32_t cpu)
 	sht_err err;
 
 	if (!b)
-		return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
+		return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
 	put_be32(b, CTFW_INDEX_MAGIC);
 	put_be32(b + 4, CTFW_INDEX_MAJOR);
 	put_be32(b + 8, CTFW_INDEX_MINOR);
@@ -303,21 +303,21 @@ static sht_err write_index(sht__ctfw *w, uint32_t cpu)
 		put_be64(p + 56, cpu);          /* stream_instance_id */
 		put_be64(p + 64, i);            /* packet_seq_num */
 	}
-	sht__ctfw_path(w, cpu, 1, path, sizeof path);
+	shtgen_ctfw_path(w, cpu, 1, path, sizeof path);
 	err = write_file(w, path, b, n, &s->idx_created);
 	free(b);
 	return err;
 }
 
-static sht_err write_metadata(sht__ctfw *w)
+static sht_err write_metadata(shtgen_ctfw *w)
 {
 	char path[4200];
 	size_t n;
-	char *text = sht__ctfw_metadata(w, &n);
+	char *text = shtgen_ctfw_metadata(w, &n);
 	sht_err err;
 
 	if (!text)
-		return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
+		return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
 	snprintf(path, sizeof path, "%s/metadata", w->tmp);
 	err = write_file(w, path, text, n, &w->meta_created);
 	free(text);
@@ -343,22 +343,22 @@ static int rename_noreplace(const char *from, const char *to)
 }
 
 /* Move tmp to dir, then sync dir's parent so the rename is durable. */
-static sht_err publish(sht__ctfw *w)
+static sht_err publish(shtgen_ctfw *w)
 {
 	char *parent, *slash;
 	sht_err err;
 
 	if (rename_noreplace(w->tmp, w->dir) != 0) {
 		if (errno == EEXIST || errno == ENOTEMPTY)
-			return sht__ctfw_fail(w, SHT_ERR_INVALID, "it exists "
+			return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "it exists "
 					      "(the trace stays in %s until "
 					      "destroy)", w->tmp);
-		return sht__ctfw_io(w, w->dir, errno);
+		return shtgen_ctfw_io(w, w->dir, errno);
 	}
 	w->renamed = 1;
 	parent = strdup(w->dir);
 	if (!parent)
-		return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
+		return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory");
 	slash = strrchr(parent, '/');
 	if (slash)
 		slash[slash == parent] = '\0';
@@ -367,9 +367,9 @@ static sht_err publish(sht__ctfw *w)
 	return err;
 }
 
-sht_err sht__ctfw_finish(sht__ctfw *w, sht__ctfw_stats *stats)
+sht_err shtgen_ctfw_finish(shtgen_ctfw *w, shtgen_ctfw_stats *stats)
 {
-	sht_err err = sht__ctfw_check(w);
+	sht_err err = shtgen_ctfw_check(w);
 	char path[4200];
 
 	if (err)
@@ -378,7 +378,7 @@ sht_err sht__ctfw_finish(sht__ctfw *w, sht__ctfw_stats *stats)
 		err = finish_stream(w, i);
 	snprintf(path, sizeof path, "%s/index", w->tmp);
 	if (!err && mkdir(path, 0755) != 0)
-		err = sht__ctfw_io(w, path, errno);
+		err = shtgen_ctfw_io(w, path, errno);
 	if (!err)
 		w->index_dir = 1;
 	for (uint32_t i = 0; !err && i < w->cpus; i++)
@@ -405,17 +405,17 @@ sht_err sht__ctfw_finish(sht__ctfw *w, sht__ctfw_stats *stats)
 /* ---- public: destroy ----------------------------------------------------- */
 
 /* Remove what this writer created under tmp, and tmp itself. */
-static void remove_tmp(const sht__ctfw *w)
+static void remove_tmp(const shtgen_ctfw *w)
 {
 	char path[4200];
 
 	for (uint32_t i = 0; i < w->cpus; i++) {
 		if (w->st[i].created) {
-			sht__ctfw_path(w, i, 0, path, sizeof path);
+			shtgen_ctfw_path(w, i, 0, path, sizeof path);
 			unlink(path);
 		}
 		if (w->st[i].idx_created) {
-			sht__ctfw_path(w, i, 1, path, sizeof path);
+			shtgen_ctfw_path(w, i, 1, path, sizeof path);
 			unlink(path);
 		}
 	}
@@ -428,7 +428,7 @@ static void remove_tmp(const sht__ctfw *w)
 	rmdir(w->tmp);
 }
 
-void sht__ctfw_destroy(sht__ctfw *w)
+void shtgen_ctfw_destroy(shtgen_ctfw *w)
 {
 	if (!w)
 		return;

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
-#include "workload/kgen-int.h"
+#include "gen/gen-int.h"
+#include "gen/kgen-int.h"
 
 enum {
 	DEFAULT_EVENTS = 1000000,
@@ -44,7 +44,7 @@ static const char *const comms[] = {
 	"containerd", "node", "redis-server",
 };
 
-void sht__kgen_params_init(sht__kgen_params *p)
+void shtgen_kgen_params_init(shtgen_kgen_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->events = DEFAULT_EVENTS;
@@ -55,30 +55,30 @@ void sht__kgen_params_init(sht__kgen_params *p)
 	p->mean_gap = DEFAULT_GAP;
 }
 
-sht_err sht__kgen_params_check(const sht__kgen_params *p)
+sht_err shtgen_kgen_params_check(const shtgen_kgen_params *p)
 {
 	if (p->cpus < 1 || p->cpus > MAX_CPUS)
-		return sht__error(SHT_ERR_INVALID, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot generate a kernel "
 				 "trace: cpus=%u (1 .. %u)", p->cpus, MAX_CPUS);
 	if (p->threads < 1 || p->threads > MAX_THREADS)
-		return sht__error(SHT_ERR_INVALID, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot generate a kernel "
 				 "trace: threads=%u (1 .. %u)", p->threads,
 				 MAX_THREADS);
 	if (p->mean_gap < 1 || p->mean_gap > 1000000000u)
-		return sht__error(SHT_ERR_INVALID, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot generate a kernel "
 				 "trace: mean_gap=%u ns (1 .. 10^9)",
 				 p->mean_gap);
 	if (p->start < 0 ||
 	    (uint64_t)p->start + p->events * 2 * (uint64_t)p->mean_gap >
 		    (uint64_t)INT64_MAX)
-		return sht__error(SHT_ERR_INVALID, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot generate a kernel "
 				 "trace: start=%lld and %llu events overflow "
 				 "the time range", (long long)p->start,
 				 (unsigned long long)p->events);
 	return SHT_OK;
 }
 
-const char *sht__kgen_comm_name(uint32_t n)
+const char *shtgen_kgen_comm_name(uint32_t n)
 {
 	return comms[n % (sizeof(comms) / sizeof(comms[0]))];
 }
@@ -102,7 +102,7 @@ static int grow(void **v, uint32_t *cap, size_t elem, uint32_t need)
 	return 0;
 }
 
-int sht__kgen_slots_add(struct kgen_slots *s, uint32_t slot)
+int shtgen_kgen_slots_add(struct kgen_slots *s, uint32_t slot)
 {
 	if (grow((void **)&s->v, &s->cap, sizeof(*s->v), s->len + 1) != 0)
 		return -1;
@@ -110,7 +110,7 @@ int sht__kgen_slots_add(struct kgen_slots *s, uint32_t slot)
 	return 0;
 }
 
-uint32_t sht__kgen_slots_take(struct kgen_slots *s, uint32_t i)
+uint32_t shtgen_kgen_slots_take(struct kgen_slots *s, uint32_t i)
 {
 	uint32_t slot = s->v[i];
 
@@ -118,7 +118,7 @@ uint32_t sht__kgen_slots_take(struct kgen_slots *s, uint32_t i)
 	return slot;
 }
 
-int sht__kgen_dq_push(struct kgen_deque *d, uint32_t slot)
+int shtgen_kgen_dq_push(struct kgen_deque *d, uint32_t slot)
 {
 	uint32_t ncap, i, *nv;
 
@@ -138,7 +138,7 @@ int sht__kgen_dq_push(struct kgen_deque *d, uint32_t slot)
 	return 0;
 }
 
-uint32_t sht__kgen_dq_pop_head(struct kgen_deque *d)
+uint32_t shtgen_kgen_dq_pop_head(struct kgen_deque *d)
 {
 	uint32_t slot = d->v[d->head];
 
@@ -147,7 +147,7 @@ uint32_t sht__kgen_dq_pop_head(struct kgen_deque *d)
 	return slot;
 }
 
-uint32_t sht__kgen_dq_pop_tail(struct kgen_deque *d)
+uint32_t shtgen_kgen_dq_pop_tail(struct kgen_deque *d)
 {
 	d->len--;
 	return d->v[(d->head + d->len) & (d->cap - 1)];
@@ -155,10 +155,10 @@ uint32_t sht__kgen_dq_pop_tail(struct kgen_deque *d)
 
 /* ---- threads --------------------------------------------------------------- */
 
-int sht__kgen_thread_new(sht__kgen *g, uint32_t *slot)
+int shtgen_kgen_thread_new(shtgen_kgen *g, uint32_t *slot)
 {
 	if (g->free_slots.len) {
-		*slot = sht__kgen_slots_take(&g->free_slots,
+		*slot = shtgen_kgen_slots_take(&g->free_slots,
 					     g->free_slots.len - 1);
 	} else {
 		if (grow((void **)&g->th, &g->cap_th, sizeof(*g->th),
@@ -173,28 +173,28 @@ int sht__kgen_thread_new(sht__kgen *g, uint32_t *slot)
 	return 0;
 }
 
-int sht__kgen_make_runnable(sht__kgen *g, uint32_t slot, uint32_t c)
+int shtgen_kgen_make_runnable(shtgen_kgen *g, uint32_t slot, uint32_t c)
 {
 	g->th[slot].state = KT_RUNNABLE;
 	g->th[slot].cpu = (int32_t)c;
-	return sht__kgen_dq_push(&g->cpu[c].rq, slot);
+	return shtgen_kgen_dq_push(&g->cpu[c].rq, slot);
 }
 
-void sht__kgen_comm_set(struct kgen_thread *t, const char *name)
+void shtgen_kgen_comm_set(struct kgen_thread *t, const char *name)
 {
 	strncpy(t->comm, name, sizeof(t->comm) - 1);
 	t->comm[sizeof(t->comm) - 1] = '\0';
 }
 
 /* Initial thread i: processes of 1 .. 4 threads, named after comms[]. */
-static int initial_thread(sht__kgen *g, uint32_t i, uint32_t *leader,
+static int initial_thread(shtgen_kgen *g, uint32_t i, uint32_t *leader,
 			  uint32_t *left)
 {
 	uint32_t slot;
 	struct kgen_thread *t;
 	const struct kgen_thread *l;
 
-	if (sht__kgen_thread_new(g, &slot) != 0)
+	if (shtgen_kgen_thread_new(g, &slot) != 0)
 		return -1;
 	t = &g->th[slot];
 	if (*left == 0) {                 /* a new process */
@@ -202,7 +202,7 @@ static int initial_thread(sht__kgen *g, uint32_t i, uint32_t *leader,
 		*leader = slot;
 		t->pid = t->tid;
 		t->ppid = t->tid == FIRST_TID ? 0 : FIRST_TID;
-		sht__kgen_comm_set(t, sht__kgen_comm_name(i));
+		shtgen_kgen_comm_set(t, shtgen_kgen_comm_name(i));
 		t->prio = 20 - (int32_t)kgen_below(g, 2) * 10;
 	} else {                          /* another thread of it */
 		l = &g->th[*leader];
@@ -216,7 +216,7 @@ static int initial_thread(sht__kgen *g, uint32_t i, uint32_t *leader,
 }
 
 /* The initial threads and where they are. */
-static int initial_state(sht__kgen *g)
+static int initial_state(shtgen_kgen *g)
 {
 	uint32_t i, c, leader = 0, left = 0;
 	struct kgen_thread *t;
@@ -231,14 +231,14 @@ static int initial_state(sht__kgen *g)
 			t->cpu = (int32_t)c;
 			g->cpu[c].cur = (int32_t)i;
 		} else if (i < 3 * g->p.cpus) {
-			if (sht__kgen_make_runnable(g, i, c) != 0)
+			if (shtgen_kgen_make_runnable(g, i, c) != 0)
 				return -1;
 		} else {
 			t->state = KT_BLOCKED;
 			t->cpu = (int32_t)c;
 			t->sys = (int8_t)(kgen_below(g, 2) ? KS_POLL
 							   : KS_FUTEX);
-			if (sht__kgen_slots_add(&g->blocked, i) != 0)
+			if (shtgen_kgen_slots_add(&g->blocked, i) != 0)
 				return -1;
 		}
 	}
@@ -247,11 +247,11 @@ static int initial_state(sht__kgen *g)
 	return 0;
 }
 
-sht_err sht__kgen_create(const sht__kgen_params *p, sht__kgen **out)
+sht_err shtgen_kgen_create(const shtgen_kgen_params *p, shtgen_kgen **out)
 {
-	sht__kgen *g;
+	shtgen_kgen *g;
 	uint32_t c;
-	sht_err err = sht__kgen_params_check(p);
+	sht_err err = shtgen_kgen_params_check(p);
 
 	if (err < 0)
 		return err;
@@ -260,7 +260,7 @@ sht_err sht__kgen_create(const sht__kgen_params *p, sht__kgen **out)
 		g->cpu = calloc(p->cpus, sizeof(*g->cpu));
 	if (!g || !g->cpu) {
 		free(g);
-		return sht__error(SHT_ERR_NOMEM, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot generate a kernel "
 				 "trace: out of memory");
 	}
 	g->p = *p;
@@ -273,8 +273,8 @@ sht_err sht__kgen_create(const sht__kgen_params *p, sht__kgen **out)
 		g->cpu[c].softirq = -1;
 	}
 	if (initial_state(g) != 0) {
-		sht__kgen_destroy(g);
-		return sht__error(SHT_ERR_NOMEM, "Cannot generate a kernel "
+		shtgen_kgen_destroy(g);
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot generate a kernel "
 				 "trace: out of memory for %u threads",
 				 p->threads);
 	}
@@ -282,7 +282,7 @@ sht_err sht__kgen_create(const sht__kgen_params *p, sht__kgen **out)
 	return SHT_OK;
 }
 
-void sht__kgen_destroy(sht__kgen *g)
+void shtgen_kgen_destroy(shtgen_kgen *g)
 {
 	uint32_t c;
 
@@ -310,7 +310,7 @@ static int statedump_code(uint8_t state)
 }
 
 /* Queue the next statedump event: start, one per initial thread, end. */
-static void statedump_step(sht__kgen *g)
+static void statedump_step(shtgen_kgen *g)
 {
 	uint32_t i = g->dump_next++;
 	const struct kgen_thread *t;
@@ -340,12 +340,12 @@ static void statedump_step(sht__kgen *g)
 	kgen_int(e, 11, t->cpu);
 }
 
-sht_err sht__kgen_next(sht__kgen *g, sht__kgen_event *ev)
+sht_err shtgen_kgen_next(shtgen_kgen *g, shtgen_kgen_event *ev)
 {
 	struct kgen_qev *e;
 
 	if (g->failed)
-		return sht__error(SHT_ERR_NOMEM, "Cannot generate a kernel "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot generate a kernel "
 				 "trace: out of memory");
 	if (g->emitted >= g->p.events)
 		return SHT_END;
@@ -353,9 +353,9 @@ sht_err sht__kgen_next(sht__kgen *g, sht__kgen_event *ev)
 		g->qhead = 0;
 		if (g->dump_next <= g->p.threads + 1) {
 			statedump_step(g);
-		} else if (sht__kgen_step(g) != 0) {
+		} else if (shtgen_kgen_step(g) != 0) {
 			g->failed = 1;
-			return sht__error(SHT_ERR_NOMEM, "Cannot generate a "
+			return sht_error_set(SHT_ERR_NOMEM, "Cannot generate a "
 					 "kernel trace: out of memory after "
 					 "%llu events",
 					 (unsigned long long)g->emitted);
@@ -373,7 +373,7 @@ sht_err sht__kgen_next(sht__kgen *g, sht__kgen_event *ev)
 	return SHT_OK;
 }
 
-void sht__kgen_stats_get(const sht__kgen *g, sht__kgen_stats *out)
+void shtgen_kgen_stats_get(const shtgen_kgen *g, shtgen_kgen_stats *out)
 {
 	*out = g->st;
 }

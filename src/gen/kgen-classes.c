@@ -3,21 +3,21 @@
  * generator, with the payloads lttng-modules 2.12 gives them (a subset of
  * each syscall's arguments), and the trace environment it writes.
  */
-#include "workload/kgen-int.h"
+#include "gen/kgen-int.h"
 
-#define S32 SHT__CTFW_S32
-#define S64 SHT__CTFW_S64
-#define U32 SHT__CTFW_U32
-#define U64 SHT__CTFW_U64
-#define STR SHT__CTFW_STRING
-#define T16 SHT__CTFW_TEXT16
+#define S32 SHTGEN_CTFW_S32
+#define S64 SHTGEN_CTFW_S64
+#define U32 SHTGEN_CTFW_U32
+#define U64 SHTGEN_CTFW_U64
+#define STR SHTGEN_CTFW_STRING
+#define T16 SHTGEN_CTFW_TEXT16
 
 /* Name, field count, fields. */
 #define CLASS0(n) { n, 0, { { 0 } } }
 #define CLASS(n, k, ...) { n, k, { __VA_ARGS__ } }
 #define F(n, t) { n, t }
 
-static const sht__kgen_class classes[KGEN_CLASS_COUNT] = {
+static const shtgen_kgen_class classes[KGEN_CLASS_COUNT] = {
 	CLASS0("lttng_statedump_start"),
 	CLASS("lttng_statedump_process_state", 12,
 	      F("tid", S32), F("vtid", S32), F("pid", S32), F("vpid", S32),
@@ -95,19 +95,19 @@ static const sht__kgen_class classes[KGEN_CLASS_COUNT] = {
 	CLASS("syscall_exit_exit_group", 1, F("ret", S64)),
 };
 
-const sht__kgen_class *sht__kgen_classes(uint32_t *count)
+const shtgen_kgen_class *shtgen_kgen_classes(uint32_t *count)
 {
 	*count = KGEN_CLASS_COUNT;
 	return classes;
 }
 
-int sht__kgen_sys_blocks(enum kgen_syscall s)
+int shtgen_kgen_sys_blocks(enum kgen_syscall s)
 {
 	return s == KS_READ || s == KS_FUTEX || s == KS_POLL ||
 	       s == KS_NANOSLEEP;
 }
 
-static const sht__kgen_env environment[] = {
+static const shtgen_kgen_env environment[] = {
 	{ "hostname", "sht-synthetic", 0 },
 	{ "domain", "kernel", 0 },
 	{ "sysname", "Linux", 0 },
@@ -123,7 +123,7 @@ static const sht__kgen_env environment[] = {
 	{ "generator", "sht gen kernel", 0 },
 };
 
-const sht__kgen_env *sht__kgen_environment(uint32_t *count)
+const shtgen_kgen_env *shtgen_kgen_environment(uint32_t *count)
 {
 	*count = (uint32_t)(sizeof(environment) / sizeof(environment[0]));
 	return environment;

@@ -1,7 +1,7 @@
 /*
  * events.c: the staircase and churn workloads of ../shared/BENCHMARKS.md
  * as event sources (sht/source.h) and the providers that turn their events
- * into the state changes of sht__staircase_drive / sht__churn_drive, in
+ * into the state changes of shtgen_staircase_drive / shtgen_churn_drive, in
  * the same order.  workload.h defines the events.
  *
  * Positions are event indexes.  Both workloads are closed-form, so an
@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/util.h"
-#include "workload/workload.h"
+#include "gen/gen-int.h"
+#include <shtgen/workload.h>
 
 /* The churn constants of BENCHMARKS.md (churn.c keeps its own copy). */
 enum {
@@ -52,26 +52,26 @@ static void *unconst(const void *p)
 
 /* ==== staircase =========================================================== */
 
-uint64_t sht__staircase_events(const sht__staircase *w)
+uint64_t shtgen_staircase_events(const shtgen_staircase *w)
 {
-	if (sht__staircase_end(w) <= 0)     /* 0 for an invalid workload */
+	if (shtgen_staircase_end(w) <= 0)     /* 0 for an invalid workload */
 		return 0;
 	return w->attributes * w->intervals;
 }
 
-sht_time sht__staircase_last_time(const sht__staircase *w)
+sht_time shtgen_staircase_last_time(const shtgen_staircase *w)
 {
-	uint64_t n = sht__staircase_events(w);
+	uint64_t n = shtgen_staircase_events(w);
 
 	return n ? (sht_time)(n - 1u) * w->step : 0;
 }
 
 /* Source state: the workload, the next index, the current event's data. */
 struct staircase_src {
-	sht__staircase w;
+	shtgen_staircase w;
 	uint64_t count;           /* A*I */
 	uint64_t pos;             /* next event, <= count */
-	sht__staircase_event data;
+	shtgen_staircase_event data;
 };
 
 static sht_err staircase_next(void *src, sht_event *ev)
@@ -103,12 +103,12 @@ static sht_err staircase_seek(void *src, uint64_t pos)
 
 static const sht_source_ops staircase_ops = { staircase_next, staircase_seek, NULL, NULL };
 
-sht_err sht__staircase_source(const sht__staircase *w, sht_source *out)
+sht_err shtgen_staircase_source(const shtgen_staircase *w, sht_source *out)
 {
 	struct staircase_src *s;
 
-	if (sht__staircase_end(w) <= 0)
-		return sht__error(SHT_ERR_INVALID, "Cannot make a staircase "
+	if (shtgen_staircase_end(w) <= 0)
+		return sht_error_set(SHT_ERR_INVALID, "Cannot make a staircase "
 				  "source: attributes=%llu intervals=%lu "
 				  "step=%lld (each >= 1, A*I*D within "
 				  "sht_time)",
@@ -117,16 +117,16 @@ sht_err sht__staircase_source(const sht__staircase *w, sht_source *out)
 				  (long long)w->step);
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return sht__error(SHT_ERR_NOMEM, "Cannot make a staircase "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot make a staircase "
 				  "source: out of memory");
 	s->w = *w;
-	s->count = sht__staircase_events(w);
+	s->count = shtgen_staircase_events(w);
 	out->ops = &staircase_ops;
 	out->src = s;
 	return SHT_OK;
 }
 
-void sht__workload_source_free(sht_source *s)
+void shtgen_workload_source_free(sht_source *s)
 {
 	if (!s)
 		return;
@@ -137,14 +137,14 @@ void sht__workload_source_free(sht_source *s)
 
 /* Quark of attribute "<a>": get-or-create by name, after creating them
  * all on an empty state system. */
-static sht_err staircase_quark(const sht__staircase *w, sht_state *ss,
+static sht_err staircase_quark(const shtgen_staircase *w, sht_state *ss,
 			       uint64_t a, sht_quark *q)
 {
 	char name[24];
 	const char *elem = name;
 
 	if (sht_state_attr_count(ss) == 0) {
-		sht_err err = sht__staircase_attrs(w, ss);
+		sht_err err = shtgen_staircase_attrs(w, ss);
 
 		if (err < 0)
 			return err;
@@ -156,14 +156,14 @@ static sht_err staircase_quark(const sht__staircase *w, sht_state *ss,
 /* One "staircase_modify": modify(ts, "<a>", int32 k). */
 static sht_err staircase_handle(void *ctx, sht_state *ss, const sht_event *ev)
 {
-	const sht__staircase *w = ctx;
-	const sht__staircase_event *d = ev->data;
+	const shtgen_staircase *w = ctx;
+	const shtgen_staircase_event *d = ev->data;
 	sht_value v;
 	sht_quark q;
 	sht_err err;
 
 	if (!d || d->attribute >= w->attributes)
-		return sht__error(SHT_ERR_INVALID, "Cannot handle a staircase "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot handle a staircase "
 				  "event at %lld: no data or attribute out of "
 				  "range", (long long)ev->ts);
 	err = staircase_quark(w, ss, d->attribute, &q);
@@ -173,7 +173,7 @@ static sht_err staircase_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	return sht_state_modify(ss, ev->ts, q, &v);
 }
 
-void sht__staircase_provider(const sht__staircase *w, sht_provider *out)
+void shtgen_staircase_provider(const shtgen_staircase *w, sht_provider *out)
 {
 	out->id = "staircase";
 	out->version = 1;
@@ -184,18 +184,18 @@ void sht__staircase_provider(const sht__staircase *w, sht_provider *out)
 /* ==== churn =============================================================== */
 
 /* Valid churn workloads are those with an end time (churn.c's rule). */
-static int churn_ok(const sht__churn *w)
+static int churn_ok(const shtgen_churn *w)
 {
-	return sht__churn_end(w) > 0;
+	return shtgen_churn_end(w) > 0;
 }
 
-uint64_t sht__churn_events(const sht__churn *w)
+uint64_t shtgen_churn_events(const shtgen_churn *w)
 {
 	return churn_ok(w) ? EV_STEPS * w->threads : 0;
 }
 
 /* The clear of the last thread. */
-sht_time sht__churn_last_time(const sht__churn *w)
+sht_time shtgen_churn_last_time(const shtgen_churn *w)
 {
 	if (!churn_ok(w))
 		return 0;
@@ -251,7 +251,7 @@ struct churn_src {
 	uint64_t pos;             /* next event, <= count */
 	uint64_t slot;            /* its slot (ts = 500 slot) */
 	uint64_t thread;          /* its thread */
-	sht__churn_event data;
+	shtgen_churn_event data;
 };
 
 /* Position the cursor at event pos < count: the slot s with
@@ -282,13 +282,13 @@ static void churn_fill(struct churn_src *s, sht_event *ev)
 	s->data.thread = s->thread;
 	s->data.step = k;
 	if (k == 0) {
-		s->data.kind = SHT__CHURN_BIRTH;
+		s->data.kind = SHTGEN_CHURN_BIRTH;
 		ev->name = BIRTH_NAME;
 	} else if (k == EV_LAST_STEP) {
-		s->data.kind = SHT__CHURN_EXIT;
+		s->data.kind = SHTGEN_CHURN_EXIT;
 		ev->name = EXIT_NAME;
 	} else {
-		s->data.kind = SHT__CHURN_STATUS;
+		s->data.kind = SHTGEN_CHURN_STATUS;
 		ev->name = STATUS_NAME;
 	}
 	s->data.status = k == EV_LAST_STEP ? 0 : (int32_t)(1u + k % 3u);
@@ -338,21 +338,21 @@ static sht_err churn_seek(void *src, uint64_t pos)
 
 static const sht_source_ops churn_ops = { churn_next, churn_seek, NULL, NULL };
 
-sht_err sht__churn_source(const sht__churn *w, sht_source *out)
+sht_err shtgen_churn_source(const shtgen_churn *w, sht_source *out)
 {
 	struct churn_src *s;
 
 	if (!churn_ok(w))
-		return sht__error(SHT_ERR_INVALID, "Cannot make a churn "
+		return sht_error_set(SHT_ERR_INVALID, "Cannot make a churn "
 				  "source: threads=%llu (1 .. %lu)",
 				  (unsigned long long)w->threads,
 				  (unsigned long)(SHT_QUARK_MAX / 3u));
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return sht__error(SHT_ERR_NOMEM, "Cannot make a churn source: "
+		return sht_error_set(SHT_ERR_NOMEM, "Cannot make a churn source: "
 				  "out of memory");
 	s->n = w->threads;
-	s->count = sht__churn_events(w);
+	s->count = shtgen_churn_events(w);
 	churn_locate(s, 0);
 	out->ops = &churn_ops;
 	out->src = s;
@@ -392,7 +392,7 @@ static sht_err churn_thread_quarks(sht_state *ss, uint64_t i,
 
 /* Birth: Exec_name = "proc<i>", then Status = 1. */
 static sht_err churn_birth(sht_state *ss, const struct churn_quarks *q,
-			   const sht__churn_event *d, sht_time t)
+			   const shtgen_churn_event *d, sht_time t)
 {
 	char name[32];
 	sht_value v;
@@ -412,14 +412,14 @@ static sht_err churn_birth(sht_state *ss, const struct churn_quarks *q,
 /* One churn event: the changes of one thread at one slot. */
 static sht_err churn_handle(void *ctx, sht_state *ss, const sht_event *ev)
 {
-	const sht__churn *w = ctx;
-	const sht__churn_event *d = ev->data;
+	const shtgen_churn *w = ctx;
+	const shtgen_churn_event *d = ev->data;
 	struct churn_quarks q;
 	sht_value v;
 	sht_err err;
 
-	if (!d || d->thread >= w->threads || d->kind > SHT__CHURN_EXIT)
-		return sht__error(SHT_ERR_INVALID, "Cannot handle a churn "
+	if (!d || d->thread >= w->threads || d->kind > SHTGEN_CHURN_EXIT)
+		return sht_error_set(SHT_ERR_INVALID, "Cannot handle a churn "
 				  "event at %lld: no data or thread out of "
 				  "range",
 				  (long long)ev->ts);
@@ -427,9 +427,9 @@ static sht_err churn_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	if (err < 0)
 		return err;
 	switch (d->kind) {
-	case SHT__CHURN_BIRTH:
+	case SHTGEN_CHURN_BIRTH:
 		return churn_birth(ss, &q, d, ev->ts);
-	case SHT__CHURN_EXIT:
+	case SHTGEN_CHURN_EXIT:
 		return sht_state_clear(ss, ev->ts, q.thread);
 	default:
 		v = sht_value_int32(d->status);
@@ -437,7 +437,7 @@ static sht_err churn_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	}
 }
 
-void sht__churn_provider(const sht__churn *w, sht_provider *out)
+void shtgen_churn_provider(const shtgen_churn *w, sht_provider *out)
 {
 	out->id = "churn";
 	out->version = 1;

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/ctfw-int.h"
-#include "util/util.h"
+#include "gen/ctfw-int.h"
+#include "gen/gen-int.h"
 
 /* ---- files -------------------------------------------------------------- */
 
-void sht__ctfw_path(const sht__ctfw *w, uint32_t cpu, int idx, char *buf,
+void shtgen_ctfw_path(const shtgen_ctfw *w, uint32_t cpu, int idx, char *buf,
 		    size_t n)
 {
 	if (idx)
@@ -24,7 +24,7 @@ void sht__ctfw_path(const sht__ctfw *w, uint32_t cpu, int idx, char *buf,
 		snprintf(buf, n, "%s/channel0_%u", w->tmp, cpu);
 }
 
-sht_err sht__ctfw_write_all(sht__ctfw *w, int fd, const void *p, size_t n,
+sht_err shtgen_ctfw_write_all(shtgen_ctfw *w, int fd, const void *p, size_t n,
 			    const char *path)
 {
 	const uint8_t *b = p;
@@ -35,7 +35,7 @@ sht_err sht__ctfw_write_all(sht__ctfw *w, int fd, const void *p, size_t n,
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return sht__ctfw_io(w, path, k < 0 ? errno : 0);
+			return shtgen_ctfw_io(w, path, k < 0 ? errno : 0);
 		b += k;
 		n -= (size_t)k;
 		w->bytes += (uint64_t)k;
@@ -45,25 +45,25 @@ sht_err sht__ctfw_write_all(sht__ctfw *w, int fd, const void *p, size_t n,
 
 /* ---- packets ------------------------------------------------------------ */
 
-static void put_packet_header(const sht__ctfw *w, struct ctfw_stream *s,
+static void put_packet_header(const shtgen_ctfw *w, struct ctfw_stream *s,
 			      uint32_t cpu, uint64_t size)
 {
 	uint8_t *p = s->buf;
 
-	sht__put_u32(p, CTFW_MAGIC);
+	shtgen_put_u32(p, CTFW_MAGIC);
 	memcpy(p + 4, w->uuid, 16);
-	sht__put_u32(p + 20, 0);
-	sht__put_u64(p + 24, cpu);
-	sht__put_u64(p + 32, s->begin);
-	sht__put_u64(p + 40, s->end);
-	sht__put_u64(p + 48, (uint64_t)s->used * 8);
-	sht__put_u64(p + 56, size * 8);
-	sht__put_u64(p + 64, s->npk);
-	sht__put_u64(p + 72, 0);
-	sht__put_u32(p + 80, cpu);
+	shtgen_put_u32(p + 20, 0);
+	shtgen_put_u64(p + 24, cpu);
+	shtgen_put_u64(p + 32, s->begin);
+	shtgen_put_u64(p + 40, s->end);
+	shtgen_put_u64(p + 48, (uint64_t)s->used * 8);
+	shtgen_put_u64(p + 56, size * 8);
+	shtgen_put_u64(p + 64, s->npk);
+	shtgen_put_u64(p + 72, 0);
+	shtgen_put_u32(p + 80, cpu);
 }
 
-static sht_err add_index_entry(sht__ctfw *w, struct ctfw_stream *s,
+static sht_err add_index_entry(shtgen_ctfw *w, struct ctfw_stream *s,
 			       uint64_t size)
 {
 	struct ctfw_packet *pk;
@@ -73,7 +73,7 @@ static sht_err add_index_entry(sht__ctfw *w, struct ctfw_stream *s,
 		struct ctfw_packet *np = realloc(s->pk, cap * sizeof *np);
 
 		if (!np)
-			return sht__ctfw_fail(w, SHT_ERR_NOMEM,
+			return shtgen_ctfw_fail(w, SHT_ERR_NOMEM,
 					      "out of memory");
 		s->pk = np;
 		s->cap_pk = cap;
@@ -89,7 +89,7 @@ static sht_err add_index_entry(sht__ctfw *w, struct ctfw_stream *s,
 
 /* Write the open packet of cpu: packet_size bytes, or if last, its
  * content rounded up to a page.  The stream is then empty again. */
-sht_err sht__ctfw_flush(sht__ctfw *w, uint32_t cpu, int last)
+sht_err shtgen_ctfw_flush(shtgen_ctfw *w, uint32_t cpu, int last)
 {
 	struct ctfw_stream *s = &w->st[cpu];
 	uint64_t size = w->packet_size;
@@ -102,15 +102,15 @@ sht_err sht__ctfw_flush(sht__ctfw *w, uint32_t cpu, int last)
 		return err;
 	put_packet_header(w, s, cpu, size);
 	memset(s->buf + s->used, 0, size - s->used);
-	sht__ctfw_path(w, cpu, 0, path, sizeof path);
+	shtgen_ctfw_path(w, cpu, 0, path, sizeof path);
 	if (s->fd < 0) {
 		s->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 			     0644);
 		if (s->fd < 0)
-			return sht__ctfw_io(w, path, errno);
+			return shtgen_ctfw_io(w, path, errno);
 		s->created = 1;
 	}
-	err = sht__ctfw_write_all(w, s->fd, s->buf, size, path);
+	err = shtgen_ctfw_write_all(w, s->fd, s->buf, size, path);
 	if (err)
 		return err;
 	s->off += size;
@@ -123,15 +123,15 @@ sht_err sht__ctfw_flush(sht__ctfw *w, uint32_t cpu, int last)
 /* ---- event encoding ------------------------------------------------------ */
 
 /* Nonzero if v is an integer that a field of type t holds exactly. */
-static int int_fits(sht__ctfw_type t, const sht_field *v)
+static int int_fits(shtgen_ctfw_type t, const sht_field *v)
 {
 	if (v->type == SHT_FIELD_INT) {
 		int64_t i = v->v.i;
 
 		switch (t) {
-		case SHT__CTFW_S32: return i >= INT32_MIN && i <= INT32_MAX;
-		case SHT__CTFW_U32: return i >= 0 && i <= (int64_t)UINT32_MAX;
-		case SHT__CTFW_U64: return i >= 0;
+		case SHTGEN_CTFW_S32: return i >= INT32_MIN && i <= INT32_MAX;
+		case SHTGEN_CTFW_U32: return i >= 0 && i <= (int64_t)UINT32_MAX;
+		case SHTGEN_CTFW_U64: return i >= 0;
 		default: return 1;
 		}
 	}
@@ -139,9 +139,9 @@ static int int_fits(sht__ctfw_type t, const sht_field *v)
 		uint64_t u = v->v.u;
 
 		switch (t) {
-		case SHT__CTFW_S32: return u <= INT32_MAX;
-		case SHT__CTFW_S64: return u <= INT64_MAX;
-		case SHT__CTFW_U32: return u <= UINT32_MAX;
+		case SHTGEN_CTFW_S32: return u <= INT32_MAX;
+		case SHTGEN_CTFW_S64: return u <= INT64_MAX;
+		case SHTGEN_CTFW_U32: return u <= UINT32_MAX;
 		default: return 1;
 		}
 	}
@@ -164,12 +164,12 @@ static size_t event_size(const struct ctfw_class *c, const sht_field *vals,
 		const sht_field *v = &vals[i];
 
 		switch (c->fields[i].type) {
-		case SHT__CTFW_STRING:
+		case SHTGEN_CTFW_STRING:
 			if (v->type != SHT_FIELD_STRING || !v->v.s)
 				return i;
 			n += strlen(v->v.s) + 1;
 			break;
-		case SHT__CTFW_TEXT16:
+		case SHTGEN_CTFW_TEXT16:
 			if (v->type != SHT_FIELD_STRING || !v->v.s)
 				return i;
 			break;
@@ -197,30 +197,30 @@ static void put_text16(uint8_t *p, const char *s)
 static void encode_event(const struct ctfw_class *c, uint32_t id,
 			 uint64_t cycles, const sht_field *vals, uint8_t *p)
 {
-	sht__put_u32(p, id);
-	sht__put_u64(p + 4, cycles);
+	shtgen_put_u32(p, id);
+	shtgen_put_u64(p + 4, cycles);
 	p += CTFW_EV_HEADER;
 	for (size_t i = 0; i < c->nfields; i++) {
 		const sht_field *v = &vals[i];
 		size_t n;
 
 		switch (c->fields[i].type) {
-		case SHT__CTFW_S32:
-		case SHT__CTFW_U32:
-			sht__put_u32(p, (uint32_t)int_bits(v));
+		case SHTGEN_CTFW_S32:
+		case SHTGEN_CTFW_U32:
+			shtgen_put_u32(p, (uint32_t)int_bits(v));
 			p += 4;
 			break;
-		case SHT__CTFW_S64:
-		case SHT__CTFW_U64:
-			sht__put_u64(p, int_bits(v));
+		case SHTGEN_CTFW_S64:
+		case SHTGEN_CTFW_U64:
+			shtgen_put_u64(p, int_bits(v));
 			p += 8;
 			break;
-		case SHT__CTFW_STRING:
+		case SHTGEN_CTFW_STRING:
 			n = strlen(v->v.s) + 1;
 			memcpy(p, v->v.s, n);
 			p += n;
 			break;
-		case SHT__CTFW_TEXT16:
+		case SHTGEN_CTFW_TEXT16:
 			put_text16(p, v->v.s);
 			p += CTFW_TEXT16;
 			break;
@@ -230,40 +230,40 @@ static void encode_event(const struct ctfw_class *c, uint32_t id,
 
 /* ---- public: events ------------------------------------------------------ */
 
-static sht_err event_args(sht__ctfw *w, uint32_t id, sht_time ts,
+static sht_err event_args(shtgen_ctfw *w, uint32_t id, sht_time ts,
 			  uint32_t cpu, const sht_field *values)
 {
 	if (id >= w->ncls)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "unknown event "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "unknown event "
 				      "class %u (%zu declared)", id, w->ncls);
 	if (cpu >= w->cpus)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "cpu %u out of "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "cpu %u out of "
 				      "range (cpus=%u)", cpu, w->cpus);
 	if (!values && w->cls[id].nfields)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "event '%s': no "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "event '%s': no "
 				      "values", w->cls[id].name);
 	if (ts < w->clock_offset)
-		return sht__ctfw_fail(w, SHT_ERR_ORDER, "event '%s' at "
+		return shtgen_ctfw_fail(w, SHT_ERR_ORDER, "event '%s' at "
 				      "ts=%lld is before the clock offset "
 				      "%lld", w->cls[id].name, (long long)ts,
 				      (long long)w->clock_offset);
 	return SHT_OK;
 }
 
-static sht_err stream_open(sht__ctfw *w, struct ctfw_stream *s)
+static sht_err stream_open(shtgen_ctfw *w, struct ctfw_stream *s)
 {
 	s->buf = malloc(w->packet_size);
 	if (!s->buf)
-		return sht__ctfw_fail(w, SHT_ERR_NOMEM, "out of memory "
+		return shtgen_ctfw_fail(w, SHT_ERR_NOMEM, "out of memory "
 				      "(packet of %u bytes)", w->packet_size);
 	s->used = CTFW_PKT_HEADER;
 	return SHT_OK;
 }
 
-sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
+sht_err shtgen_ctfw_event(shtgen_ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
 			const sht_field *values)
 {
-	sht_err err = sht__ctfw_check(w);
+	sht_err err = shtgen_ctfw_check(w);
 	const struct ctfw_class *c;
 	struct ctfw_stream *s;
 	uint64_t cycles;
@@ -275,7 +275,7 @@ sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
 	s = &w->st[cpu];
 	cycles = (uint64_t)ts - (uint64_t)w->clock_offset;
 	if (s->events && cycles < s->last)
-		return sht__ctfw_fail(w, SHT_ERR_ORDER, "event '%s' at "
+		return shtgen_ctfw_fail(w, SHT_ERR_ORDER, "event '%s' at "
 				      "ts=%lld on cpu %u is before the "
 				      "previous one of that cpu (ts=%lld)",
 				      c->name, (long long)ts, cpu,
@@ -283,12 +283,12 @@ sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
 						  (uint64_t)w->clock_offset));
 	bad = event_size(c, values, &size);
 	if (bad < c->nfields)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "event '%s': bad "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "event '%s': bad "
 				      "value for field '%s' (value type %d)",
 				      c->name, c->fields[bad].name,
 				      (int)values[bad].type);
 	if (size > w->packet_size - CTFW_PKT_HEADER)
-		return sht__ctfw_fail(w, SHT_ERR_INVALID, "event '%s' of %zu "
+		return shtgen_ctfw_fail(w, SHT_ERR_INVALID, "event '%s' of %zu "
 				      "bytes does not fit in a packet of %u "
 				      "bytes (%u after the packet header)",
 				      c->name, size, w->packet_size,
@@ -296,7 +296,7 @@ sht_err sht__ctfw_event(sht__ctfw *w, uint32_t id, sht_time ts, uint32_t cpu,
 	if (!s->buf && (err = stream_open(w, s)) != SHT_OK)
 		return err;
 	if (s->used + size > w->packet_size &&
-	    (err = sht__ctfw_flush(w, cpu, 0)) != SHT_OK)
+	    (err = shtgen_ctfw_flush(w, cpu, 0)) != SHT_OK)
 		return err;
 	encode_event(c, id, cycles, values, s->buf + s->used);
 	if (s->used == CTFW_PKT_HEADER)

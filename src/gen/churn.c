@@ -25,14 +25,14 @@
  * null [0, b-1] if i > 0), Exec_name 2 (+1), Threads/<i> 1; plus Threads:
  * 26 N - 1 in all.
  *
- * sht__churn_drive (end of the file) performs the same changes on a state
+ * shtgen_churn_drive (end of the file) performs the same changes on a state
  * system instead, which applies the same rules.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "util/util.h"
-#include "workload/workload.h"
+#include "gen/gen-int.h"
+#include <shtgen/workload.h>
 
 enum {
 	CHURN_BIRTH_STEP = 1000,  /* b = i * CHURN_BIRTH_STEP */
@@ -58,30 +58,30 @@ struct churn_thread {
 
 /* Where the intervals go. */
 struct churn_out {
-	sht__emit_fn emit;
+	shtgen_emit_fn emit;
 	void *ctx;
 };
 
-static int churn_valid(const sht__churn *w)
+static int churn_valid(const shtgen_churn *w)
 {
 	return w->threads >= 1 && w->threads <= SHT_QUARK_MAX / 3u;
 }
 
-sht_time sht__churn_end(const sht__churn *w)
+sht_time shtgen_churn_end(const shtgen_churn *w)
 {
 	if (!churn_valid(w))
 		return 0;
 	return (sht_time)w->threads * CHURN_BIRTH_STEP + CHURN_LIFE;
 }
 
-uint64_t sht__churn_quarks(const sht__churn *w)
+uint64_t shtgen_churn_quarks(const shtgen_churn *w)
 {
 	if (!churn_valid(w))
 		return 0;
 	return 3u * w->threads + 1u;
 }
 
-uint64_t sht__churn_count(const sht__churn *w)
+uint64_t shtgen_churn_count(const shtgen_churn *w)
 {
 	if (!churn_valid(w))
 		return 0;
@@ -201,9 +201,9 @@ static sht_err thread_step(const struct churn_out *out,
 }
 
 /* Every ongoing interval at T, in quark order (see the file comment). */
-static sht_err churn_close(const sht__churn *w, const struct churn_out *out)
+static sht_err churn_close(const shtgen_churn *w, const struct churn_out *out)
 {
-	sht_time t_end = sht__churn_end(w);
+	sht_time t_end = shtgen_churn_end(w);
 	sht_value null = sht_value_null();
 	sht_err err;
 
@@ -220,15 +220,15 @@ static sht_err churn_close(const sht__churn *w, const struct churn_out *out)
 	return err < 0 ? err : SHT_OK;
 }
 
-static sht_err churn_invalid(const sht__churn *w, const char *what)
+static sht_err churn_invalid(const shtgen_churn *w, const char *what)
 {
-	return sht__error(SHT_ERR_INVALID, "Cannot %s churn: threads=%llu "
+	return sht_error_set(SHT_ERR_INVALID, "Cannot %s churn: threads=%llu "
 			  "(1 .. %lu)", what, (unsigned long long)w->threads,
 			  (unsigned long)(SHT_QUARK_MAX / 3u));
 }
 
 /* The threads living at t (b <= t <= b + CHURN_LIFE): [*lo, *hi]. */
-static void churn_living(const sht__churn *w, sht_time t, uint64_t *lo,
+static void churn_living(const shtgen_churn *w, sht_time t, uint64_t *lo,
 			 uint64_t *hi)
 {
 	sht_time lo_t = t - CHURN_LIFE;
@@ -241,12 +241,12 @@ static void churn_living(const sht__churn *w, sht_time t, uint64_t *lo,
 }
 
 /* Time of the last change: the clear of the last thread. */
-static sht_time churn_last(const sht__churn *w)
+static sht_time churn_last(const shtgen_churn *w)
 {
 	return (sht_time)(w->threads - 1u) * CHURN_BIRTH_STEP + CHURN_LIFE;
 }
 
-sht_err sht__churn_run(const sht__churn *w, sht__emit_fn emit, void *ctx)
+sht_err shtgen_churn_run(const shtgen_churn *w, shtgen_emit_fn emit, void *ctx)
 {
 	struct churn_thread ring[CHURN_RING];
 	struct churn_out out = { emit, ctx };
@@ -334,7 +334,7 @@ static sht_err drive_step(sht_state *ss, struct churn_live *th, uint64_t i,
 	return sht_state_modify(ss, t, th->status, &v);
 }
 
-sht_err sht__churn_drive(const sht__churn *w, sht_state *ss)
+sht_err shtgen_churn_drive(const shtgen_churn *w, sht_state *ss)
 {
 	struct churn_live ring[CHURN_RING];
 	sht_time t_last;
@@ -342,7 +342,7 @@ sht_err sht__churn_drive(const sht__churn *w, sht_state *ss)
 
 	if (!churn_valid(w))
 		return churn_invalid(w, "drive");
-	err = sht__drive_check(ss, "churn");
+	err = shtgen_drive_check(ss, "churn");
 	if (err < 0)
 		return err;
 	memset(ring, 0, sizeof(ring));
@@ -357,7 +357,7 @@ sht_err sht__churn_drive(const sht__churn *w, sht_state *ss)
 				return err;
 		}
 	}
-	return sht_state_finish(ss, sht__churn_end(w));
+	return sht_state_finish(ss, shtgen_churn_end(w));
 }
 
 /* Status: null outside [b, b + 10000), else 1 + ((t - b) div 500) mod 3. */
@@ -368,7 +368,7 @@ static sht_value expect_status(sht_time b, sht_time t)
 	return sht_value_int32((int32_t)(1 + ((t - b) / CHURN_CHANGE_STEP) % 3));
 }
 
-sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
+sht_value shtgen_churn_expect(const shtgen_churn *w, sht_quark q, sht_time t,
 			    char *buf)
 {
 	uint64_t i;
@@ -376,7 +376,7 @@ sht_value sht__churn_expect(const sht__churn *w, sht_quark q, sht_time t,
 	int len;
 
 	if (!churn_valid(w) || q == 0 || q > 3u * w->threads || t < 0 ||
-	    t > sht__churn_end(w))
+	    t > shtgen_churn_end(w))
 		return sht_value_null();
 	i = (q - 1u) / 3u;
 	b = (sht_time)i * CHURN_BIRTH_STEP;
