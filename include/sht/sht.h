@@ -15,5 +15,6 @@
 #include "sht/rules.h"
 #include "sht/trace.h"
 #include "sht/vstf.h"
+#include "sht/resume.h"
 
 #endif /* SHT_SHT_H */

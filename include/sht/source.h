@@ -126,6 +126,12 @@ typedef struct sht_provider {
 	/* Apply the state changes of one event. */
 	sht_err (*handle)(void *ctx, sht_state *ss, const sht_event *ev);
 	void *ctx;
+	/* Optional, for resumable builds (NULL: the provider keeps nothing
+	 * between events but caches): its own state between two events as
+	 * bytes (*data malloc'd), and that state put back into a provider
+	 * made the same way (SHT_ERR_CORRUPT if the bytes are not its own). */
+	sht_err (*save)(void *ctx, void **data, size_t *len);
+	sht_err (*load)(void *ctx, const void *data, size_t len);
 } sht_provider;
 
 #ifdef __cplusplus

@@ -831,7 +831,7 @@ static void check_state_run(const struct trace_case *tc)
 	so.backend = SHT_BACKEND_MEMORY;
 	is_int(sht_state_create(NULL, json_top(json, "first_ns"), &so, &ss),
 	       SHT_OK, "run %s: state created", tc->dir);
-	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL };
+	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL, NULL };
 	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
 	       "run %s: runs (%s)", tc->dir, sht_errmsg());
 	is_u64(events, (uint64_t)json_top(json, "events"), "run %s: events",
