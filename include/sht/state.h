@@ -237,9 +237,11 @@ SHT_API sht_err sht_state_run(sht_state *ss, const sht_source *src,
  * there, and the source resumed with seek_at(ev->pos, ev->ts): no event
  * of an earlier time is left).  SHT_OK from the hook goes on; anything
  * else stops the run before ev is handled and is returned (SHT_END: a
- * clean stop).  events and skipped count the events handled.
+ * clean stop).  The hook gets the events handled and skipped so far in
+ * this run; *events and *skipped count them as sht_state_run does.
  */
-typedef sht_err (*sht_run_hook)(void *ctx, const sht_event *next);
+typedef sht_err (*sht_run_hook)(void *ctx, const sht_event *next,
+				uint64_t events, uint64_t skipped);
 SHT_API sht_err sht_state_run_hook(sht_state *ss, const sht_source *src,
 				   const sht_provider *p, sht_run_hook hook,
 				   void *ctx, uint64_t *events, uint64_t *skipped);

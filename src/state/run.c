@@ -52,7 +52,8 @@ sht_err sht_state_run_hook(sht_state *ss, const sht_source *src,
 
 	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
 		/* A new time: no event of the last one is left. */
-		if (hook && (n == 0 || ev.ts > last) && (err = hook(ctx, &ev)) != SHT_OK) {
+		if (hook && (n == 0 || ev.ts > last) &&
+		    (err = hook(ctx, &ev, n, skip)) != SHT_OK) {
 			stopped = 1;
 			break;
 		}

@@ -67,6 +67,7 @@ struct sht__pipe {
 	int stop;
 	_Atomic int failed;
 	sht_err err;                 /* first error of a thread */
+	int told;                    /* an insert returned it */
 	char msg[256];               /* and its message */
 	sht_time enq_end;            /* largest end accepted */
 	uint8_t *wblk;               /* writer's encode buffer */
@@ -363,10 +364,16 @@ sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv)
 	struct batch *bt;
 
 	if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
+		/* The first insert told of a thread's failure gets its error
+		 * (I/O, memory), as a single-threaded insert would; later
+		 * ones SHT_ERR_STATE (tree.h). */
+		sht_err err;
 		pthread_mutex_lock(&p->mu);
-		sht__error(SHT_ERR_STATE, "Cannot insert: builder failed: %s", p->msg);
+		err = p->told || p->err == SHT_OK ? SHT_ERR_STATE : p->err;
+		p->told = 1;
+		sht__error(err, "Cannot insert: builder failed: %s", p->msg);
 		pthread_mutex_unlock(&p->mu);
-		return SHT_ERR_STATE;
+		return err;
 	}
 	if (iv->end < p->enq_end)
 		return sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",

@@ -89,13 +89,17 @@ struct hook {
 };
 
 /* Capture and commit at each point, copying the history file. */
-static sht_err hook_fn(void *ctx, const sht_event *ev)
+static sht_err hook_fn(void *ctx, const sht_event *ev, uint64_t events,
+		       uint64_t skipped)
 {
 	struct hook *h = ctx;
 	char path[4200];
 	sht_resume *r = NULL;
 	sht_resume_info info = { ev->pos, ev->ts, { 0 } };
 
+	(void)skipped;
+	if (events != ev->pos)
+		h->failed = 1;        /* the run's count is the next position */
 	while (h->next < NPOINTS && h->at[h->next] <= ev->pos) {
 		info.counters[0] = ev->pos;
 		snprintf(path, sizeof path, "%s/p%d.resume", tmp, h->next);
