@@ -142,6 +142,9 @@ struct sht_ctf {
 	const struct ctf_rec *look;   /* a record taken at open, not yet
 	                                 delivered (NULL) */
 	uint32_t look_s;
+	int prev_have_last;           /* have_last, last_ts and run before */
+	int64_t prev_last_ts;         /* the current record (a seek back */
+	uint64_t prev_run;            /* by one delivers it again) */
 	int dropping;                 /* a seek drops the events before */
 	int64_t drop_t;               /* this time */
 	int env_known;                /* env_dir is the first stream's */

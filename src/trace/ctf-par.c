@@ -381,6 +381,9 @@ sht_err sht__ctfp_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 		return sht__ctf_fail(c, SHT_ERR_CORRUPT, "convert CTF timestamp (overflow)");
 	c->cur_rec = r;
 	c->cur_s = s;
+	c->prev_have_last = c->have_last;
+	c->prev_last_ts = c->last_ts;
+	c->prev_run = c->run;
 	*ts = r->ts;
 	return sht__ctf_position(c, *ts, ord, mismatch);
 }

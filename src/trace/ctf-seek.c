@@ -196,6 +196,18 @@ static sht_err par_start(struct sht_ctf *c, uint64_t pos, int have_ts, int64_t t
 	return pos < c->ordinal ? ctf_reposition(c) : SHT_OK;
 }
 
+/* The stream reader's current record becomes the next one again. */
+static void par_unread(struct sht_ctf *c)
+{
+	c->look = c->cur_rec;
+	c->look_s = c->cur_s;
+	c->cur_rec = NULL;
+	c->ordinal--;
+	c->have_last = c->prev_have_last;
+	c->last_ts = c->prev_last_ts;
+	c->run = c->prev_run;
+}
+
 static sht_err ctf_seek_to(struct sht_ctf *c, uint64_t pos, int have_ts, int64_t ts)
 {
 	int mismatch = 0;
@@ -205,6 +217,10 @@ static sht_err ctf_seek_to(struct sht_ctf *c, uint64_t pos, int have_ts, int64_t
 		return sht__ctf_failed(c);
 	if (pos == c->ordinal)
 		return SHT_OK;
+	if (c->par && c->cur_rec && !c->look && pos + 1 == c->ordinal) {
+		par_unread(c);           /* one back: it is still here */
+		return SHT_OK;
+	}
 	if (c->par)
 		err = par_start(c, pos, have_ts, ts);
 	else
@@ -256,10 +272,9 @@ static int ctf_anchor_before(const struct sht_ctf *c, int64_t t, int64_t *ts,
 static sht_err ctf_read_to_time(struct sht_ctf *c, int64_t t)
 {
 	for (;;) {
-		uint64_t ordinal = c->ordinal, high = c->high, run = c->run;
-		int have_last = c->have_last, mismatch = 0;
-		int64_t last_ts = c->last_ts, ts;
-		uint64_t ord;
+		uint64_t high = c->high, ord;
+		int mismatch = 0;
+		int64_t ts;
 		sht_err err = sht__ctf_advance(c, &ts, &ord, &mismatch);
 
 		if (err == SHT_END)
@@ -274,14 +289,8 @@ static sht_err ctf_read_to_time(struct sht_ctf *c, int64_t t)
 		}
 		if (!c->par)
 			return sht__ctf_seek(c, ord);
-		c->look = c->cur_rec;    /* delivered again by next() */
-		c->look_s = c->cur_s;
-		c->cur_rec = NULL;
-		c->ordinal = ordinal;
+		par_unread(c);           /* delivered again by next() */
 		c->high = high;
-		c->run = run;
-		c->have_last = have_last;
-		c->last_ts = last_ts;
 		return SHT_OK;
 	}
 }
