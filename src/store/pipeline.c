@@ -456,6 +456,8 @@ sht_err sht__pipe_start(struct sht_builder *b)
 		pthread_join(p->placer, NULL);
 		return sht__error(SHT_ERR_NOMEM, "Cannot start the writer thread");
 	}
+	pthread_setname_np(p->placer, "sht-place");   /* top -H, benches */
+	pthread_setname_np(p->writer, "sht-write");
 	p->started = 1;
 	return SHT_OK;
 }

@@ -88,7 +88,10 @@ static void fail_all(struct ctf_dec *d, sht_err err)
 static void *dec_main(void *arg)
 {
 	struct ctf_dec *d = arg;
-	sht_err err = sht__ctfd_build(d);
+	sht_err err;
+
+	pthread_setname_np(pthread_self(), "sht-decode");  /* top -H, benches */
+	err = sht__ctfd_build(d);
 
 	sht__ctfp_built(d->p, d, err);
 	if (err != SHT_OK)

@@ -41,8 +41,10 @@ enum { EXP_ANY, EXP_NONE, EXP_ABS, EXP_SPEC_UUID, EXP_NO_UUID };
 
 void sht__ctfm_init(struct ctf_par *p)
 {
-	for (uint32_t i = 0; i < p->nstreams; i++)
+	for (uint32_t i = 0; i < p->nstreams; i++) {
 		p->active[i] = i;
+		p->hd[i] = NULL;
+	}
 	p->nactive = p->nstreams;
 	p->last_ts = INT64_MIN;
 	p->expect = EXP_ANY;
@@ -272,18 +274,29 @@ static sht_err head_time(struct ctf_par *p, const struct ctf_rec *r, int64_t *ts
 
 /* ---- the choice --------------------------------------------------------- */
 
-/* Every active stream shows its head; ended ones leave the array. */
+/* Every active stream shows its head; ended ones leave the array.  Only
+ * a stream whose head was taken has to fetch one (the muxer asks the
+ * others too, but their queues are not empty). */
 static sht_err validate(struct ctf_par *p)
 {
 	for (uint32_t i = 0; i < p->nactive; i++) {
-		const struct ctf_rec *r;
-		sht_err err = head(p, p->active[i], &r);
+		sht_err err;
 
+		if (p->hd[i])
+			continue;
+		err = head(p, p->active[i], &p->hd[i]);
 		if (err == SHT_END) {
-			p->active[i] = p->active[--p->nactive];
+			p->nactive--;
+			p->active[i] = p->active[p->nactive];
+			p->hd[i] = p->hd[p->nactive];
+			p->hts[i] = p->hts[p->nactive];
 			i--;
 		} else if (err != SHT_OK) {
 			return err;
+		} else {
+			const struct ctf_rec *r = p->hd[i];
+			p->hts[i] = r->has_ts == 1 && r->type != BT_MESSAGE_TYPE_STREAM_BEGINNING
+				    ? r->ts : CTF_TS_SLOW;
 		}
 	}
 	return SHT_OK;
@@ -295,19 +308,20 @@ static sht_err youngest(struct ctf_par *p, uint32_t *sel, int64_t *ts_out)
 	int64_t best_ts = INT64_MAX;
 
 	for (uint32_t i = 0; i < p->nactive; i++) {
-		uint32_t s = p->active[i];
-		const struct ctf_rec *r = NULL;
-		int64_t ts = INT64_MIN;
-		sht_err err = head(p, s, &r);
+		const struct ctf_rec *r = p->hd[i];
+		int64_t ts = p->hts[i];
+		sht_err err = SHT_OK;
 
-		if (err == SHT_OK && r->type == BT_MESSAGE_TYPE_STREAM_BEGINNING)
-			err = check_clock(p, &p->st[s].key);
-		if (err == SHT_OK)
-			err = head_time(p, r, &ts);
-		if (err != SHT_OK)
-			return err;
+		if (SHT_UNLIKELY(ts == CTF_TS_SLOW || p->expect == EXP_NONE)) {
+			if (r->type == BT_MESSAGE_TYPE_STREAM_BEGINNING)
+				err = check_clock(p, &p->st[p->active[i]].key);
+			if (err != SHT_OK || (err = head_time(p, r, &ts)) != SHT_OK)
+				return err;
+		} else if (best && ts > best_ts) {
+			continue;         /* the common case: one compare */
+		}
 		if (!best || ts < best_ts ||
-		    (ts == best_ts && cmp_messages(r, &p->st[s].key, best,
+		    (ts == best_ts && cmp_messages(r, &p->st[p->active[i]].key, best,
 						   &p->st[p->active[*sel]].key) < 0)) {
 			best = r;
 			best_ts = ts;
@@ -334,6 +348,7 @@ sht_err sht__ctfm_next(struct ctf_par *p, const struct ctf_rec **r, uint32_t *s)
 {
 	uint32_t sel = 0;
 	int64_t ts = INT64_MIN;
+	struct ctf_sq *q;
 	sht_err err;
 
 	if (p->nstreams == 1)
@@ -347,8 +362,13 @@ sht_err sht__ctfm_next(struct ctf_par *p, const struct ctf_rec **r, uint32_t *s)
 		return mux_error(p, "a message is earlier than the last one the "
 				 "muxer returned (streams overlap in time)");
 	*s = p->active[sel];
-	head(p, *s, r);
-	p->st[*s].q.off += (*r)->size;
+	*r = p->hd[sel];
+	p->hd[sel] = NULL;
+	q = &p->st[*s].q;
+	q->off += (*r)->size;
+	if (q->off < q->cur->used)       /* the stream's next head, written by
+					    another core: on its way */
+		__builtin_prefetch(q->cur->buf + q->off);
 	p->last_ts = ts;
 	return SHT_OK;
 }

@@ -22,7 +22,9 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 	if (!p->st && total <= UINT32_MAX) {
 		p->st = calloc(total, sizeof *p->st);
 		p->active = calloc(total, sizeof *p->active);
-		if (!p->st || !p->active) {
+		p->hd = calloc(total, sizeof *p->hd);
+		p->hts = calloc(total, sizeof *p->hts);
+		if (!p->st || !p->active || !p->hd || !p->hts) {
 			free(p->st);
 			p->st = NULL;
 			err = sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
@@ -232,6 +234,8 @@ static void par_free(struct ctf_par *p)
 	free(p->env);
 	free(p->st);
 	free(p->active);
+	free(p->hd);
+	free(p->hts);
 	pthread_cond_destroy(&p->built_cv);
 	pthread_mutex_destroy(&p->reg_mu);
 	free(p);

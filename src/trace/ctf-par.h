@@ -46,6 +46,7 @@
 #define CTF_PUBLISH_MIN (CTF_CHUNK_BYTES / 4u) /* bytes handed over to a
                                           starving consumer */
 #define CTF_ERRMSG 512u
+#define CTF_TS_SLOW INT64_MIN
 
 /* ---- records (ctf-rec.c) ------------------------------------------------ */
 
@@ -160,6 +161,9 @@ struct ctf_par {
 	struct ctf_env *env;          /* per directory */
 	/* merge (consumer) */
 	uint32_t *active, nactive;
+	const struct ctf_rec **hd;    /* head of active[i], NULL: to fetch */
+	int64_t *hts;                 /* its time, or CTF_TS_SLOW (no time
+	                                 of its own, a stream beginning) */
 	int64_t last_ts;
 	int expect;                   /* clock class expectation */
 	int expect_uuid_set;
