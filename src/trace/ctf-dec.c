@@ -149,6 +149,17 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 
 	if (!k)
 		return sht__error(SHT_ERR_NOMEM, "Cannot describe a CTF event class: out of memory");
+	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
+		has_ts = bt_clock_snapshot_get_ns_from_origin(
+				 bt_message_event_borrow_default_clock_snapshot_const(m), &ts) ==
+			 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK ? 1 : 2;
+		if (has_ts == 2)
+			bt_current_thread_clear_error();  /* the overflow's cause */
+	}
+	/* A seek's events before its time: the consumer drops them anyway,
+	 * and no other event's order depends on them. */
+	if (has_ts == 1 && ts < d->p->drop_t)
+		return SHT_OK;
 	if (k->nf > d->nvals) {
 		sht_field *nv = realloc(d->vals, k->nf * sizeof *nv);
 		if (!nv)
@@ -157,13 +168,6 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 		d->nvals = k->nf;
 	}
 	size = sht__ctfr_event_read(k, m, d->vals);
-	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
-		has_ts = bt_clock_snapshot_get_ns_from_origin(
-				 bt_message_event_borrow_default_clock_snapshot_const(m), &ts) ==
-			 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK ? 1 : 2;
-		if (has_ts == 2)
-			bt_current_thread_clear_error();  /* the overflow's cause */
-	}
 	if (!(r = room(d, &ps->q, size)))
 		return sht__error(SHT_ERR_NOMEM, "Cannot queue a CTF event: out of memory");
 	sht__ctfr_event_write(r, size, k, d->vals, event_cpu(k, d->vals, d->pkt_cpu[in]),

@@ -204,6 +204,7 @@ sht_err sht__ctfp_seek_view(struct sht_ctf *c, int64_t t)
 		return err;
 	old = p->view;
 	p->view = v;
+	p->drop_t = t;             /* set before the decoders start */
 	err = sht__ctfp_restart(p, (const char *const *)p->view.dirs);
 	sht__ctf_view_free(&old);      /* its decoders are gone */
 	c->cur_rec = NULL;
@@ -280,6 +281,7 @@ sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs)
 	p->c = c;
 	p->jobs = jobs;
 	p->span_err = SHT_NOT_FOUND;
+	p->drop_t = INT64_MIN;
 	pthread_mutex_init(&p->reg_mu, NULL);
 	pthread_cond_init(&p->built_cv, NULL);
 	c->par = p;

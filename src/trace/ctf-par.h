@@ -180,6 +180,8 @@ struct ctf_par {
 	sht_err span_err;
 	int64_t span_begin, span_end;
 	struct ctf_view view;         /* the decoders read it, if any */
+	int64_t drop_t;               /* decoders make no record of an event
+	                                 before it (a seek's; INT64_MIN) */
 };
 
 /* ctf-meta.c */
