@@ -95,7 +95,7 @@ SHT_API sht_err sht_resume_start(const sht_resume *r, const char *history,
 				 sht_state **ss, sht_resume_info *info);
 
 /* NULL is a no-op. */
-SHT_API void sht_resume_free(sht_resume *r);
+SHT_API void sht_resume_destroy(sht_resume *r);
 
 #ifdef __cplusplus
 }

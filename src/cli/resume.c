@@ -265,7 +265,7 @@ int cli_resume_try(struct cli_resume *r, int no_resume, const sht_state_opts *so
 		return start_over(r, err, err == SHT_ERR_INVALID ? "not this build's checkpoint"
 							    : "cannot be read");
 	err = sht_resume_start(res, r->building, so, p, ss, &info);
-	sht_resume_free(res);
+	sht_resume_destroy(res);
 	if (err != SHT_OK && !*ss)
 		return start_over(r, err, "cannot resume from it");
 	err = sht_source_seek_at(&t->src, info.pos, info.ts);
@@ -301,7 +301,7 @@ static void *committer(void *arg)
 		r->busy = 1;
 		pthread_mutex_unlock(&r->mu);
 		err = sht_resume_commit(res, r->ss, r->rfile);
-		sht_resume_free(res);
+		sht_resume_destroy(res);
 		pthread_mutex_lock(&r->mu);
 		r->busy = 0;
 		if (err != SHT_OK)
@@ -375,7 +375,7 @@ static sht_err last_checkpoint(struct cli_resume *r, const sht_event *next,
 	err = capture(r, next, events, skipped, &res);
 	if (err == SHT_OK)
 		err = sht_resume_commit(res, r->ss, r->rfile);
-	sht_resume_free(res);
+	sht_resume_destroy(res);
 	if (err != SHT_OK)
 		return err;
 	r->stop_pos = next->pos;

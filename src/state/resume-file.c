@@ -27,7 +27,7 @@ struct sht_resume {
 	sht_resume_info info;
 };
 
-void sht_resume_free(sht_resume *r)
+void sht_resume_destroy(sht_resume *r)
 {
 	if (!r)
 		return;
@@ -93,7 +93,7 @@ sht_err sht_resume_capture(sht_state *ss, const sht_provider *p,
 	r->len = w.n;
 	err = parse(r);
 	if (err != SHT_OK) {
-		sht_resume_free(r);
+		sht_resume_destroy(r);
 		return err;
 	}
 	*out = r;
@@ -215,7 +215,7 @@ sht_err sht_resume_open(const char *path, const void *ident, size_t ident_len,
 		err = sht__error(SHT_ERR_INVALID, "Cannot resume: %s is the checkpoint "
 				 "of another build (trace or options differ)", path);
 	if (err != SHT_OK) {
-		sht_resume_free(r);
+		sht_resume_destroy(r);
 		return err;
 	}
 	*out = r;

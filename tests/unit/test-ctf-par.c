@@ -1,4 +1,4 @@
-/*
+/* sht-test-label: threads
  * test-ctf-par.c: the CTF stream reader (sht_ctf_opts.jobs, src/trace/
  * ctf-par.h) against babeltrace2's own muxer (sht_ctf_opts.muxer), event
  * by event: time, name, cpu, position, stream file and every field

@@ -1,4 +1,4 @@
-/*
+/* sht-test-label: threads
  * test-ctf-seek.c: seeks of the CTF stream reader through the LTTng packet
  * index (sht/trace.h), against the events read once through babeltrace2's
  * muxer (the oracle): after every seek the next 40 events must be the

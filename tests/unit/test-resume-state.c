@@ -1,4 +1,4 @@
-/*
+/* sht-test-label: threads
  * test-resume-state.c: resumable builds through the state system and an
  * analysis (sht/resume.h, sht_state_run_hook): a synthetic kernel trace
  * is built straight into a history; the same build captures and commits
@@ -106,7 +106,7 @@ static sht_err hook_fn(void *ctx, const sht_event *ev, uint64_t events,
 		if (sht_resume_capture(h->ss, h->p, "id", 2, &info, &r) != SHT_OK ||
 		    sht_resume_commit(r, h->ss, path) != SHT_OK)
 			h->failed = 1;
-		sht_resume_free(r);
+		sht_resume_destroy(r);
 		r = NULL;
 		snprintf(path, sizeof path, "%s/p%d.sht", tmp, h->next);
 		if (!copy_file(h->hist, path))
@@ -174,7 +174,7 @@ static int resume(int k, const char *path, sht_state_opts *so, int stats)
 	if (!good)
 		diag("point %d: %s", k, sht_errmsg());
 	sht_state_close(ss);
-	sht_resume_free(r);
+	sht_resume_destroy(r);
 	shtgen_kgen_source_free(&src);
 	an_free(&a);
 	return good;

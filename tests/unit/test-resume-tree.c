@@ -1,4 +1,4 @@
-/*
+/* sht-test-label: threads
  * test-resume-tree.c: resumable builds of the history tree (tree.h,
  * src/store/resume.c).  A random interval sequence (every value type,
  * short strings repeated and long ones written as blobs, 300 quarks) is
