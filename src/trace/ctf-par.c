@@ -174,12 +174,13 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs)
+sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs, int64_t drop_t)
 {
 	double t0 = now_ms();
 	sht_err err;
 
 	stop_decoders(p);
+	p->drop_t = drop_t;        /* no decoder runs: set before they start */
 	err = start_decoders(p, dirs);
 	if (p->build_ms == 0)
 		p->build_ms = now_ms() - t0;
@@ -194,18 +195,21 @@ sht_err sht__ctfp_seek_view(struct sht_ctf *c, int64_t t)
 {
 	struct ctf_par *p = c->par;
 	struct ctf_view v, old;
+	int usable = 1;
 	sht_err err;
 
+	pthread_mutex_lock(&p->reg_mu);     /* decoders fill the tables */
 	for (size_t k = 0; k < c->n_dirs; k++)
-		if (!p->ptab_done[k] || !p->ptab[k].usable)
-			return SHT_NOT_FOUND;
+		usable &= p->ptab_done[k] && p->ptab[k].usable;
+	pthread_mutex_unlock(&p->reg_mu);
+	if (!usable)
+		return SHT_NOT_FOUND;
 	err = sht__ctf_view_make(c->dirs, c->n_dirs, p->ptab, t, &v);
 	if (err != SHT_OK)
 		return err;
 	old = p->view;
 	p->view = v;
-	p->drop_t = t;             /* set before the decoders start */
-	err = sht__ctfp_restart(p, (const char *const *)p->view.dirs);
+	err = sht__ctfp_restart(p, (const char *const *)p->view.dirs, t);
 	sht__ctf_view_free(&old);      /* its decoders are gone */
 	c->cur_rec = NULL;
 	c->look = NULL;
@@ -285,7 +289,7 @@ sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs)
 	pthread_mutex_init(&p->reg_mu, NULL);
 	pthread_cond_init(&p->built_cv, NULL);
 	c->par = p;
-	err = sht__ctfp_restart(p, (const char *const *)c->dirs);
+	err = sht__ctfp_restart(p, (const char *const *)c->dirs, INT64_MIN);
 	if (err == SHT_OK)
 		err = first_record(c);
 	if (err != SHT_OK) {

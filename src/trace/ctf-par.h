@@ -38,6 +38,7 @@
 #define SHT_TRACE_CTF_PAR_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "ctf-int.h"
 
@@ -118,7 +119,8 @@ struct ctf_sq {
 	uint32_t nalloc;
 	int ended;                    /* no record after the ready ones */
 	sht_err err;                  /* and it failed with err (< 0) */
-	int starving;                 /* the consumer waits for it */
+	_Atomic int starving;         /* the consumer waits for it (read by
+	                                 the decoder without the lock) */
 	struct ctf_chunk *fill;       /* producer */
 	struct ctf_chunk *cur;        /* consumer */
 	uint32_t off;
@@ -257,8 +259,10 @@ sht_err sht__ctfm_next(struct ctf_par *p, const struct ctf_rec **r,
 sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs);
 void sht__ctfp_close(struct sht_ctf *c);
 /* Stop the decoders and start again from the beginning of dirs (the
- * trace's, or a view of it: ctf-view.c). */
-sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs);
+ * trace's, or a view of it: ctf-view.c), making no record of an event
+ * before drop_t (INT64_MIN: none). */
+sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs,
+			  int64_t drop_t);
 
 /* Called by a decoder: the sources of its graph give `total` streams
  * (the first one sizes p->st); its graph is built (or failed with err);

@@ -73,8 +73,7 @@ static sht_err ctf_restart(struct sht_ctf *c)
 	c->at_end = 0;
 	c->dropping = 0;
 	c->info.rebuilds++;
-	c->par->drop_t = INT64_MIN;
-	err = sht__ctfp_restart(c->par, (const char *const *)c->dirs);
+	err = sht__ctfp_restart(c->par, (const char *const *)c->dirs, INT64_MIN);
 	sht__ctf_view_free(&c->par->view);
 	if (err != SHT_OK)
 		c->failed = err;

@@ -199,7 +199,7 @@ static void add_alias(struct alias **a, size_t *n, const char *name, const struc
 	if (!na)
 		return;
 	*a = na;
-	snprintf(na[*n].name, sizeof na[*n].name, "%s", name);
+	snprintf(na[*n].name, sizeof na[*n].name, "%.*s", TSDL_NAME - 1, name);
 	na[*n].ty = *ty;
 	(*n)++;
 }
@@ -262,7 +262,7 @@ static void add_member(struct parser *P, size_t st, const char *name,
 		s->m = m;
 		s->cap = nc;
 	}
-	snprintf(s->m[s->n].name, sizeof s->m[s->n].name, "%s", name);
+	snprintf(s->m[s->n].name, sizeof s->m[s->n].name, "%.*s", TSDL_NAME - 1, name);
 	s->m[s->n].ty = *ty;
 	s->m[s->n].count = count;
 	s->n++;
@@ -584,7 +584,7 @@ static int place(const struct parser *P, const struct ty *ty, uint64_t at,
 		cur = round_up(cur, a);
 		if (m->ty.kind == TY_INT && m->count == 1 && l->n < TSDL_FIELDS) {
 			struct tsdl_int *f = &l->f[l->n++];
-			snprintf(f->name, sizeof f->name, "%s", m->name);
+			snprintf(f->name, sizeof f->name, "%.*s", TSDL_NAME - 1, m->name);
 			f->bit = cur;
 			f->size = m->ty.size;
 			f->le = m->ty.bo == BO_NATIVE ? P->le : m->ty.bo == BO_LE;

@@ -201,7 +201,8 @@ static void seek_case(const char *name, const char *path, int indexed)
 
 		ok(phase_at(&src, &ref, &c), "%s, %u threads: seek_at to the first "
 		   "events of 20 times", name, jobs);
-		ok(sht_ctf_index(&src, &events) == SHT_OK && events == ref.n,
+		sht_err ierr = sht_ctf_index(&src, &events);
+		ok(ierr == SHT_OK && events == ref.n,
 		   "%s, %u threads: indexed (%" PRIu64 " events)", name, jobs, events);
 		ok(phase_time(&src, &ref, &c), "%s, %u threads: 25 seeks by time", name, jobs);
 		ok(phase_ordinal(&src, &ref, &c), "%s, %u threads: 30 seeks to "
