@@ -19,10 +19,12 @@
  * the clock starts.  Exit status 1 if a call fails or the loaded tree
  * differs in size.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench-json.h"
 #include "bench-util.h"
 
 #include "state/attrs.h"
@@ -92,13 +94,18 @@ static const char *const metric_name[NMETRIC] = {
 static void print_run(const char *type, const char *shape, size_t count,
 		      const double *m)
 {
-	int i;
+	json_t *o = bj_object();
 
-	printf("{\"type\":\"%s\",\"shape\":\"%s\",\"count\":%zu", type, shape, count);
-	for (i = 0; i < NMETRIC; i++)
-		printf(i < 6 ? ",\"%s\":%.2f" : ",\"%s\":%.0f", metric_name[i], m[i]);
-	printf("}\n");
-	fflush(stdout);
+	bj_str(o, "type", type);
+	bj_str(o, "shape", shape);
+	bj_int(o, "count", (int64_t)count);
+	for (int i = 0; i < NMETRIC; i++) {
+		if (i < 6)
+			bj_num(o, metric_name[i], m[i]);
+		else
+			bj_int(o, metric_name[i], (int64_t)m[i]);
+	}
+	bj_print(o);
 }
 
 /* The look-ups that build the tree; names are stored in *text. */
@@ -179,6 +186,21 @@ static int run(const char *shape, size_t count, double *m)
 	return (int)i;
 }
 
+static const struct option options[] = {
+	{ "count", required_argument, NULL, 'c' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "shape", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static _Noreturn void usage(FILE *f, int status)
+{
+	fprintf(f, "usage: attrs-bench [--count N] [--repeat K (1..64)] "
+		"[--shape flat|threads]\n");
+	exit(status);
+}
+
 int main(int argc, char **argv)
 {
 	const char *shape = "flat";
@@ -186,22 +208,22 @@ int main(int argc, char **argv)
 	int repeat = 1, i, k, rc = 0;
 	double (*m)[NMETRIC], col[64];
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--count") == 0)
-			count = strtoull(argv[i + 1], NULL, 10);
-		else if (strcmp(argv[i], "--repeat") == 0)
-			repeat = atoi(argv[i + 1]);
-		else if (strcmp(argv[i], "--shape") == 0)
-			shape = argv[i + 1];
-		else
+	while ((i = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (i) {
+		case 'c':
+			count = (size_t)parse_count_in("--count", optarg, 1,
+						       SHT_QUARK_MAX);
 			break;
+		case 'r':
+			repeat = (int)parse_count_in("--repeat", optarg, 1, 64);
+			break;
+		case 's': shape = optarg; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
+		}
 	}
-	if (i < argc || count == 0 || repeat < 1 || repeat > 64 ||
-	    (strcmp(shape, "flat") && strcmp(shape, "threads"))) {
-		fprintf(stderr, "usage: attrs-bench [--count N] [--repeat K (1..64)] "
-			"[--shape flat|threads]\n");
-		return 2;
-	}
+	if (optind < argc || (strcmp(shape, "flat") && strcmp(shape, "threads")))
+		usage(stderr, 2);
 	m = calloc((size_t)repeat, sizeof *m);
 	for (i = 0; m && i < repeat && rc == 0; i++) {
 		rc = run(shape, count, m[i]);

@@ -49,14 +49,6 @@ struct result {
 	int ok;
 };
 
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* CPU seconds of each thread of this process, by its name. */
 static void thread_split(struct split *s)
 {

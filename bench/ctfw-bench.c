@@ -12,6 +12,7 @@
  * events and for finish, events/s and MB/s (10^6 bytes) over the total.
  */
 #include <ftw.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "sht/sht.h"
 #include <shtgen/ctfw.h>
+#include "bench-json.h"
 #include "bench-util.h"
 
 static const shtgen_ctfw_field switch_fields[] = {
@@ -44,42 +46,51 @@ struct args {
 	int keep;
 };
 
-static int usage(void)
+static _Noreturn void usage(FILE *f, int status)
 {
-	fprintf(stderr, "usage: ctfw-bench [--events N] [--cpus C] "
+	fprintf(f, "usage: ctfw-bench [--events N] [--cpus C] "
 		"[--packet-size B] [--dir D] [--keep]\n");
-	return 2;
+	exit(status);
 }
 
-static int parse(int argc, char **argv, struct args *a)
+static const struct option options[] = {
+	{ "events", required_argument, NULL, 'e' },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "packet-size", required_argument, NULL, 'p' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void parse(int argc, char **argv, struct args *a)
 {
+	int k;
+
 	a->events = 10000000;
 	a->cpus = 4;
 	a->packet_size = 0;
-	a->dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	a->dir = tmp_dir();
 	a->keep = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(argv[i], "--keep") == 0) {
-			a->keep = 1;
-			continue;
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'e': a->events = parse_count("--events", optarg); break;
+		case 'c':
+			a->cpus = (uint32_t)parse_count_in("--cpus", optarg, 1,
+							   UINT32_MAX);
+			break;
+		case 'p':
+			a->packet_size = (uint32_t)parse_bytes("--packet-size",
+							       optarg);
+			break;
+		case 'd': a->dir = optarg; break;
+		case 'k': a->keep = 1; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
 		}
-		if (!v)
-			return -1;
-		if (strcmp(argv[i], "--events") == 0)
-			a->events = strtoull(v, NULL, 10);
-		else if (strcmp(argv[i], "--cpus") == 0)
-			a->cpus = (uint32_t)strtoul(v, NULL, 10);
-		else if (strcmp(argv[i], "--packet-size") == 0)
-			a->packet_size = (uint32_t)strtoul(v, NULL, 10);
-		else if (strcmp(argv[i], "--dir") == 0)
-			a->dir = v;
-		else
-			return -1;
-		i++;
 	}
-	return a->cpus ? 0 : -1;
+	if (optind < argc)
+		usage(stderr, 2);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -94,7 +105,7 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 static int run(const struct args *a, const char *out, double *t_ev,
 	       double *t_fin, shtgen_ctfw_stats *st)
 {
-	shtgen_ctfw_opts o = { a->cpus, a->packet_size, 1000000000 };
+	shtgen_ctfw_opts o = { a->cpus, a->packet_size, 1000000000, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_field v[7];
 	uint32_t id;
@@ -143,19 +154,24 @@ int main(int argc, char **argv)
 	char out[4096];
 	shtgen_ctfw_stats st;
 	double t_ev = 0, t_fin = 0, total;
+	json_t *o;
 
-	if (parse(argc, argv, &a) != 0)
-		return usage();
+	parse(argc, argv, &a);
 	snprintf(out, sizeof out, "%s/ctfw-bench-%ld", a.dir, (long)getpid());
 	if (run(&a, out, &t_ev, &t_fin, &st) != 0)
 		return 1;
 	total = t_ev + t_fin;
-	printf("{\"bench\":\"ctfw\",\"events\":%" PRIu64 ",\"cpus\":%u,"
-	       "\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
-	       "\"events_s\":%.3f,"
-	       "\"finish_s\":%.3f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f}\n",
-	       st.events, a.cpus, st.packets, st.bytes, t_ev, t_fin,
-	       (double)st.events / total, (double)st.bytes / total / 1e6);
+	o = bj_object();
+	bj_str(o, "bench", "ctfw");
+	bj_int(o, "events", (int64_t)st.events);
+	bj_int(o, "cpus", a.cpus);
+	bj_int(o, "packets", (int64_t)st.packets);
+	bj_int(o, "bytes", (int64_t)st.bytes);
+	bj_num(o, "events_s", t_ev);
+	bj_num(o, "finish_s", t_fin);
+	bj_num(o, "events_per_s", (double)st.events / total);
+	bj_num(o, "mb_per_s", (double)st.bytes / total / 1e6);
+	bj_print(o);
 	if (!a.keep && nftw(out, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		fprintf(stderr, "ctfw-bench: cannot remove %s\n", out);
 	return 0;

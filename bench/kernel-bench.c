@@ -24,6 +24,7 @@
  * cpu_seconds and overhead_cpu are the same from the process's CPU time
  * (user + system), which other processes on the machine disturb less.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,10 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-json.h"
 #include "bench-util.h"
 
 #define MAX_REPS 101
-
-/* CPU seconds of the process (user + system): steadier than wall time
- * when other work shares the machine. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Decode only: seconds, -1 on error; events into *n, CPU seconds into
  * *cpu. */
@@ -129,11 +121,11 @@ static double run_provider(const char *trace, sht_backend backend, int threads,
 	return dt;
 }
 
-static void usage(void)
+static _Noreturn void usage(FILE *f, int status)
 {
-	fprintf(stderr, "usage: kernel-bench TRACE [--repeat K (1..%d)]"
-			" [--backend null|tree|threaded] [--dir D]\n", MAX_REPS);
-	exit(2);
+	fprintf(f, "usage: kernel-bench TRACE [--repeat K (1..%d)]"
+		   " [--backend null|tree|threaded] [--dir D]\n", MAX_REPS);
+	exit(status);
 }
 
 #define NRUNS 3
@@ -153,20 +145,42 @@ struct times {
 	uint64_t n, attrs;
 };
 
-static void print_run(const char *trace, const struct run *run, struct times *x,
-		      int reps, double dec, double cdec)
+/* One JSON line of a measurement's medians; the provider runs add their
+ * overheads over decoding (medians dec, cdec). */
+static void print_run(const char *trace, const char *run, int reps,
+		      uint64_t n, double t, double c, const struct times *x,
+		      double dec, double cdec)
 {
-	double paired = median(x->ratio, reps), t, c;
+	json_t *o = bj_object();
 
-	t = median(x->t, reps);
-	c = median(x->c, reps);
-	printf("{\"trace\":\"%s\",\"run\":\"kernel+%s\",\"repeat\":%d,\"events\":%" PRIu64
-	       ",\"attributes\":%" PRIu64 ",\"seconds\":%.6f,\"events_per_s\":%.0f"
-	       ",\"overhead\":%.3f,\"overhead_paired\":%.3f"
-	       ",\"cpu_seconds\":%.6f,\"overhead_cpu\":%.3f}\n",
-	       trace, run->name, reps, x->n, x->attrs, t, (double)x->n / t, t / dec - 1,
-	       paired, c, c / cdec - 1);
+	bj_str(o, "trace", trace);
+	bj_str(o, "run", run);
+	bj_int(o, "repeat", reps);
+	bj_int(o, "events", (int64_t)n);
+	if (x)
+		bj_int(o, "attributes", (int64_t)x->attrs);
+	bj_num(o, "seconds", t);
+	bj_num(o, "events_per_s", (double)n / t);
+	if (x) {
+		double ratio[MAX_REPS];
+
+		memcpy(ratio, x->ratio, sizeof ratio);
+		bj_num(o, "overhead", t / dec - 1);
+		bj_num(o, "overhead_paired", median(ratio, (size_t)reps));
+	}
+	bj_num(o, "cpu_seconds", c);
+	if (x)
+		bj_num(o, "overhead_cpu", c / cdec - 1);
+	bj_print(o);
 }
+
+static const struct option options[] = {
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
@@ -175,26 +189,29 @@ int main(int argc, char **argv)
 	static struct times x[NRUNS];
 	double td[MAX_REPS], cd[MAX_REPS], dec, cdec;
 	uint64_t n = 0, sum = 0;
-	int reps = 5, known = 0;
+	int reps = 5, known = 0, k;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-			reps = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-			only = argv[++i];
-		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			dir = argv[++i];
-		else if (argv[i][0] == '-' || trace)
-			usage();
-		else
-			trace = argv[i];
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'r':
+			reps = (int)parse_count_in("--repeat", optarg, 1,
+						   MAX_REPS);
+			break;
+		case 'b': only = optarg; break;
+		case 'd': dir = optarg; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
+		}
 	}
+	if (optind + 1 != argc)
+		usage(stderr, 2);
+	trace = argv[optind];
 	for (int b = 0; only && b < NRUNS; b++)
 		known |= !strcmp(only, runs[b].name);
-	if (!trace || reps < 1 || reps > MAX_REPS || (only && !known))
-		usage();
+	if (only && !known)
+		usage_error("--backend: null, tree or threaded, not '%s'", only);
 	if (!dir)
-		dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		dir = tmp_dir();
 	snprintf(path, sizeof path, "%s/kernel-bench-%ld.sht", dir, (long)getpid());
 
 	for (int r = 0; r < reps; r++) {
@@ -218,11 +235,15 @@ int main(int argc, char **argv)
 	}
 	dec = median(td, reps);
 	cdec = median(cd, reps);
-	printf("{\"trace\":\"%s\",\"run\":\"decode\",\"repeat\":%d,\"events\":%" PRIu64
-	       ",\"seconds\":%.6f,\"events_per_s\":%.0f,\"cpu_seconds\":%.6f}\n",
-	       trace, reps, n, dec, (double)n / dec, cdec);
-	for (int b = 0; b < NRUNS; b++)
-		if (!only || !strcmp(only, runs[b].name))
-			print_run(trace, &runs[b], &x[b], reps, dec, cdec);
+	print_run(trace, "decode", reps, n, dec, cdec, NULL, dec, cdec);
+	for (int b = 0; b < NRUNS; b++) {
+		char name[32];
+
+		if (only && strcmp(only, runs[b].name))
+			continue;
+		snprintf(name, sizeof name, "kernel+%s", runs[b].name);
+		print_run(trace, name, reps, x[b].n, median(x[b].t, (size_t)reps),
+			  median(x[b].c, (size_t)reps), &x[b], dec, cdec);
+	}
 	return 0;
 }

@@ -1,134 +1,62 @@
 /*
- * limits.c: sht-limits, the physical limits of the machine it runs on,
- * so that each benchmark figure can be stated as a fraction of its limit.
+ * limits.c: sht-limits, the physical limits of the machine it runs on, so
+ * that each benchmark figure can be stated as a fraction of its limit
+ * (docs/PERFORMANCE.md, docs/BENCHMARKS.md).
  *
- *   sht-limits [--dir DIR] [--mb N] [--mem-mb M]
+ *   sht-limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick] [--keep]
  *
- * Output: one JSON line on stdout:
- *   seq_write_MBps      writing N MiB in 1 MiB write()s, then fsync; the
- *                       clock covers both (MB = 10^6 bytes)
- *   seq_read_cold_MBps  reading the file back after its pages were dropped
- *                       (posix_fadvise DONTNEED, after the fsync: they are
- *                       clean); on a VM the host may still cache them
- *   seq_read_warm_MBps  reading it once more, from the page cache
- *   rand_read_4k_us     mean latency of 4 KiB pread()s at random aligned
- *                       offsets (distinct pages, readahead off), cold
- *   mem_latency_ns      pointer chasing over a random cycle of 64-byte
- *                       slots in an M MiB buffer (far larger than the
- *                       last-level cache): ns per dependent load, median
- *                       of rounds of 10^6 loads; TLB misses included, as
- *                       a random query sees them
- *   mem_bw_GBps         memcpy of M/2 MiB to another buffer, best of 5
- *                       (thread CPU time, as the latency's rounds):
- *                       bytes copied per second (the memory traffic is
- *                       twice that: a read and a write of each byte)
- * and cpu (model name), cores (online), ram_gib, load1 (the 1-minute load
- * average when it started: the machine may be shared).  Progress and errors on
- * stderr; exit status 2 on errors.  The default run takes ~10-30 s.
+ * Each run, in a forked child (its own memory):
+ *   disk    a file of B bytes (1 GiB) in DIR ($TMPDIR or /tmp), written in
+ *           1 MiB chunks of random bytes: MB/s of the writes alone and
+ *           with the final fsync (MB = 10^6 bytes); read back warm (from
+ *           the page cache) and cold (its pages dropped with
+ *           posix_fadvise DONTNEED: on a VM the host may still cache
+ *           them); 400 random 64 KiB preads (one node of a history
+ *           file), warm and cold: mean and median; then up to 2 000 cold
+ *           4 KiB preads of distinct random pages with readahead off;
+ *   memory  dependent-load latency by pointer chasing over a random
+ *           cycle of 64-byte lines of 32 KiB, 1 MiB, 16 MiB and 256 MiB
+ *           (TLB misses included, as a random query sees them); the
+ *           sequential read and the memcpy bandwidth of 256 MiB (best of
+ *           3 and 5; memcpy timed in thread CPU time); the cost of
+ *           clock_gettime;
+ *   machine CPU model, online CPUs, memory, the 1-minute load average
+ *           when the run started (the machine may be shared).
+ * --quick: memory tests over at most 16 MiB, fewer steps (seconds, not
+ * minutes).  Output: one JSON line per run ("type":"run") and with
+ * --repeat K a last one ("type":"median") holding the median of every
+ * number over the runs.  Progress (--verbose) and errors on stderr; exit
+ * status 2 on errors.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "metrics.h"
+#include "rng.h"
 
 #define MIB (1024u * 1024u)
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
-						    noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sht-limits: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
+struct limits_opts {
+	const char *dir;
+	uint64_t bytes;
+	int keep;
+	int quick;      /* --quick: memory tests over <= 16 MiB, fewer steps */
+};
 
 /* ---- the disk ------------------------------------------------------------ */
 
-struct disk {
-	double write_MBps, read_cold_MBps, read_warm_MBps, rand_4k_us;
-};
-
-static void fill(char *buf, size_t n, uint64_t *rng)
-{
-	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t v = rng_next(rng);
-
-		memcpy(buf + i, &v, 8);
-	}
-}
-
-static double seq_write(int fd, const char *path, char *buf, uint64_t mb)
-{
-	double t0 = now_s();
-
-	for (uint64_t i = 0; i < mb; i++) {
-		size_t done = 0;
-
-		while (done < MIB) {
-			ssize_t w = write(fd, buf + done, MIB - done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				die("write %s: %s", path, strerror(errno));
-			done += (size_t)w;
-		}
-		buf[i % MIB] ^= 1;      /* no two chunks alike */
-	}
-	if (fsync(fd) < 0)
-		die("fsync %s: %s", path, strerror(errno));
-	return (double)mb * MIB / 1e6 / (now_s() - t0);
-}
-
-static double seq_read(int fd, const char *path, char *buf, uint64_t mb)
-{
-	uint64_t total = 0;
-	double t0 = now_s();
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		die("lseek %s: %s", path, strerror(errno));
-	for (;;) {
-		ssize_t r = read(fd, buf, MIB);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			die("read %s: %s", path, strerror(errno));
-		if (r == 0)
-			break;
-		total += (uint64_t)r;
-	}
-	if (total != mb * MIB)
-		die("read %s: %" PRIu64 " bytes, wrote %" PRIu64, path, total,
-		    mb * MIB);
-	return (double)total / 1e6 / (now_s() - t0);
-}
-
 /* Mean latency of cold 4 KiB reads of distinct random pages. */
-static double rand_4k(int fd, const char *path, uint64_t mb, char *buf,
-		      uint64_t *rng)
+static double rand_4k(int fd, const char *path, uint64_t bytes, char *buf,
+		      struct rng *rng)
 {
-	uint64_t pages = mb * (MIB / 4096);
+	uint64_t pages = bytes / 4096;
 	uint64_t n = pages / 4 < 2000 ? pages / 4 : 2000;
 	uint64_t *idx = xmalloc(pages * sizeof *idx);
 	double sum = 0;
@@ -156,103 +84,90 @@ static double rand_4k(int fd, const char *path, uint64_t mb, char *buf,
 	return n ? sum / (double)n * 1e6 : 0;
 }
 
-static void disk(const char *dir, uint64_t mb, struct disk *d)
-{
-	char path[4096];
-	char *buf = xmalloc(MIB);
-	uint64_t rng = 42;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/sht-limits-%ld.tmp", dir,
-		 (long)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
-	fill(buf, MIB, &rng);
-	fprintf(stderr, "sht-limits: sequential write, %" PRIu64 " MiB\n", mb);
-	d->write_MBps = seq_write(fd, path, buf, mb);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	d->read_cold_MBps = seq_read(fd, path, buf, mb);
-	d->read_warm_MBps = seq_read(fd, path, buf, mb);
-	fprintf(stderr, "sht-limits: random 4 KiB reads\n");
-	d->rand_4k_us = rand_4k(fd, path, mb, buf, &rng);
-	close(fd);
-	unlink(path);
-	free(buf);
-}
-
 /* ---- memory -------------------------------------------------------------- */
 
-struct slot {
-	struct slot *next;
-	char pad[64 - sizeof(struct slot *)];
+struct chase_line {
+	struct chase_line *next;
+	char pad[64 - sizeof(struct chase_line *)];
 };
 
-/* CPU time of this thread, s: on a shared machine the time the thread
- * waits for a CPU is not the memory's. */
-static double cpu_s(void)
+static void *volatile chase_sink;
+
+/* Average latency of one dependent load over a random cycle of lines
+ * covering bytes, in ns. */
+static double chase_ns(size_t bytes, uint64_t steps, struct rng *rng)
 {
-	struct timespec ts;
+	size_t n = bytes / sizeof(struct chase_line);
+	struct chase_line *a = xmalloc(n * sizeof *a);
+	size_t *perm = xmalloc(n * sizeof *perm);
+	struct chase_line *p;
+	double t0, t1;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Median ns per load over rounds of 1M dependent loads (thread CPU time):
- * at least 3 rounds, then as many as fit in ~2 s (up to 15). */
-static double mem_latency(uint64_t mb)
-{
-	size_t n = (size_t)mb * MIB / sizeof(struct slot);
-	struct slot *s = xmalloc(n * sizeof *s);
-	uint32_t *perm = xmalloc(n * sizeof *perm);
-	uint64_t rng = 7;
-	double ns[15], start;
-	int rounds = 0;
-	struct slot *p;
-
+	/* Sattolo's algorithm: one cycle through every line. */
 	for (size_t i = 0; i < n; i++)
-		perm[i] = (uint32_t)i;
-	for (size_t i = n - 1; i > 0; i--) {    /* Sattolo: one cycle */
-		size_t j = (size_t)rng_below(&rng, i);
-		uint32_t x = perm[i];
+		perm[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)rng_below(rng, i);
+		size_t tmp = perm[i];
 
 		perm[i] = perm[j];
-		perm[j] = x;
+		perm[j] = tmp;
 	}
 	for (size_t i = 0; i < n; i++)
-		s[i].next = &s[perm[i]];
+		a[perm[i]].next = &a[perm[(i + 1) % n]];
 	free(perm);
-	p = &s[0];
-	for (size_t i = 0; i < n; i++)          /* touch every page once */
+	p = &a[0];
+	for (uint64_t i = 0; i < n; i++)     /* touch, warm the TLB */
 		p = p->next;
-	start = now_s();
-	while (rounds < 15 && (rounds < 3 || now_s() - start < 2.0)) {
-		double t0 = cpu_s();
-
-		for (int i = 0; i < 1000000; i++)
-			p = p->next;
-		ns[rounds++] = (cpu_s() - t0) / 1e6 * 1e9;
-	}
-	if (p == NULL)                          /* keeps the loop */
-		die("broken cycle");
-	free(s);
-	return median(ns, (size_t)rounds);
+	t0 = now_s();
+	for (uint64_t i = 0; i < steps; i++)
+		p = p->next;
+	t1 = now_s();
+	chase_sink = p;                       /* keep the loop */
+	free(a);
+	return (t1 - t0) / (double)steps * 1e9;
 }
 
-static double mem_bandwidth(uint64_t mb)
+static double mem_read_gbps(size_t bytes)
 {
-	size_t n = (size_t)mb * MIB / 2;
+	uint64_t *a = xmalloc(bytes);
+	size_t n = bytes / sizeof *a;
+	volatile uint64_t sink;
+	uint64_t sum = 0;
+	double best = 0;
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = i;
+	for (int rep = 0; rep < 3; rep++) {
+		double t0 = now_s(), t1;
+
+		for (size_t i = 0; i < n; i++)
+			sum += a[i];
+		t1 = now_s();
+		if ((double)bytes / (t1 - t0) / 1e9 > best)
+			best = (double)bytes / (t1 - t0) / 1e9;
+	}
+	sink = sum;
+	(void)sink;
+	free(a);
+	return best;
+}
+
+/* memcpy of bytes / 2 to another buffer, best of 5 (thread CPU time):
+ * bytes copied per second, GB/s (the memory traffic is twice that). */
+static double mem_copy_gbps(size_t bytes)
+{
+	size_t n = bytes / 2;
 	char *a = xmalloc(n), *b = xmalloc(n);
 	double best = 0;
 
 	memset(a, 1, n);
 	memset(b, 2, n);
 	for (int r = 0; r < 5; r++) {
-		double t0 = cpu_s(), dt;
+		double t0 = thread_cpu_s(), dt;
 
 		memcpy(b, a, n);
-		dt = cpu_s() - t0;
+		dt = thread_cpu_s() - t0;
 		a[(size_t)r * 4096 % n] = (char)b[n - 1 - (size_t)r];
 		if (best == 0 || dt < best)
 			best = dt;
@@ -262,102 +177,218 @@ static double mem_bandwidth(uint64_t mb)
 	return (double)n / 1e9 / best;
 }
 
-/* ---- the machine --------------------------------------------------------- */
+/* ---- one run ------------------------------------------------------------- */
 
-static void cpu_model(char *out, size_t size)
+static void phase_limits(void *ctx, struct metrics *ms)
 {
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	const struct limits_opts *o = ctx;
+	const size_t chunk = 1u << 20;
+	char path[4096];
+	char *buf;
+	struct rng rng = RNG_INIT(12345);
+	uint64_t chunks = o->bytes / chunk;
+	int fd;
+	double t0, t1, t2;
+	double lat[400];
 
-	snprintf(out, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		char *c = strchr(line, ':');
+	put(ms, "load1", load1());
+	snprintf(path, sizeof path, "%s/sht-limits-%ld.tmp", o->dir,
+		 (long)getpid());
+	if (posix_memalign((void **)&buf, 4096, chunk) != 0)
+		die("out of memory");
+	for (size_t i = 0; i < chunk / 8; i++) {
+		uint64_t x = rng_next(&rng);
 
-		if (strncmp(line, "model name", 10) != 0 || !c)
-			continue;
-		c += 1 + (c[1] == ' ');
-		c[strcspn(c, "\n")] = '\0';
-		snprintf(out, size, "%s", c);
-		break;
+		memcpy(buf + i * 8, &x, 8);
 	}
-	fclose(f);
-	for (char *p = out; *p; p++)            /* JSON-safe */
-		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
-			*p = ' ';
-}
 
-static double load1(void)
-{
-	double v = -1;
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
+	/* Sequential write, 1 MiB chunks, then fsync. */
+	note("limits: sequential write of %" PRIu64 " bytes", chunks * chunk);
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	t0 = now_s();
+	for (uint64_t i = 0; i < chunks; i++) {
+		buf[0] = (char)i;
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			die("write %s: %s", path, strerror(errno));
 	}
-	return v;
+	t1 = now_s();
+	if (fsync(fd) < 0)
+		die("fsync %s: %s", path, strerror(errno));
+	t2 = now_s();
+	put_int(ms, "file_bytes", (double)(chunks * chunk));
+	put(ms, "write_nosync_MBps", (double)(chunks * chunk) / (t1 - t0) / 1e6);
+	put(ms, "write_fsync_MBps", (double)(chunks * chunk) / (t2 - t0) / 1e6);
+	put(ms, "fsync_s", t2 - t1);
+
+	/* Sequential read, warm (the pages are cached after the write). */
+	note("limits: sequential read");
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		t0 = now_s();
+		for (uint64_t i = 0; i < chunks; i++)
+			if (pread(fd, buf, chunk, (off_t)(i * chunk)) !=
+			    (ssize_t)chunk)
+				die("read %s: %s", path, strerror(errno));
+		t1 = now_s();
+		put(ms, pass ? "read_cold_MBps" : "read_warm_MBps",
+		    (double)(chunks * chunk) / (t1 - t0) / 1e6);
+	}
+
+	/* Random 64 KiB reads (one node): warm, then cold (pages dropped). */
+	note("limits: random 64 KiB reads");
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t blocks = chunks * chunk / 65536;
+		size_t n = sizeof lat / sizeof lat[0];
+		double sum = 0;
+
+		posix_fadvise(fd, 0, 0, pass ? POSIX_FADV_DONTNEED
+					      : POSIX_FADV_NORMAL);
+		if (pass == 0) {      /* make sure it is all cached */
+			for (uint64_t i = 0; i < chunks; i++)
+				if (pread(fd, buf, chunk,
+					  (off_t)(i * chunk)) < 0)
+					die("read: %s", strerror(errno));
+		}
+		for (size_t i = 0; i < n; i++) {
+			off_t off = (off_t)(rng_below(&rng, blocks) * 65536);
+
+			t0 = now_s();
+			if (pread(fd, buf, 65536, off) != 65536)
+				die("read %s: %s", path, strerror(errno));
+			t1 = now_s();
+			lat[i] = (t1 - t0) * 1e6;
+			sum += lat[i];
+		}
+		put(ms, pass ? "pread64k_cold_mean_us" : "pread64k_warm_mean_us",
+		    sum / (double)n);
+		put(ms, pass ? "pread64k_cold_p50_us" : "pread64k_warm_p50_us",
+		    median(lat, n));
+	}
+
+	/* Cold 4 KiB reads of distinct random pages, readahead off (a
+	 * generator of their own: the draws above and below stay those of
+	 * every earlier run). */
+	note("limits: random 4 KiB reads");
+	{
+		struct rng r4 = RNG_INIT(42);
+
+		put(ms, "pread4k_cold_mean_us",
+		    rand_4k(fd, path, chunks * chunk, buf, &r4));
+	}
+	close(fd);
+	if (!o->keep)
+		unlink(path);
+	free(buf);
+
+	/* Memory: dependent random loads (pointer chasing), and a
+	 * sequential read. */
+	note("limits: memory latency");
+	{
+		uint64_t div = o->quick ? 20 : 1;
+
+		put(ms, "mem_latency_ns_32KiB",
+		    chase_ns(32u << 10, 20000000 / div, &rng));
+		put(ms, "mem_latency_ns_1MiB",
+		    chase_ns(1u << 20, 20000000 / div, &rng));
+		put(ms, "mem_latency_ns_16MiB",
+		    chase_ns(16u << 20, 10000000 / div, &rng));
+		if (!o->quick)
+			put(ms, "mem_latency_ns_256MiB",
+			    chase_ns(256u << 20, 10000000, &rng));
+		put(ms, "mem_read_GBps",
+		    mem_read_gbps(o->quick ? 16u << 20 : 256u << 20));
+		put(ms, "mem_copy_GBps",
+		    mem_copy_gbps(o->quick ? 16u << 20 : 256u << 20));
+	}
+	{
+		double c0 = now_s(), c1 = c0;
+		int k;
+
+		for (k = 0; k < 1000000; k++)
+			c1 = now_s();
+		put(ms, "clock_ns", (c1 - c0) / k * 1e9);
+	}
+	put_int(ms, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	put_int(ms, "mem_bytes", (double)sysconf(_SC_PHYS_PAGES) *
+				 (double)sysconf(_SC_PAGESIZE));
 }
 
-static uint64_t parse_mb(const char *opt, const char *s)
+/* ---- command line -------------------------------------------------------- */
+
+static _Noreturn void usage(FILE *f, int status)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < 1 || v > 65536)
-		die("%s: a number of MiB, 1 .. 65536, not '%s'", opt, s);
-	return v;
+	fputs(
+"usage: sht-limits [--dir DIR] [--limit-bytes B] [--repeat K] [--quick]\n"
+"                  [--keep] [--verbose]\n"
+"  --dir DIR          where the test file goes ($TMPDIR or /tmp)\n"
+"  --limit-bytes B    its size, e.g. 128M (1G; at least 1M)\n"
+"  --repeat K         K runs, then a line of their medians\n"
+"  --quick            memory tests over at most 16 MiB, fewer steps\n"
+"  --keep             keep the test file\n"
+"Output: JSON lines on stdout.  Exit status 2 on errors.\n", f);
+	exit(status);
 }
+
+static const struct option options[] = {
+	{ "dir", required_argument, NULL, 'd' },
+	{ "limit-bytes", required_argument, NULL, 'b' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "quick", no_argument, NULL, 'q' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
-	const char *dir = tmp && *tmp ? tmp : "/tmp";
-	uint64_t mb = 512, mem_mb = 512;
-	struct disk d;
+	struct limits_opts o = { tmp_dir(), 1ull << 30, 0, 0 };
 	char cpu[256];
-	double lat, bw, load = load1();
+	const char *strs[] = { "mode", "limits", "type", "run", "cpu", cpu,
+			       NULL };
+	const char *mstrs[] = { "mode", "limits", "type", "median", "cpu", cpu,
+				NULL };
+	struct metrics *runs;
+	int repeat = 1, k;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			puts("usage: sht-limits [--dir DIR] [--mb N] "
-			     "[--mem-mb M]\n"
-			     "  --dir DIR    where the test file goes "
-			     "($TMPDIR or /tmp)\n"
-			     "  --mb N       test file MiB (512)\n"
-			     "  --mem-mb M   memory buffers MiB (512)");
-			return 0;
+	while ((k = getopt_long(argc, argv, "hv", options, NULL)) != -1) {
+		switch (k) {
+		case 'd': o.dir = optarg; break;
+		case 'b': o.bytes = parse_bytes("--limit-bytes", optarg); break;
+		case 'r':
+			repeat = (int)parse_count_in("--repeat", optarg, 1, 1000);
+			break;
+		case 'q': o.quick = 1; break;
+		case 'k': o.keep = 1; break;
+		case 'v': bench_verbose = 1; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
 		}
-		if (i + 1 >= argc)
-			die("%s: unknown option or missing argument (try "
-			    "--help)", argv[i]);
-		if (!strcmp(argv[i], "--dir"))
-			dir = argv[++i];
-		else if (!strcmp(argv[i], "--mb"))
-			mb = parse_mb(argv[i], argv[i + 1]), i++;
-		else if (!strcmp(argv[i], "--mem-mb"))
-			mem_mb = parse_mb(argv[i], argv[i + 1]), i++;
-		else
-			die("unknown option '%s' (try --help)", argv[i]);
 	}
-	disk(dir, mb, &d);
-	fprintf(stderr, "sht-limits: memory latency and bandwidth, %" PRIu64
-		" MiB\n", mem_mb);
-	lat = mem_latency(mem_mb);
-	bw = mem_bandwidth(mem_mb);
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o.bytes < MIB)
+		usage_error("--limit-bytes: at least 1M, not '%" PRIu64 "'",
+			    o.bytes);
 	cpu_model(cpu, sizeof cpu);
-	printf("{\"seq_write_MBps\":%.1f,\"seq_read_cold_MBps\":%.1f,"
-	       "\"seq_read_warm_MBps\":%.1f,\"mem_latency_ns\":%.2f,"
-	       "\"mem_bw_GBps\":%.2f,\"rand_read_4k_us\":%.2f,\"cpu\":\"%s\","
-	       "\"cores\":%ld,\"ram_gib\":%.1f,\"file_mib\":%" PRIu64
-	       ",\"mem_mib\":%" PRIu64 ",\"load1\":%.2f}\n", d.write_MBps,
-	       d.read_cold_MBps, d.read_warm_MBps, lat, bw, d.rand_4k_us, cpu,
-	       sysconf(_SC_NPROCESSORS_ONLN),
-	       (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) /
-	       (1024.0 * 1024.0 * 1024.0), mb, mem_mb, load);
+	runs = xmalloc((size_t)repeat * sizeof *runs);
+	for (int r = 0; r < repeat; r++) {
+		if (run_in_child(NULL, NULL, NULL, phase_limits, &o,
+				 &runs[r]) < 0)
+			die("run %d failed: %s", r, runs[r].err);
+		put_int(&runs[r], "run", r);
+		metrics_print(strs, &runs[r]);
+	}
+	if (repeat > 1) {
+		struct metrics med;
+
+		metrics_median(runs, (size_t)repeat, &med);
+		put_int(&med, "runs", repeat);
+		metrics_print(mstrs, &med);
+	}
+	free(runs);
 	return 0;
 }

@@ -50,7 +50,7 @@
  *                   replay reads its segment's events plus the first one
  *                   of the next segment, which stops it)
  *   mismatches      answers that differ from the workload's definition
- *                   (sht__*_expect; a single answer must also contain t, a
+ *                   (shtgen_*_expect; a single answer must also contain t, a
  *                   full answer must hold every quark once, in order)
  *   diff_full       partial answers that differ from the full history's
  *                   answer to the same query (same query sets for every
@@ -72,6 +72,7 @@
  * segment (as any user of the library would see).  The query sets are
  * the same for every history of a repeat (seed + repeat).
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -83,74 +84,14 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-json.h"
 #include "bench-util.h"
+#include "rng.h"
 #include <shtgen/workload.h>
 
 #define MAX_EVERY 16
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static int g_verbose;
-
-static void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("partial-bench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!g_verbose)
-		return;
-	fputs("# ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		die("out of memory (%zu x %zu bytes)", n, size);
-	return p;
-}
-
-static uint64_t parse_u64(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		die("%s: expected a number, got \"%s\"", what, s ? s : "");
-	v = strtoull(s, &end, 10);
-	if (*end)
-		die("%s: expected a number, got \"%s\"", what, s);
-	return (uint64_t)v;
-}
-
-/* xorshift64 */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 /* FNV-1a over bytes. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -233,102 +174,98 @@ static void parse_every(struct opts *o, const char *s)
 	char buf[512], *tok, *save = NULL;
 
 	if (strlen(s) >= sizeof buf)
-		die("--every: list too long");
+		usage_error("--every: list too long");
 	strcpy(buf, s);
 	o->n_every = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->n_every == MAX_EVERY)
-			die("--every: at most %d spacings", MAX_EVERY);
-		o->every[o->n_every] = parse_u64(tok, "--every");
+			usage_error("--every: at most %d spacings", MAX_EVERY);
+		o->every[o->n_every] = parse_count("--every", tok);
 		if (o->every[o->n_every] == 0)
-			die("--every: spacings are >= 1");
+			usage_error("--every: spacings are >= 1");
 		o->n_every++;
 	}
 }
 
+static const struct option options[] = {
+	{ "workload", required_argument, NULL, 'w' },
+	{ "size", required_argument, NULL, 's' },
+	{ "intervals", required_argument, NULL, 'i' },
+	{ "every", required_argument, NULL, 'e' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "queries", required_argument, NULL, 'q' },
+	{ "full-queries", required_argument, NULL, 'f' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "no-sync", no_argument, NULL, 'n' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static void parse_args(struct opts *o, int argc, char **argv)
 {
 	const char *workload = NULL;
-	const char *tmp = getenv("TMPDIR");
+	int k;
 
 	memset(o, 0, sizeof *o);
-	o->dir = tmp && *tmp ? tmp : "/tmp";
+	o->dir = tmp_dir();
 	o->queries = 200;
 	o->full_queries = 10;
 	o->repeat = 1;
 	o->seed = 20240611;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--no-sync")) {
-			o->no_sync = true;
-			continue;
-		} else if (!strcmp(a, "--keep")) {
-			o->keep = 1;
-			continue;
-		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-			g_verbose = 1;
-			continue;
-		}
-		if (!v) {
-			usage(stderr);
-			die("%s: missing value or unknown option", a);
-		}
-		i++;
-		if (!strcmp(a, "--workload"))
-			workload = v;
-		else if (!strcmp(a, "--size"))
-			o->size = parse_u64(v, a);
-		else if (!strcmp(a, "--intervals"))
-			o->intervals = parse_u64(v, a);
-		else if (!strcmp(a, "--every"))
-			parse_every(o, v);
-		else if (!strcmp(a, "--dir"))
-			o->dir = v;
-		else if (!strcmp(a, "--queries"))
-			o->queries = (size_t)parse_u64(v, a);
-		else if (!strcmp(a, "--full-queries"))
-			o->full_queries = (size_t)parse_u64(v, a);
-		else if (!strcmp(a, "--repeat"))
-			o->repeat = (unsigned)parse_u64(v, a);
-		else if (!strcmp(a, "--seed"))
-			o->seed = parse_u64(v, a);
-		else {
-			usage(stderr);
-			die("unknown option %s", a);
+	while ((k = getopt_long(argc, argv, "hv", options, NULL)) != -1) {
+		switch (k) {
+		case 'w': workload = optarg; break;
+		case 's': o->size = parse_count("--size", optarg); break;
+		case 'i':
+			o->intervals = parse_count_in("--intervals", optarg, 1,
+						      UINT32_MAX);
+			break;
+		case 'e': parse_every(o, optarg); break;
+		case 'd': o->dir = optarg; break;
+		case 'q':
+			o->queries = (size_t)parse_count("--queries", optarg);
+			break;
+		case 'f':
+			o->full_queries = (size_t)parse_count("--full-queries",
+							      optarg);
+			break;
+		case 'r':
+			o->repeat = (unsigned)parse_count_in("--repeat", optarg,
+							     1, 10000);
+			break;
+		case 'S': o->seed = parse_count("--seed", optarg); break;
+		case 'n': o->no_sync = true; break;
+		case 'k': o->keep = 1; break;
+		case 'v': bench_verbose = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: bad_option();
 		}
 	}
-	if (!workload || !o->size || !o->n_every) {
-		usage(stderr);
-		die("--workload, --size and --every are required");
-	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!workload || !o->size || !o->n_every)
+		usage_error("--workload, --size and --every are required");
 	if (!strcmp(workload, "staircase")) {
 		o->w.kind = SHTGEN_WL_STAIRCASE;
 		o->w.st.attributes = o->size;
 		o->w.st.intervals = o->intervals ? (uint32_t)o->intervals : 20;
-		if (o->intervals > UINT32_MAX)
-			die("--intervals: at most %u", UINT32_MAX);
 		o->w.st.step = 1000;
 	} else if (!strcmp(workload, "churn")) {
 		o->w.kind = SHTGEN_WL_CHURN;
 		o->w.ch.threads = o->size;
 	} else {
-		die("--workload: staircase or churn, not \"%s\"", workload);
+		usage_error("--workload: staircase or churn, not \"%s\"",
+			    workload);
 	}
 	if (shtgen_wl_events(&o->w) == 0)
 		die("--size %llu: not a valid %s workload",
 		    (unsigned long long)o->size, workload);
-	if (o->repeat < 1)
-		o->repeat = 1;
 	if (o->queries < 1)
 		o->queries = 1;
-	if (o->seed == 0)
-		o->seed = 1;
 }
 
 /* ---- one history --------------------------------------------------------- */
@@ -403,7 +340,7 @@ struct qset {
  * after a*D (its initial null ends); churn, the Status or Exec_name of
  * a thread i during its life [1000 i, 1000 i + 9999]. */
 static void singles_make(struct singles *s, const struct opts *o, size_t n,
-			 int live, uint64_t *r)
+			 int live, struct rng *r)
 {
 	const shtgen_workload *w = &o->w;
 	uint64_t nq = shtgen_wl_quarks(w);
@@ -416,21 +353,20 @@ static void singles_make(struct singles *s, const struct opts *o, size_t n,
 	s->ref_end = xcalloc(n, sizeof *s->ref_end);
 	for (size_t i = 0; i < n; i++) {
 		if (!live) {
-			s->q[i] = (sht_quark)(rnd(r) % nq);
-			s->t[i] = (sht_time)(rnd(r) % ((uint64_t)end + 1u));
+			s->q[i] = (sht_quark)rng_below(r, nq);
+			s->t[i] = (sht_time)rng_below(r, (uint64_t)end + 1u);
 		} else if (w->kind == SHTGEN_WL_STAIRCASE) {
 			sht_time a0;
 
-			s->q[i] = (sht_quark)(rnd(r) % nq);
+			s->q[i] = (sht_quark)rng_below(r, nq);
 			a0 = (sht_time)s->q[i] * w->st.step;
-			s->t[i] = a0 + (sht_time)(rnd(r) %
-						  ((uint64_t)(end - a0) + 1u));
+			s->t[i] = a0 + (sht_time)rng_below(r, (uint64_t)(end - a0) + 1u);
 		} else {
-			uint64_t th = rnd(r) % w->ch.threads;
+			uint64_t th = rng_below(r, w->ch.threads);
 
-			s->q[i] = (sht_quark)(2u + 3u * th + rnd(r) % 2u);
+			s->q[i] = (sht_quark)(2u + 3u * th + rng_below(r, 2u));
 			s->t[i] = (sht_time)th * 1000 +
-				  (sht_time)(rnd(r) % 10000u);
+				  (sht_time)rng_below(r, 10000u);
 		}
 	}
 }
@@ -446,7 +382,7 @@ static void singles_free(struct singles *s)
 static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 {
 	uint64_t span = (uint64_t)shtgen_wl_end(&o->w) + 1u;
-	uint64_t r = seed, wr = seed ^ 0x5deece66du;
+	struct rng r = RNG_INIT(seed), wr = RNG_INIT(seed ^ 0x5deece66du);
 
 	memset(s, 0, sizeof *s);
 	singles_make(&s->uni, o, o->queries, 0, &r);
@@ -458,8 +394,8 @@ static void qset_make(struct qset *s, const struct opts *o, uint64_t seed)
 	s->wft = xcalloc(s->nf, sizeof *s->wft);
 	s->ref_hash = xcalloc(s->nf, sizeof *s->ref_hash);
 	for (size_t i = 0; i < s->nf; i++) {
-		s->ft[i] = (sht_time)(rnd(&r) % span);
-		s->wft[i] = (sht_time)(rnd(&wr) % span);
+		s->ft[i] = (sht_time)rng_below(&r, span);
+		s->wft[i] = (sht_time)rng_below(&wr, span);
 	}
 }
 
@@ -810,50 +746,43 @@ static void run_queries(const struct opts *o, const char *path,
 
 /* ---- output -------------------------------------------------------------- */
 
-static void print_num(double v, int integer)
-{
-	if (isnan(v))
-		fputs("null", stdout);
-	else if (integer)
-		printf("%.0f", v);
-	else
-		printf("%.6g", v);
-}
-
 static void print_line(const struct opts *o, const char *type,
 		       const struct hist *h, unsigned rep, struct metrics *m,
 		       const struct metrics *full)
 {
-	printf("{\"bench\":\"partial\",\"type\":\"%s\",\"workload\":\"%s\","
-	       "\"size\":%llu,", type, shtgen_wl_name(&o->w),
-	       (unsigned long long)o->size);
+	json_t *j = bj_object();
+
+	bj_str(j, "bench", "partial");
+	bj_str(j, "type", type);
+	bj_str(j, "workload", shtgen_wl_name(&o->w));
+	bj_int(j, "size", (int64_t)o->size);
 	if (o->w.kind == SHTGEN_WL_STAIRCASE)
-		printf("\"staircase_intervals\":%lu,",
-		       (unsigned long)o->w.st.intervals);
-	printf("\"events\":%llu,\"workload_intervals\":%llu,"
-	       "\"quarks\":%llu,\"history\":\"%s\",\"every\":%llu,",
-	       (unsigned long long)shtgen_wl_events(&o->w),
-	       (unsigned long long)shtgen_wl_intervals(&o->w),
-	       (unsigned long long)shtgen_wl_quarks(&o->w), h->label,
-	       (unsigned long long)h->every);
+		bj_int(j, "staircase_intervals", o->w.st.intervals);
+	bj_int(j, "events", (int64_t)shtgen_wl_events(&o->w));
+	bj_int(j, "workload_intervals", (int64_t)shtgen_wl_intervals(&o->w));
+	bj_int(j, "quarks", (int64_t)shtgen_wl_quarks(&o->w));
+	bj_str(j, "history", h->label);
+	bj_int(j, "every", (int64_t)h->every);
 	if (!strcmp(type, "run"))
-		printf("\"repeat\":%u,", rep);
+		bj_int(j, "repeat", rep);
 	else
-		printf("\"repeats\":%u,", o->repeat);
-	printf("\"queries\":%zu,\"full_queries\":%zu,\"no_sync\":%d,",
-	       o->queries, o->full_queries, o->no_sync);
+		bj_int(j, "repeats", o->repeat);
+	bj_int(j, "queries", (int64_t)o->queries);
+	bj_int(j, "full_queries", (int64_t)o->full_queries);
+	bj_int(j, "no_sync", o->no_sync);
 	for (size_t i = 0; i < NFIELDS; i++) {
-		printf("\"%s\":", fields[i].name);
-		print_num(*field_at(m, i), fields[i].integer);
-		putchar(',');
+		double v = *field_at(m, i);
+
+		if (fields[i].integer && isfinite(v))
+			bj_int(j, fields[i].name, (int64_t)v);
+		else
+			bj_num(j, fields[i].name, v);
 	}
-	fputs("\"ratio\":", stdout);
-	print_num(m->file_bytes > 0 ? full->file_bytes / m->file_bytes : NAN,
-		  0);
-	fputs(",\"interval_ratio\":", stdout);
-	print_num(m->intervals > 0 ? full->intervals / m->intervals : NAN, 0);
-	puts("}");
-	fflush(stdout);
+	bj_num(j, "ratio", m->file_bytes > 0 ? full->file_bytes / m->file_bytes
+					     : NAN);
+	bj_num(j, "interval_ratio", m->intervals > 0
+		   ? full->intervals / m->intervals : NAN);
+	bj_print(j);
 }
 
 int main(int argc, char **argv)

@@ -15,6 +15,7 @@
  * of the median CPU times) and ratio_paired (the median of each round's
  * own CPU-time ratio).  docs/RULES.md reports the numbers.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #include "sht/sht.h"
 #include "util/util.h"
+#include "bench-json.h"
 #include "bench-util.h"
 
 #define MAX_REPS 101
@@ -47,14 +49,6 @@ struct mtrace {
 	size_t nnames;
 	char env[3][64];          /* tracer_name, tracer_major, tracer_minor */
 };
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void *xalloc(void *p, size_t n)
 {
@@ -210,10 +204,17 @@ static double run(const struct mtrace *t, const sht_provider *p, double *cpu)
 	return now_s() - t0;
 }
 
-static double med(double *v, size_t n)
+static const struct option options[] = {
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static _Noreturn void usage(FILE *f, int status)
 {
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	fprintf(f, "usage: rules-bench TRACE RULES.xml [--repeat K (1..%d)]\n",
+		MAX_REPS);
+	exit(status);
 }
 
 int main(int argc, char **argv)
@@ -224,16 +225,27 @@ int main(int argc, char **argv)
 	sht_rules *rules = NULL;
 	sht_provider pk, pr_;
 	long reps = 9;
+	const char *trace, *rpath;
+	json_t *o;
+	int c;
 
-	if (argc == 5 && strcmp(argv[3], "--repeat") == 0)
-		reps = strtol(argv[4], NULL, 10);
-	if ((argc != 3 && argc != 5) || reps < 1 || reps > MAX_REPS) {
-		fprintf(stderr, "usage: rules-bench TRACE RULES.xml [--repeat K (1..%d)]\n", MAX_REPS);
-		return 2;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			reps = (long)parse_count_in("--repeat", optarg, 1,
+						    MAX_REPS);
+			break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
+		}
 	}
-	if (load(argv[1], &t) != 0 || t.n == 0)
+	if (optind + 2 != argc)
+		usage(stderr, 2);
+	trace = argv[optind];
+	rpath = argv[optind + 1];
+	if (load(trace, &t) != 0 || t.n == 0)
 		return 1;
-	if (sht_rules_load(argv[2], NULL, &rules) != SHT_OK ||
+	if (sht_rules_load(rpath, NULL, &rules) != SHT_OK ||
 	    sht_kernel_create(sht_kernel_layout_from_env(t.env[0], t.env[1], t.env[2]), &k) != SHT_OK) {
 		fprintf(stderr, "rules-bench: %s\n", sht_errmsg());
 		return 1;
@@ -247,13 +259,21 @@ int main(int argc, char **argv)
 			return 1;
 		pr[i] = rc[i] / kc[i];
 	}
-	double mk = med(kc, (size_t)reps), mr = med(rc, (size_t)reps);
-	printf("{\"trace\":\"%s\",\"rules\":\"%s\",\"events\":%zu,\"repeat\":%ld,"
-	       "\"kernel_seconds\":%.6f,\"kernel_cpu_seconds\":%.6f,\"kernel_ns_per_event\":%.1f,"
-	       "\"rules_seconds\":%.6f,\"rules_cpu_seconds\":%.6f,\"rules_ns_per_event\":%.1f,"
-	       "\"ratio\":%.3f,\"ratio_paired\":%.3f}\n",
-	       argv[1], argv[2], t.n, reps, med(kw, (size_t)reps), mk, mk * 1e9 / (double)t.n,
-	       med(rw, (size_t)reps), mr, mr * 1e9 / (double)t.n, mr / mk, med(pr, (size_t)reps));
+	double mk = median(kc, (size_t)reps), mr = median(rc, (size_t)reps);
+	o = bj_object();
+	bj_str(o, "trace", trace);
+	bj_str(o, "rules", rpath);
+	bj_int(o, "events", (int64_t)t.n);
+	bj_int(o, "repeat", reps);
+	bj_num(o, "kernel_seconds", median(kw, (size_t)reps));
+	bj_num(o, "kernel_cpu_seconds", mk);
+	bj_num(o, "kernel_ns_per_event", mk * 1e9 / (double)t.n);
+	bj_num(o, "rules_seconds", median(rw, (size_t)reps));
+	bj_num(o, "rules_cpu_seconds", mr);
+	bj_num(o, "rules_ns_per_event", mr * 1e9 / (double)t.n);
+	bj_num(o, "ratio", mr / mk);
+	bj_num(o, "ratio_paired", median(pr, (size_t)reps));
+	bj_print(o);
 	sht_rules_destroy(rules);
 	sht_kernel_destroy(k);
 	return 0;

@@ -4,7 +4,8 @@
 #   bench/run-store.sh [--quick] [--repeat K] [--dir DIR] [--out FILE]
 #                      [--bench PATH] [--no-wait]
 #
-# Runs sht-bench (built by CMake as <build>/sht-bench) over:
+# Runs sht-limits and sht-bench (built by CMake as <build>/sht-limits and
+# <build>/sht-bench) over:
 #   limits                    the machine's anchors (disk, memory), with
 #                             a 1 GiB and a 128 MiB file
 #   staircase A = 10 000, 100 000, 1 000 000   eSHT, 64 KiB blocks
@@ -54,6 +55,11 @@ if [ -z "$bench" ] || [ ! -x "$bench" ]; then
 	echo "run-store.sh: sht-bench not found; build it (cmake -DCMAKE_BUILD_TYPE=Release) or pass --bench PATH" >&2
 	exit 2
 fi
+limits=$(dirname "$bench")/sht-limits
+if [ ! -x "$limits" ]; then
+	echo "run-store.sh: no sht-limits beside $bench" >&2
+	exit 2
+fi
 command -v jq >/dev/null || { echo "run-store.sh: needs jq for the tables" >&2; exit 2; }
 
 mkdir -p "$dir"
@@ -81,11 +87,17 @@ wait_quiet() {
 }
 
 status=0
+# run store|limits ARGS...: sht-bench store ARGS, or sht-limits ARGS.
 run() {
+	local prog=$bench name=sht-bench
+	if [ "$1" = limits ]; then
+		prog=$limits name=sht-limits
+		shift
+	fi
 	wait_quiet
-	echo "# sht-bench $*" >&2
-	if ! "$bench" "$@" --repeat "$repeat" --dir "$dir" >>"$out"; then
-		echo "run-store.sh: FAILED: sht-bench $*" >&2
+	echo "# $name $*" >&2
+	if ! "$prog" "$@" --repeat "$repeat" --dir "$dir" >>"$out"; then
+		echo "run-store.sh: FAILED: $name $*" >&2
 		status=1
 	fi
 }
@@ -147,10 +159,10 @@ jq -r --argjson rep "$repeat" "$sel"' | select(.mode == "store") |
   "| \(.workload) | \(.variant) | \(.size) | \(.open_ms | r(3)) | \(.single_mean_us | r(2)) / \(.single_p50_us | r(2)) / \(.single_p99_us | r(2)) | \(.single_visits | r(2)) | \(.full_mean_ms | r(3)) / \(.full_p99_ms | r(3)) | \(.q2d_ms | r(2)) (\(.q2d_intervals)) | \(.cold_single_mean_us // null | if . == null then "-" else r(1) end) / \(.cold_single_p99_us // null | if . == null then "-" else r(1) end) | \(.cold_full_mean_ms // null | if . == null then "-" else r(2) end) / \(.cold_full_p99_ms // null | if . == null then "-" else r(2) end) | \(.cold_q2d_ms // null | if . == null then "-" else r(2) end) | \(.mismatches) |"' "$out"
 
 echo
-echo "| limits file MiB | seq. write MB/s (no fsync / fsync) | seq. read MB/s (warm / cold) | 64 KiB pread µs (warm / cold) | memory latency ns (32 KiB / 1 MiB / 16 MiB / 256 MiB) | memory read GB/s |"
-echo "|---|---|---|---|---|---|"
+echo "| limits file MiB | seq. write MB/s (no fsync / fsync) | seq. read MB/s (warm / cold) | 64 KiB pread µs (warm / cold) | 4 KiB pread µs (cold) | memory latency ns (32 KiB / 1 MiB / 16 MiB / 256 MiB) | memory read / copy GB/s |"
+echo "|---|---|---|---|---|---|---|"
 jq -r --argjson rep "$repeat" "$sel"' | select(.mode == "limits") |
   def r(n): (. * pow(10; n) | round) / pow(10; n);
-  "| \(.file_bytes / 1048576) | \(.write_nosync_MBps | r(0)) / \(.write_fsync_MBps | r(0)) | \(.read_warm_MBps | r(0)) / \(.read_cold_MBps | r(0)) | \(.pread64k_warm_p50_us | r(1)) / \(.pread64k_cold_p50_us | r(1)) | \(.mem_latency_ns_32KiB | r(1)) / \(.mem_latency_ns_1MiB | r(1)) / \(.mem_latency_ns_16MiB | r(1)) / \(.mem_latency_ns_256MiB | r(1)) | \(.mem_read_GBps | r(1)) |"' "$out"
+  "| \(.file_bytes / 1048576) | \(.write_nosync_MBps | r(0)) / \(.write_fsync_MBps | r(0)) | \(.read_warm_MBps | r(0)) / \(.read_cold_MBps | r(0)) | \(.pread64k_warm_p50_us | r(1)) / \(.pread64k_cold_p50_us | r(1)) | \(.pread4k_cold_mean_us | r(1)) | \(.mem_latency_ns_32KiB | r(1)) / \(.mem_latency_ns_1MiB | r(1)) / \(.mem_latency_ns_16MiB | r(1)) / \(.mem_latency_ns_256MiB | r(1)) | \(.mem_read_GBps | r(1)) / \(.mem_copy_GBps | r(1)) |"' "$out"
 
 exit "$status"

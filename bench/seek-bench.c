@@ -22,6 +22,7 @@
 
 #include "sht/sht.h"
 #include "bench-util.h"
+#include "rng.h"
 
 #define MAXQ 1000
 
@@ -141,8 +142,10 @@ int main(int argc, char **argv)
 	if (!open_side(&sd[0], argv[1], argv[2], jobs) || !open_side(&sd[1], argv[1], argv[3], 0))
 		return 1;
 	sht_time t0 = sht_state_start(sd[0].ss), t1 = sht_state_end(sd[0].ss);
+	struct rng rg = RNG_INIT(seed);
+
 	for (int i = 0; i < nq; i++) {
-		sht_time t = t0 + (sht_time)(rng_next(&seed) % (uint64_t)(t1 - t0));
+		sht_time t = t0 + (sht_time)(rng_below(&rg, (uint64_t)(t1 - t0)));
 		uint64_t h0, h1;
 
 		sd[0].ms[i] = query(&sd[0], t, &h0, res);

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -34,25 +35,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench-json.h"
 #include "bench-util.h"
 #include "sqlite-bench.h"
-
-void sb_die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sht-sqlite-bench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
 
 void sb_sql_ok(sqlite3 *db, int rc, const char *what)
 {
 	if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE)
-		sb_die("%s: %s", what, db ? sqlite3_errmsg(db)
+		die("%s: %s", what, db ? sqlite3_errmsg(db)
 					  : sqlite3_errstr(rc));
 }
 
@@ -61,7 +51,7 @@ void sb_exec(sqlite3 *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		sb_die("%s: %s", sql, msg ? msg : "error");
+		die("%s: %s", sql, msg ? msg : "error");
 }
 
 sqlite3_stmt *sb_prepare(sqlite3 *db, const char *sql)
@@ -119,7 +109,7 @@ static sht_err insert_one(void *ctx, const sht_interval *iv)
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		sb_die("insert #%" PRIu64 ": %s", c->n,
+		die("insert #%" PRIu64 ": %s", c->n,
 		       sqlite3_errmsg(c->db));
 	c->n++;
 	return SHT_OK;
@@ -167,7 +157,7 @@ static void sync_file(const char *path)
 	int fd = open(path, O_RDONLY);
 
 	if (fd < 0 || fsync(fd) < 0)
-		sb_die("fsync %s: %s", path, strerror(errno));
+		die("fsync %s: %s", path, strerror(errno));
 	close(fd);
 }
 
@@ -179,7 +169,7 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	sht_err err;
 
 	remove_db(o->db);
-	c0 = sb_cpu_s();
+	c0 = cpu_s();
 	t0 = now_s();
 	sb_sql_ok(NULL, sqlite3_open(o->db, &c.db), o->db);
 	sb_pragmas(c.db, o, 1);
@@ -190,7 +180,7 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	t1 = now_s();
 	err = shtgen_wl_run(&o->wl, insert_one, &c);
 	if (err < 0)
-		sb_die("generator: %s (%s)", sht_strerror(err), sht_errmsg());
+		die("generator: %s (%s)", sht_strerror(err), sht_errmsg());
 	sqlite3_finalize(c.ins);
 	t2 = now_s();
 	if (!o->wr)             /* WITHOUT ROWID: the table is the index */
@@ -208,9 +198,9 @@ static void build(const struct sb_opts *o, struct sb_result *res)
 	res->commit_s = t4 - t3;
 	res->sync_s = t5 - t4;
 	res->build_s = t5 - t0;
-	res->build_cpu_s = sb_cpu_s() - c0;
+	res->build_cpu_s = cpu_s() - c0;
 	if (stat(o->db, &sb) < 0)
-		sb_die("stat %s: %s", o->db, strerror(errno));
+		die("stat %s: %s", o->db, strerror(errno));
 	res->bytes = (uint64_t)sb.st_size;
 }
 
@@ -230,70 +220,51 @@ static void tamper(const struct sb_opts *o)
 	sb_sql_ok(db, sqlite3_close(db), "close");
 }
 
-/* The 1-minute load average (-1 if unknown): the machine may be shared. */
-static double load1(void)
-{
-	double v = -1;
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 /* ---- output ------------------------------------------------------------- */
-
-static void num(const char *key, double v)
-{
-	if (isfinite(v))
-		printf(",\"%s\":%.6g", key, v);
-	else
-		printf(",\"%s\":null", key);
-}
 
 static void print_json(const struct sb_opts *o, const struct sb_result *r)
 {
-	printf("{\"system\":\"%s\",\"workload\":\"%s\"",
-	       o->rtree ? "sqlite-rtree" : o->wr ? "sqlite-btree-wr"
-					  : "sqlite-btree",
-	       shtgen_wl_name(&o->wl));
-	printf(",\"attrs\":%" PRIu64 ",\"quarks\":%" PRIu64
-	       ",\"intervals\":%" PRIu64, o->wl.kind == SHTGEN_WL_STAIRCASE
-	       ? o->wl.st.attributes : o->wl.ch.threads, o->quarks,
-	       r->intervals);
-	num("build_s", r->build_s);
-	num("load_s", r->load_s);
-	num("index_s", r->index_s);
-	num("commit_s", r->commit_s);
-	num("sync_s", r->sync_s);
-	num("build_cpu_s", r->build_cpu_s);
-	printf(",\"bytes\":%" PRIu64, r->bytes);
-	num("bytes_per_interval", (double)r->bytes / (double)r->intervals);
-	num("single_mean_us", r->single_mean_us);
-	num("single_p50_us", r->single_p50_us);
-	num("single_p99_us", r->single_p99_us);
-	num("single_max_us", r->single_max_us);
-	num("single_cpu_us", r->single_cpu_us);
-	num("full_ms", r->full_ms);
-	num("full_p99_ms", r->full_p99_ms);
-	num("full_cpu_ms", r->full_cpu_ms);
+	json_t *j = bj_object();
+
+	bj_str(j, "system", o->rtree ? "sqlite-rtree" : o->wr ? "sqlite-btree-wr"
+							 : "sqlite-btree");
+	bj_str(j, "workload", shtgen_wl_name(&o->wl));
+	bj_int(j, "attrs", (int64_t)(o->wl.kind == SHTGEN_WL_STAIRCASE
+				     ? o->wl.st.attributes : o->wl.ch.threads));
+	bj_int(j, "quarks", (int64_t)o->quarks);
+	bj_int(j, "intervals", (int64_t)r->intervals);
+	bj_num(j, "build_s", r->build_s);
+	bj_num(j, "load_s", r->load_s);
+	bj_num(j, "index_s", r->index_s);
+	bj_num(j, "commit_s", r->commit_s);
+	bj_num(j, "sync_s", r->sync_s);
+	bj_num(j, "build_cpu_s", r->build_cpu_s);
+	bj_int(j, "bytes", (int64_t)r->bytes);
+	bj_num(j, "bytes_per_interval", (double)r->bytes / (double)r->intervals);
+	bj_num(j, "single_mean_us", r->single_mean_us);
+	bj_num(j, "single_p50_us", r->single_p50_us);
+	bj_num(j, "single_p99_us", r->single_p99_us);
+	bj_num(j, "single_max_us", r->single_max_us);
+	bj_num(j, "single_cpu_us", r->single_cpu_us);
+	bj_num(j, "full_ms", r->full_ms);
+	bj_num(j, "full_p99_ms", r->full_p99_ms);
+	bj_num(j, "full_cpu_ms", r->full_cpu_ms);
 	if (!o->rtree) {
-		num("full_sql_ms", r->full_sql_ms);
-		num("full_sql_cpu_ms", r->full_sql_cpu_ms);
+		bj_num(j, "full_sql_ms", r->full_sql_ms);
+		bj_num(j, "full_sql_cpu_ms", r->full_sql_cpu_ms);
 	}
-	num("full_items", r->full_items);
-	num("load1", r->load1);
-	printf(",\"queries\":%" PRIu64 ",\"full_queries\":%" PRIu64
-	       ",\"seed\":%" PRIu64 ",\"cache_mib\":%" PRId64
-	       ",\"page_size\":4096,\"sqlite_version\":\"%s\""
-	       ",\"mismatches\":%" PRIu64 ",\"checked_answers\":%" PRIu64
-	       ",\"checked\":%s}\n", o->queries, o->full_queries, o->seed,
-	       o->cache_kib / 1024, sqlite3_libversion(), r->mismatches,
-	       r->checked_answers, o->check ? "true" : "false");
-	fflush(stdout);
+	bj_num(j, "full_items", r->full_items);
+	bj_num(j, "load1", r->load1);
+	bj_int(j, "queries", (int64_t)o->queries);
+	bj_int(j, "full_queries", (int64_t)o->full_queries);
+	bj_int(j, "seed", (int64_t)o->seed);
+	bj_int(j, "cache_mib", o->cache_kib / 1024);
+	bj_int(j, "page_size", 4096);
+	bj_str(j, "sqlite_version", sqlite3_libversion());
+	bj_int(j, "mismatches", (int64_t)r->mismatches);
+	bj_int(j, "checked_answers", (int64_t)r->checked_answers);
+	bj_bool(j, "checked", o->check);
+	bj_print(j);
 }
 
 /* ---- command line ------------------------------------------------------- */
@@ -324,39 +295,11 @@ static void usage(FILE *f)
 "errors.\n", f);
 }
 
-static uint64_t parse_u64(const char *opt, const char *s)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-' || *s == '+')
-		sb_die("%s: not a number: '%s'", opt, s);
-	if (*end == 'k' || *end == 'K')
-		mul = 1000, end++;
-	else if (*end == 'm' || *end == 'M')
-		mul = 1000000, end++;
-	if (*end)
-		sb_die("%s: bad number '%s'", opt, s);
-	if (v > UINT64_MAX / mul)
-		sb_die("%s: too large: '%s'", opt, s);
-	return (uint64_t)v * mul;
-}
-
-static const char *need_arg(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		sb_die("%s needs an argument (try --help)", argv[*i]);
-	return argv[++*i];
-}
-
 static void set_workload(struct sb_opts *o, const char *wl, uint64_t attrs,
 			 uint64_t intervals)
 {
 	if (!wl || !attrs)
-		sb_die("--workload and --attrs A >= 1 are required "
+		die("--workload and --attrs A >= 1 are required "
 		       "(try --help)");
 	if (!strcmp(wl, "staircase")) {
 		o->wl.kind = SHTGEN_WL_STAIRCASE;
@@ -364,97 +307,100 @@ static void set_workload(struct sb_opts *o, const char *wl, uint64_t attrs,
 		o->wl.st.intervals = (uint32_t)intervals;
 		o->wl.st.step = 1000;
 		if (intervals < 1 || intervals > UINT32_MAX)
-			sb_die("--intervals: 1 .. %u", UINT32_MAX);
+			die("--intervals: 1 .. %u", UINT32_MAX);
 	} else if (!strcmp(wl, "churn")) {
 		o->wl.kind = SHTGEN_WL_CHURN;
 		o->wl.ch.threads = attrs;
 	} else {
-		sb_die("--workload: staircase or churn, not '%s'", wl);
+		die("--workload: staircase or churn, not '%s'", wl);
 	}
 	o->end = shtgen_wl_end(&o->wl);
 	o->quarks = shtgen_wl_quarks(&o->wl);
 	if (o->end <= 0 || o->quarks == 0 || shtgen_wl_intervals(&o->wl) == 0)
-		sb_die("invalid workload size %" PRIu64, attrs);
+		die("invalid workload size %" PRIu64, attrs);
 }
+
+static const struct option options[] = {
+	{ "index", required_argument, NULL, 'i' },
+	{ "workload", required_argument, NULL, 'w' },
+	{ "attrs", required_argument, NULL, 'a' },
+	{ "intervals", required_argument, NULL, 'I' },
+	{ "queries", required_argument, NULL, 'q' },
+	{ "full-queries", required_argument, NULL, 'f' },
+	{ "db", required_argument, NULL, 'd' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "cache-mib", required_argument, NULL, 'c' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "check", no_argument, NULL, 'C' },
+	{ "tamper", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 static void parse_args(int argc, char **argv, struct sb_opts *o)
 {
-	const char *wl = NULL, *index = NULL, *db = NULL, *tmp;
+	const char *wl = NULL, *index = NULL, *db = NULL;
 	uint64_t attrs = 0, intervals = 20, cache_mib = 256;
-	int have_full = 0;
+	int have_full = 0, k;
 
 	memset(o, 0, sizeof *o);
 	o->queries = 10000;
 	o->seed = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--index"))
-			index = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--workload"))
-			wl = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--attrs"))
-			attrs = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--intervals"))
-			intervals = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--queries"))
-			o->queries = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--full-queries")) {
-			o->full_queries =
-				parse_u64(a, need_arg(argc, argv, &i));
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'i': index = optarg; break;
+		case 'w': wl = optarg; break;
+		case 'a': attrs = parse_count("--attrs", optarg); break;
+		case 'I': intervals = parse_count("--intervals", optarg); break;
+		case 'q': o->queries = parse_count("--queries", optarg); break;
+		case 'f':
+			o->full_queries = parse_count("--full-queries", optarg);
 			have_full = 1;
-		} else if (!strcmp(a, "--db"))
-			db = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--keep"))
-			o->keep = 1;
-		else if (!strcmp(a, "--cache-mib"))
-			cache_mib = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--seed"))
-			o->seed = parse_u64(a, need_arg(argc, argv, &i));
-		else if (!strcmp(a, "--check"))
-			o->check = 1;
-		else if (!strcmp(a, "--tamper")) {
-			const char *v = need_arg(argc, argv, &i);
-
-			o->tamper = !strcmp(v, "value") ? 1 :
-				    !strcmp(v, "bounds") ? 2 : 0;
+			break;
+		case 'd': db = optarg; break;
+		case 'k': o->keep = 1; break;
+		case 'c': cache_mib = parse_count("--cache-mib", optarg); break;
+		case 's': o->seed = parse_count("--seed", optarg); break;
+		case 'C': o->check = 1; break;
+		case 't':
+			o->tamper = !strcmp(optarg, "value") ? 1 :
+				    !strcmp(optarg, "bounds") ? 2 : 0;
 			if (!o->tamper)
-				sb_die("--tamper: value or bounds, not "
-				       "'%s'", v);
+				usage_error("--tamper: value or bounds, not "
+					    "'%s'", optarg);
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: bad_option();
 		}
-		else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else
-			sb_die("unknown option '%s' (try --help)", a);
 	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!index)
-		sb_die("--index btree|rtree is required (try --help)");
+		die("--index btree|rtree is required (try --help)");
 	if (!strcmp(index, "rtree"))
 		o->rtree = 1;
 	else if (!strcmp(index, "btree-wr"))
 		o->wr = 1;
 	else if (strcmp(index, "btree") != 0)
-		sb_die("--index: btree, btree-wr or rtree, not '%s'", index);
+		die("--index: btree, btree-wr or rtree, not '%s'", index);
 	set_workload(o, wl, attrs, intervals);
 	if (o->queries < 1 || (have_full && o->full_queries < 1))
-		sb_die("--queries and --full-queries must be >= 1");
+		die("--queries and --full-queries must be >= 1");
 	if (!have_full) {
 		o->full_queries = 2000000 / o->quarks;
 		o->full_queries = o->full_queries > 200 ? 200 :
 				  o->full_queries < 5 ? 5 : o->full_queries;
 	}
 	if (cache_mib < 1 || cache_mib > (1u << 20))
-		sb_die("--cache-mib: 1 .. 1048576");
+		die("--cache-mib: 1 .. 1048576");
 	o->cache_kib = (int64_t)cache_mib * 1024;
-	tmp = getenv("TMPDIR");
 	if (db) {
 		if (strlen(db) >= sizeof o->db - 16)
-			sb_die("--db: path too long");
+			die("--db: path too long");
 		snprintf(o->db, sizeof o->db, "%s", db);
 	} else {
 		snprintf(o->db, sizeof o->db, "%s/sht-sqlite-%ld.db",
-			 tmp && *tmp ? tmp : "/tmp", (long)getpid());
+			 tmp_dir(), (long)getpid());
 	}
 	snprintf(o->sht_path, sizeof o->sht_path, "%s.sht", o->db);
 }

@@ -7,7 +7,6 @@
 #define SHT_SQLITE_BENCH_H
 
 #include <stdint.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -74,7 +73,7 @@ static inline double sb_cpu_s(void)
 }
 
 /* Errors: print "sht-sqlite-bench: ..." and exit 2. */
-void sb_die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						  noreturn));
 /* sb_die with the database's message if rc is not SQLITE_OK/ROW/DONE. */
 void sb_sql_ok(sqlite3 *db, int rc, const char *what);

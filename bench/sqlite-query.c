@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "rng.h"
 #include "sqlite-bench.h"
 
 static const char *const BTREE_SINGLE =
@@ -58,7 +59,7 @@ struct qs {
 	struct sb_result *res;
 	sqlite3 *db;
 	sqlite3_stmt *single, *full;    /* full: R*Tree, or B-tree SQL */
-	uint64_t rng;
+	struct rng rng;
 	uint64_t reported;
 	sht_reader *sht;                /* --check */
 	sht_result *sres;
@@ -146,7 +147,7 @@ static void check(struct qs *s, sht_quark q, sht_time t,
 		return;
 	s->res->checked_answers++;
 	if (sht_reader_query(s->sht, q, t, s->sres) < 0)
-		sb_die("sht_reader_query: %s", sht_errmsg());
+		die("sht_reader_query: %s", sht_errmsg());
 	if (sht_result_count(s->sres) == 0) {
 		if (a->found)
 			mismatch(s, q, t, "an interval where sht has none", a);
@@ -209,16 +210,16 @@ static void singles(struct qs *s)
 	double sum = 0, c0;
 
 	if (!lat)
-		sb_die("out of memory");
+		die("out of memory");
 	for (int i = 0; i < 1000; i++)
 		single_one(s);
 	s->res->single_not_found = 0;
-	c0 = sb_cpu_s();
+	c0 = cpu_s();
 	for (uint64_t i = 0; i < n; i++) {
 		lat[i] = single_one(s);
 		sum += lat[i];
 	}
-	s->res->single_cpu_us = (sb_cpu_s() - c0) / (double)n * 1e6;
+	s->res->single_cpu_us = (cpu_s() - c0) / (double)n * 1e6;
 	qsort(lat, n, sizeof *lat, cmp_double);
 	s->res->single_mean_us = sum / (double)n * 1e6;
 	s->res->single_p50_us = pct_sorted(lat, n, 0.50) * 1e6;
@@ -263,7 +264,7 @@ static double full_one(struct qs *s, sht_time t, int method, uint64_t *rows,
 	double t0, t1, c0;
 
 	memset(s->ans, 0, s->o->quarks * sizeof *s->ans);
-	c0 = sb_cpu_s();
+	c0 = cpu_s();
 	t0 = now_s();
 	if (method == 0) {
 		*rows = 0;
@@ -275,7 +276,7 @@ static double full_one(struct qs *s, sht_time t, int method, uint64_t *rows,
 		*rows = full_rows(s, s->full, t, !s->o->rtree);
 	}
 	t1 = now_s();
-	*cpu = sb_cpu_s() - c0;
+	*cpu = cpu_s() - c0;
 	return t1 - t0;
 }
 
@@ -299,7 +300,7 @@ static void full_check(struct qs *s, sht_time t, const sht_quark *drawn)
 	if (!s->sht)
 		return;
 	if (sht_reader_query_full(s->sht, t, s->sres) < 0)
-		sb_die("sht_reader_query_full: %s", sht_errmsg());
+		die("sht_reader_query_full: %s", sht_errmsg());
 	for (uint64_t q = 0, i = 0; q < s->o->quarks; q++) {
 		const sht_interval *iv = NULL;
 		const struct sb_answer *a = &s->ans[q];
@@ -324,7 +325,7 @@ static void fulls(struct qs *s)
 	sht_quark drawn[64];
 
 	if (!lat || !lat2)
-		sb_die("out of memory");
+		die("out of memory");
 	for (uint64_t i = 0; i < warmup + n; i++) {
 		sht_time t = draw_time(s);
 		int run = i >= (uint64_t)(warmup - run_warmup);
@@ -386,11 +387,11 @@ static void open_sht(struct qs *s)
 	if (err >= 0)
 		err = sht_reader_open(o->sht_path, NULL, &s->sht);
 	if (err < 0)
-		sb_die("sht's history %s: %s (%s)", o->sht_path,
+		die("sht's history %s: %s (%s)", o->sht_path,
 		       sht_strerror(err), sht_errmsg());
 	s->sres = sht_result_create();
 	if (!s->sres)
-		sb_die("out of memory");
+		die("out of memory");
 }
 
 int sb_queries(const struct sb_opts *o, struct sb_result *res)
@@ -400,12 +401,12 @@ int sb_queries(const struct sb_opts *o, struct sb_result *res)
 	memset(&s, 0, sizeof s);
 	s.o = o;
 	s.res = res;
-	s.rng = o->seed;
+	rng_seed(&s.rng, o->seed);
 	if (o->check)
 		open_sht(&s);
 	s.ans = calloc(o->quarks, sizeof *s.ans);
 	if (!s.ans)
-		sb_die("out of memory");
+		die("out of memory");
 	sb_sql_ok(NULL, sqlite3_open_v2(o->db, &s.db, SQLITE_OPEN_READONLY,
 					NULL), o->db);
 	sb_pragmas(s.db, o, 0);

@@ -24,6 +24,7 @@
  * file.  One JSON line per variant; exit status 1 on any mismatch, 2 on
  * an error.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "bench-json.h"
 #include "bench-util.h"
+#include "rng.h"
 
 #define WARM_SINGLE 1000
 #define WARM_FULL 20
@@ -60,15 +63,6 @@ static uint64_t mix(uint64_t h, uint64_t x)
 {
 	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
 	return h * 0xff51afd7ed558ccdull;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static uint64_t hash_iv(const sht_interval *iv)
@@ -132,7 +126,8 @@ static double build(const struct opts *o, sht_variant v, const char *path,
 
 static void draw(struct qset *qs, const struct opts *o, const sht_tree_info *in)
 {
-	uint64_t s = o->seed, span = (uint64_t)(in->end - in->start) + 1;
+	struct rng s = RNG_INIT(o->seed);
+	uint64_t span = (uint64_t)(in->end - in->start) + 1;
 	size_t n = WARM_SINGLE + o->queries, nf = WARM_FULL + o->full_queries;
 
 	qs->q = malloc(n * sizeof *qs->q);
@@ -144,12 +139,13 @@ static void draw(struct qset *qs, const struct opts *o, const sht_tree_info *in)
 		fprintf(stderr, "trace-bench: out of memory\n");
 		exit(2);
 	}
+	/* Reduced modulo n, as since the first runs: the same questions. */
 	for (size_t i = 0; i < n; i++) {
-		qs->q[i] = (sht_quark)(splitmix(&s) % in->quark_count);
-		qs->t[i] = in->start + (sht_time)(splitmix(&s) % span);
+		qs->q[i] = (sht_quark)(rng_next(&s) % in->quark_count);
+		qs->t[i] = in->start + (sht_time)(rng_next(&s) % span);
 	}
 	for (size_t i = 0; i < nf; i++)
-		qs->tf[i] = in->start + (sht_time)(splitmix(&s) % span);
+		qs->tf[i] = in->start + (sht_time)(rng_next(&s) % span);
 }
 
 /* Single queries: timed one by one; answers checked, hashed into ans
@@ -270,6 +266,7 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 	sht_tree_info in;
 	sht_tree_stats st;
 	int checked = 0;
+	json_t *j;
 
 	snprintf(path, sizeof path, "%s/trace-bench-%ld-%s.sht", o->dir,
 		 (long)getpid(), v == SHT_VARIANT_SHT ? "sht" : "esht");
@@ -293,26 +290,37 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 	sht_reader_close(r);
 	if (!o->keep)
 		unlink(path);
-	printf("{\"mode\":\"trace\",\"trace\":\"%s\",\"variant\":\"%s\","
-	       "\"block_size\":%u,\"max_children\":%u,\"events\":%" PRIu64 ","
-	       "\"attributes\":%" PRIu64 ",\"intervals\":%" PRIu64 ","
-	       "\"build_s\":%.6f,\"events_per_s\":%.0f,\"file_bytes\":%" PRIu64 ","
-	       "\"bytes_per_interval\":%.3f,\"nodes\":%" PRIu64 ",\"depth\":%u,"
-	       "\"fill_leaf\":%.4f,\"fill_core\":%.4f,\"single_mean_us\":%.4f,"
-	       "\"single_p50_us\":%.4f,\"single_p99_us\":%.4f,"
-	       "\"single_visits\":%.3f,\"full_mean_ms\":%.4f,"
-	       "\"full_p99_ms\":%.4f,\"full_items\":%.1f,\"checked\":%d,"
-	       "\"mismatches\":%" PRIu64 "}\n",
-	       o->trace, v == SHT_VARIANT_SHT ? "sht" : "esht", in.block_size,
-	       in.max_children, events, attrs, in.intervals, build_s,
-	       (double)events / build_s, in.file_bytes, st.bytes_per_interval,
-	       in.nodes, in.depth, st.fill_leaf, st.fill_core, sm, s50, s99,
-	       vis, fm, f99, items, checked, bad);
-	fflush(stdout);
+	j = bj_object();
+	bj_str(j, "mode", "trace");
+	bj_str(j, "trace", o->trace);
+	bj_str(j, "variant", v == SHT_VARIANT_SHT ? "sht" : "esht");
+	bj_int(j, "block_size", in.block_size);
+	bj_int(j, "max_children", in.max_children);
+	bj_int(j, "events", (int64_t)events);
+	bj_int(j, "attributes", (int64_t)attrs);
+	bj_int(j, "intervals", (int64_t)in.intervals);
+	bj_num(j, "build_s", build_s);
+	bj_num(j, "events_per_s", (double)events / build_s);
+	bj_int(j, "file_bytes", (int64_t)in.file_bytes);
+	bj_num(j, "bytes_per_interval", st.bytes_per_interval);
+	bj_int(j, "nodes", (int64_t)in.nodes);
+	bj_int(j, "depth", in.depth);
+	bj_num(j, "fill_leaf", st.fill_leaf);
+	bj_num(j, "fill_core", st.fill_core);
+	bj_num(j, "single_mean_us", sm);
+	bj_num(j, "single_p50_us", s50);
+	bj_num(j, "single_p99_us", s99);
+	bj_num(j, "single_visits", vis);
+	bj_num(j, "full_mean_ms", fm);
+	bj_num(j, "full_p99_ms", f99);
+	bj_num(j, "full_items", items);
+	bj_int(j, "checked", checked);
+	bj_int(j, "mismatches", (int64_t)bad);
+	bj_print(j);
 	return bad;
 }
 
-static void usage(FILE *f, int status)
+static _Noreturn void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: trace-bench TRACE [--dir D] [--block-size B] "
 		"[--max-children C]\n"
@@ -321,65 +329,55 @@ static void usage(FILE *f, int status)
 	exit(status);
 }
 
-static uint64_t num(const char *s, const char *opt)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (end == s)
-		goto bad;
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (*end)
-		goto bad;
-	return v;
-bad:
-	fprintf(stderr, "trace-bench: %s: not a number: '%s'\n", opt, s);
-	exit(2);
-}
+static const struct option options[] = {
+	{ "dir", required_argument, NULL, 'd' },
+	{ "block-size", required_argument, NULL, 'b' },
+	{ "max-children", required_argument, NULL, 'c' },
+	{ "queries", required_argument, NULL, 'q' },
+	{ "full-queries", required_argument, NULL, 'f' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "check", no_argument, NULL, 'C' },
+	{ "keep", no_argument, NULL, 'k' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .queries = 10000, .full_queries = 200, .seed = 1 };
 	struct qset qs;
 	uint64_t bad;
+	int k;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--check"))
-			o.check = 1;
-		else if (!strcmp(a, "--keep"))
-			o.keep = 1;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			usage(stdout, 0);
-		else if (a[0] != '-') {
-			if (o.trace)
-				usage(stderr, 2);
-			o.trace = a;
-		} else if (!v)
-			usage(stderr, 2);
-		else if (!strcmp(a, "--dir"))
-			o.dir = v, i++;
-		else if (!strcmp(a, "--block-size"))
-			o.block_size = (uint32_t)num(v, a), i++;
-		else if (!strcmp(a, "--max-children"))
-			o.max_children = (uint32_t)num(v, a), i++;
-		else if (!strcmp(a, "--queries"))
-			o.queries = num(v, a), i++;
-		else if (!strcmp(a, "--full-queries"))
-			o.full_queries = num(v, a), i++;
-		else if (!strcmp(a, "--seed"))
-			o.seed = num(v, a), i++;
-		else
-			usage(stderr, 2);
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'd': o.dir = optarg; break;
+		case 'b':
+			o.block_size = (uint32_t)parse_bytes("--block-size",
+							     optarg);
+			break;
+		case 'c':
+			o.max_children = (uint32_t)parse_count_in(
+				"--max-children", optarg, 0, UINT32_MAX);
+			break;
+		case 'q': o.queries = parse_count("--queries", optarg); break;
+		case 'f':
+			o.full_queries = parse_count("--full-queries", optarg);
+			break;
+		case 's': o.seed = parse_count("--seed", optarg); break;
+		case 'C': o.check = 1; break;
+		case 'k': o.keep = 1; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
+		}
 	}
+	if (optind + 1 != argc)
+		usage(stderr, 2);
+	o.trace = argv[optind];
 	if (!o.trace || o.queries == 0 || o.full_queries == 0)
 		usage(stderr, 2);
 	if (!o.dir)
-		o.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		o.dir = tmp_dir();
 	bad = run_variant(&o, SHT_VARIANT_ESHT, &qs, 1);
 	bad += run_variant(&o, SHT_VARIANT_SHT, &qs, 0);
 	free(qs.q), free(qs.t), free(qs.ans), free(qs.tf), free(qs.ans_full);

@@ -69,7 +69,28 @@ if [ -x "$prefix/bin/sht" ]; then
 	[[ $out == *"libsht $expect"* ]] ||
 		fail "the installed sht --version printed '$out'"
 	echo "ok: installed sht runs on $libdir/libsht.so.0"
+	# Its man pages (when built), completion and documentation; `man sht`
+	# finds the pages from PATH, as man-db does for any prefix.
+	if [ -f "$build/man/sht.1" ] && command -v man >/dev/null; then
+		for page in sht sht-query sht-describe; do
+			where=$(PATH="$prefix/bin:$PATH" MANPATH= man -w "$page") ||
+				fail "man $page: not found after install"
+			[[ $where == "$prefix"/* ]] || fail "man $page found $where"
+		done
+		PATH="$prefix/bin:$PATH" MANPATH= man sht 2>/dev/null | grep -q "TIMES" ||
+			fail "man sht does not show the TIMES section"
+		echo "ok: man sht, man sht-query, man sht-describe"
+	fi
+	[ -f "$prefix/share/bash-completion/completions/sht" ] ||
+		fail "bash completion not installed"
+	[ -f "$prefix/share/doc/sht/GUIDE.md" ] && [ -f "$prefix/share/doc/sht/STATE.md" ] ||
+		fail "documentation not installed"
 fi
+
+# Nothing installed refers to files beside the repository.
+outside=$(grep -rIlE '\.\./shared|KERNEL_MODEL\.md' "$prefix" || true)
+[ -z "$outside" ] || fail "installed files refer to ../shared: $outside"
+echo "ok: no installed file refers to ../shared"
 
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 "$cc" "${strict[@]}" "${extra[@]}" $(pkg-config --cflags sht) \

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
-          libbabeltrace2-dev babeltrace2 libxml2-dev libsqlite3-dev sqlite3
-          libjansson-dev)
+          libbabeltrace2-dev babeltrace2 libxml2-dev libgmp-dev libsqlite3-dev
+          sqlite3 libjansson-dev tzdata help2man man-db)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

@@ -2,7 +2,7 @@
  * analysis.h: state providers shipped with libsht.
  *
  * The Linux kernel analysis reproduces Trace Compass's "Linux Kernel"
- * analysis (../shared/KERNEL_MODEL.md, provider version 31): from the
+ * analysis (docs/KERNEL-MODEL.md, provider version 31): from the
  * events of an LTTng kernel trace it builds the attribute tree CPUs/...,
  * Threads/..., IRQs/..., Soft_IRQs/... with the same quark order and the
  * same values.
@@ -36,7 +36,7 @@ extern "C" {
 #define SHT_KERNEL_PROVIDER_VERSION 31u
 
 /*
- * Event names of an LTTng version (KERNEL_MODEL.md §5).  The 2.0 layout
+ * Event names of an LTTng version (docs/KERNEL-MODEL.md §5).  The 2.0 layout
  * (base) also serves 2.1-2.5 and every unknown tracer; 2.7 serves 2.7,
  * 2.8 and 2.9, whose names are the same.
  *

@@ -31,6 +31,7 @@
 
 #include "sht/error.h"
 #include "sht/export.h"
+#include "sht/model.h"
 #include "sht/source.h"
 
 #ifdef __cplusplus
@@ -86,6 +87,12 @@ typedef struct sht_rules_stats {
 } sht_rules_stats;
 
 SHT_API void sht_rules_stats_get(const sht_rules *r, sht_rules_stats *out);
+
+/* The file's model (model.h): each defined value (definedValue, define)
+ * with an integer value labels that value on the attributes the file
+ * writes it to or compares it with (docs/RULES.md, "Value names").
+ * Borrowed: valid while r lives; never NULL (maybe empty). */
+SHT_API const sht_model *sht_rules_model(const sht_rules *r);
 
 /* The XML version attribute of the provider (before the hash). */
 SHT_API uint32_t sht_rules_declared_version(const sht_rules *r);

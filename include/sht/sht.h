@@ -9,12 +9,14 @@
 #include "sht/version.h"
 #include "sht/error.h"
 #include "sht/value.h"
+#include "sht/model.h"
 #include "sht/tree.h"
 #include "sht/state.h"
 #include "sht/analysis.h"
 #include "sht/rules.h"
 #include "sht/trace.h"
 #include "sht/vstf.h"
+#include "sht/sync.h"
 #include "sht/resume.h"
 
 #endif /* SHT_SHT_H */

@@ -19,6 +19,7 @@
 
 #include "sht/error.h"
 #include "sht/export.h"
+#include "sht/model.h"
 #include "sht/value.h"
 
 #ifdef __cplusplus
@@ -126,6 +127,8 @@ typedef struct sht_provider {
 	/* Apply the state changes of one event. */
 	sht_err (*handle)(void *ctx, sht_state *ss, const sht_event *ev);
 	void *ctx;
+	/* What its attributes and values mean (model.h), or NULL. */
+	const sht_model *model;
 	/* Optional, for resumable builds (NULL: the provider keeps nothing
 	 * between events but caches): its own state between two events as
 	 * bytes (*data malloc'd), and that state put back into a provider

@@ -3,7 +3,7 @@
  *
  * Providers describe state changes ("thread 1432 is now blocked", "push
  * this function on the call stack"); the state system turns them into
- * intervals with the rules of ../shared/KERNEL_MODEL.md §2 (those of Trace
+ * intervals with the rules of docs/STATE.md §2 (those of Trace
  * Compass), keeps the attribute names, and answers queries by quark or by
  * name.  Attributes form a tree of names; each has an integer quark, given
  * in creation order (0, 1, 2, ...), never reused.  The root is implicit
@@ -30,6 +30,7 @@
 
 #include "sht/error.h"
 #include "sht/export.h"
+#include "sht/model.h"
 #include "sht/source.h"
 #include "sht/tree.h"
 #include "sht/value.h"
@@ -60,6 +61,12 @@ typedef struct sht_state_opts {
 	uint32_t provider_version;
 	uint64_t checkpoint_events; /* partial: events between checkpoints;
 	                               0: 50 000 */
+	/* What the history means and how it was built (model.h), stored in
+	 * the file (tree and partial backends).  model NULL: the model of
+	 * the first provider sht_state_run runs, if it has one.  Copied. */
+	const sht_model *model;
+	const sht_build_note *notes;
+	size_t n_notes;
 } sht_state_opts;
 
 /* Fill opts with the defaults (tree backend, default tree options). */
@@ -203,7 +210,7 @@ SHT_API sht_err sht_state_query_full(sht_state *ss, sht_time t,
 				     sht_result *res);
 
 /* The intervals of q over [t1, t2] in time order; with r > 0 sampled as
- * KERNEL_MODEL.md §2.3 describes (one per sample step, plus the one at t2). */
+ * docs/STATE.md §3 describes (one per sample step, plus the one at t2). */
 SHT_API sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 				      sht_time t2, sht_time r, sht_result *res);
 SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,
@@ -258,6 +265,27 @@ SHT_API sht_err sht_state_open_partial(const char *path,
 				       const sht_source *src,
 				       const sht_provider *p, sht_state **out);
 
+/*
+ * Sections of the application's own (docs/FORMAT.md §6): bytes stored
+ * with the history, e.g. the clock transforms of a synchronized trace
+ * (sht/sync.h, kind 16).  Kinds 1 .. 15 are the state system's (it uses
+ * 1 .. 5); the application uses SHT_STATE_SECTION_FIRST (16) and up, each
+ * kind once; a file holds 8 sections in all (a partial history uses up to
+ * 5, a full one up to 3).
+ * sht_state_add_section writes the bytes now, while building into a file
+ * (tree or partial backend): SHT_ERR_INVALID for a kind below
+ * SHT_STATE_SECTION_FIRST, one already stored, no free slot, or a
+ * backend without a file; SHT_ERR_STATE after finish or failure.
+ * sht_state_section reads one back from an opened history (*data
+ * malloc'd; version and len may be NULL): SHT_NOT_FOUND if absent.
+ */
+#define SHT_STATE_SECTION_FIRST 16u
+SHT_API sht_err sht_state_add_section(sht_state *ss, uint32_t kind,
+				      uint32_t version, const void *data,
+				      size_t len);
+SHT_API sht_err sht_state_section(sht_state *ss, uint32_t kind,
+				  uint32_t *version, void **data, size_t *len);
+
 /* ---- resumable builds ------------------------------------------------- */
 
 /*
@@ -292,6 +320,31 @@ SHT_API sht_err sht_state_resume(const char *path, const void *data, size_t len,
 /* Provider identity stored with the history ("" and 0 if none). */
 SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,
 				   uint32_t *version);
+
+/* ---- what the history means (model.h) --------------------------------- */
+/*
+ * The model and build notes stored with the history (an opened history
+ * reads them on first use; one built before they existed, or without
+ * them, has an empty model and no notes).  Results are borrowed until the
+ * state system is closed.  Errors: SHT_ERR_CORRUPT, SHT_ERR_IO,
+ * SHT_ERR_NOMEM (reading the section).
+ */
+SHT_API sht_err sht_state_model(sht_state *ss, const sht_model **out);
+SHT_API sht_err sht_state_notes(sht_state *ss, const sht_build_note **out,
+				size_t *n);
+
+/* The model's description of attribute q (the first pattern that
+ * matches its path): SHT_NOT_FOUND if none, SHT_ERR_RANGE for an unknown
+ * quark.  Found once per attribute, then a table look-up. */
+SHT_API sht_err sht_state_attr_doc(sht_state *ss, sht_quark q,
+				   const sht_attr_doc **out);
+/* The labels of q's values (*n = 0 if none), consecutive in the model. */
+SHT_API sht_err sht_state_attr_labels(sht_state *ss, sht_quark q,
+				      const sht_value_label **out, size_t *n);
+/* The label of value v of attribute q ("Wait blocked"), or NULL: not an
+ * integer, no label, or an error (sht_state_model reports those). */
+SHT_API const char *sht_state_value_label(sht_state *ss, sht_quark q,
+					  const sht_value *v);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,11 @@
  *   field  payload fields by name, as babeltrace2 names them (LTTng's
  *          leading "_" already stripped); a name the payload lacks is
  *          looked up in the event's specific then common context.
+ *          A name with dots is a path below such a field: structure
+ *          members by name, and for a variant its selected option, named
+ *          "*" or by the option's name ("network_header.*.
+ *          transport_header.tcp.seq" in the network events of
+ *          lttng-modules 2.9 and later).
  *          Integers are INT / UINT, enumerations their integer, strings
  *          and text arrays / sequences STRING (up to the first NUL),
  *          floating point DOUBLE, booleans UINT, anything else OTHER.
@@ -252,6 +257,19 @@ SHT_API sht_err sht_ctf_index(const sht_source *src, uint64_t *events);
  * length written.
  */
 SHT_API size_t sht_ctf_where(const sht_source *src, char *buf, size_t size);
+
+/*
+ * The trace's host id as Trace Compass takes it: the UUID of its clock
+ * (the first stream class's default clock that has one), as 36 lowercase
+ * characters "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" in buf (size >= 37).
+ * Traces of one host share their clock's UUID; synchronization
+ * (sht/sync.h) pairs hosts by it.
+ * @return SHT_OK; SHT_NOT_FOUND (buf "") if the clock has no UUID or no
+ *         stream was met; SHT_ERR_INVALID if src is not a CTF source or
+ *         size < 37 (and in a libsht built without libbabeltrace2).
+ */
+SHT_API sht_err sht_ctf_host_id(const sht_source *src, char *buf,
+				size_t size);
 
 /* One field of an event: its name and value (both valid during the call
  * only).  Returning an error stops the enumeration with that error. */

@@ -461,6 +461,7 @@ void sht_evstats_provider(sht_evstats *s, sht_provider *out)
 	out->version = SHT_EVSTATS_PROVIDER_VERSION;
 	out->handle = handle;
 	out->ctx = s;
+	out->model = sht_evstats_model();
 	out->save = evs_save;
 	out->load = evs_load;
 }

@@ -1,6 +1,6 @@
 /*
  * kernel-helpers.c: field readers, attribute look-ups and the helper
- * operations of KERNEL_MODEL.md §4.3, shared by the kernel handlers.
+ * operations of docs/KERNEL-MODEL.md §4.3, shared by the kernel handlers.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -326,31 +326,9 @@ void sht__kern_dec(int64_t x, char buf[KERN_NAME_MAX])
 	snprintf(buf, KERN_NAME_MAX, "%" PRId64, x);
 }
 
-int sht__kern_thread_name(const struct kev *e, int32_t tid, char buf[KERN_NAME_MAX])
-{
-	if (tid != 0) {
-		sht__kern_dec(tid, buf);
-		return 1;
-	}
-	if (e->cpu < 0)
-		return 0;
-	snprintf(buf, KERN_NAME_MAX, "0_%" PRId32, e->cpu);
-	return 1;
-}
-
 sht_err sht__kern_child(struct kev *e, sht_quark parent, const char *name, sht_quark *out)
 {
 	return sht_state_quark(e->ss, parent, &name, 1, out);
-}
-
-sht_err sht__kern_probe(struct kev *e, sht_quark parent, const char *name, sht_quark *out)
-{
-	return sht_state_quark_find(e->ss, parent, &name, 1, out);
-}
-
-sht_err sht__kern_path(struct kev *e, const char *const *elems, size_t n, sht_quark *out)
-{
-	return sht_state_quark(e->ss, SHT_QUARK_ROOT, elems, n, out);
 }
 
 sht_err sht__kern_get(struct kev *e, sht_quark q, sht_value *out)

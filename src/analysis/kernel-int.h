@@ -3,7 +3,7 @@
  *
  * kernel.c dispatches an event by name (§5) to one handler; the handlers
  * (kernel-sched.c, kernel-irq.c, kernel-syscall.c, kernel-statedump.c)
- * perform the look-ups of ../shared/KERNEL_MODEL.md §6 in the order
+ * perform the look-ups of docs/KERNEL-MODEL.md §6 in the order
  * written there, since that order gives the quark numbers; kernel-helpers.c
  * holds the field readers and the helper operations of §4.3.
  *
@@ -136,17 +136,11 @@ sht_err sht__kern_stop(struct kev *e);
 
 /* ---- names and values --------------------------------------------------- */
 
-/* Thread attribute name of tid on the event's CPU (§4.1): 1, or 0 if
- * undefined (tid 0 with an unknown CPU). */
-int sht__kern_thread_name(const struct kev *e, int32_t tid, char buf[KERN_NAME_MAX]);
+/* The decimal name of x (a thread's, a CPU's, an IRQ's attribute). */
 void sht__kern_dec(int64_t x, char buf[KERN_NAME_MAX]);
 
-/* Get-or-create the child `name` of parent; probe (SHT_NOT_FOUND if
- * absent, nothing created). */
+/* Get-or-create the child `name` of parent. */
 sht_err sht__kern_child(struct kev *e, sht_quark parent, const char *name, sht_quark *out);
-sht_err sht__kern_probe(struct kev *e, sht_quark parent, const char *name, sht_quark *out);
-/* Get-or-create the path elems[0..n) below the root. */
-sht_err sht__kern_path(struct kev *e, const char *const *elems, size_t n, sht_quark *out);
 
 /* Cached look-ups (same creations, in the same order, as the uncached
  * ones): get-or-create (create 1) or probe (create 0) of parent/<name>.

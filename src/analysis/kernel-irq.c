@@ -1,5 +1,5 @@
 /*
- * kernel-irq.c: interrupts in KERNEL_MODEL.md: hard IRQ entry / exit with
+ * kernel-irq.c: interrupts in docs/KERNEL-MODEL.md: hard IRQ entry / exit with
  * the v31 names "<irq>/<handler>" (§6.2, §6.3), x86 IPI / APIC vectors
  * (§6.17), soft IRQ entry / exit / raise (§6.4 - §6.6).
  */

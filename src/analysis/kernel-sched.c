@@ -1,5 +1,5 @@
 /*
- * kernel-sched.c: the scheduler handlers of KERNEL_MODEL.md: sched_switch
+ * kernel-sched.c: the scheduler handlers of docs/KERNEL-MODEL.md: sched_switch
  * (§6.1), fork (§6.9), exit (§6.10), free (§6.11), wakeups (§6.12),
  * pi_setprio (§6.14) and migrate (§6.15).
  */

@@ -1,5 +1,5 @@
 /*
- * kernel-statedump.c: lttng_statedump_process_state (KERNEL_MODEL.md
+ * kernel-statedump.c: lttng_statedump_process_state (docs/KERNEL-MODEL.md
  * §6.16).  Every write fills a value that is still null: the first
  * knowledge wins, later real events override it.
  */

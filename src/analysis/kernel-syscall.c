@@ -1,5 +1,5 @@
 /*
- * kernel-syscall.c: system call entry / exit (KERNEL_MODEL.md §6.7, §6.8)
+ * kernel-syscall.c: system call entry / exit (docs/KERNEL-MODEL.md §6.7, §6.8)
  * and CPU frequency (§6.13).
  */
 #include "analysis/kernel-int.h"

@@ -1,6 +1,6 @@
 /*
  * kernel.c: the Linux kernel analysis as a provider (sht/analysis.h):
- * layouts (KERNEL_MODEL.md §5), dispatch of an event by its name to one
+ * layouts (docs/KERNEL-MODEL.md §5), dispatch of an event by its name to one
  * handler of §6, statistics.
  *
  * Layouts are a bit set: an explicit layout is one bit; AUTO starts with
@@ -350,6 +350,7 @@ void sht_kernel_provider(sht_kernel *k, sht_provider *out)
 	out->version = SHT_KERNEL_PROVIDER_VERSION;
 	out->handle = handle;
 	out->ctx = k;
+	out->model = sht_kernel_model();
 	out->save = kern_save;
 	out->load = kern_load;
 }

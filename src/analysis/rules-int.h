@@ -122,6 +122,8 @@ struct rl_value {
 	enum rl_stack stack;
 	enum rl_forced forced;
 	int increment, update;
+	char *defname;            /* INT, LONG: the defined value it came
+	                             from (its label, rules-model.c), or NULL */
 };
 
 enum rl_op { RL_OP_EQ = 0, RL_OP_NE, RL_OP_GE, RL_OP_GT, RL_OP_LE, RL_OP_LT };
@@ -210,6 +212,10 @@ struct sht_rules {
 	 * name); allocated at the first event (NULL: no memo). */
 	struct rl_memo *memo;
 	sht_rules_stats stats;
+	/* The file's model: its defined values as labels (rules-model.c). */
+	sht_value_label *labels;
+	size_t nlabels;
+	sht_model model;
 };
 
 /* ---- construction (rules.c) ---------------------------------------- */
@@ -231,6 +237,10 @@ sht_err sht__rl_path_seal(sht_rules *r, struct rl_path *p);
 /* Set the provider's version from its declared version and the file's
  * bytes (docs/RULES.md, "Identity and rebuilds"). */
 void sht__rules_identity(sht_rules *r, const char *buf, size_t len);
+/* List the labels the defined values give (rules-model.c), once the
+ * program is complete; free them. */
+sht_err sht__rules_model(sht_rules *r);
+void sht__rules_model_free(sht_rules *r);
 /* The bytes of the file at path into a malloc'd *buf (NUL-terminated). */
 sht_err sht__rules_read_file(const char *path, char **buf, size_t *len);
 /* 1 if the event name matches the pattern (a "*" matches any run). */

@@ -295,8 +295,13 @@ static sht_err named(struct np *n, const char *name, struct rl_value *v)
 
 		if (strcmp(n->defs[i].name, name) != 0)
 			continue;
-		if (d[0] != '"')
-			return literal(n, d, v);
+		if (d[0] != '"') {
+			sht_err err = literal(n, d, v);
+
+			if (err == SHT_OK && !(v->defname = strdup(name)))
+				err = sht__error(SHT_ERR_NOMEM, "Cannot copy a define's name");
+			return err;
+		}
 		if (strlen(d) < 2 || d[strlen(d) - 1] != '"' || !(copy = strndup(d + 1, strlen(d) - 2)))
 			return sht__np_error(n, "define %s: a string is written \"text\"", name);
 		v->kind = RL_V_STRING;

@@ -169,6 +169,9 @@ sht_err sht_rules_parse_native(const char *buf, size_t len, const char *name,
 		err = top(&n);
 	if (err == SHT_OK) {
 		sht__rules_identity(n.r, buf, len);
+		err = sht__rules_model(n.r);
+	}
+	if (err == SHT_OK) {
 		*out = n.r;
 	} else {
 		sht_rules_destroy(n.r);

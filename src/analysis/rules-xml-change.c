@@ -165,12 +165,16 @@ static sht_err constant(struct xc *x, xmlNode *n, const char *type,
 			struct rl_value *v)
 {
 	const char *s = sht__xc_prop(n, "value");
+	const char *given = s;
 	int64_t i = 0;
 	char *copy;
 	sht_err err = sht__xc_value(x, n, s, &s);
 
 	if (err != SHT_OK)
 		return err;
+	if (given && given[0] == '$' && strcmp(type, "string") != 0 &&
+	    !(v->defname = strdup(given + 1)))
+		return sht__error(SHT_ERR_NOMEM, "Cannot copy a definedValue name");
 	if (strcmp(type, "string") == 0) {
 		if (!s)
 			return sht__xc_error(x, n, "type 'string' needs the attribute 'value'");

@@ -328,6 +328,9 @@ sht_err sht_rules_parse_xml(const char *buf, size_t len, const char *name,
 		/* Identity: the declared version in the top byte, a hash of
 		 * the file's bytes below (docs/RULES.md). */
 		sht__rules_identity(x.r, buf, len);
+		err = sht__rules_model(x.r);
+	}
+	if (err == SHT_OK) {
 		*out = x.r;
 	} else {
 		sht_rules_destroy(x.r);

@@ -68,6 +68,7 @@ void sht__rl_value_free(struct rl_value *v)
 		free((char *)(uintptr_t)v->constant.u.str);
 	free(v->field);
 	free(v->strip);
+	free(v->defname);
 	if (v->query) {
 		sht__rl_path_free(v->query);
 		free(v->query);
@@ -183,6 +184,7 @@ void sht_rules_destroy(sht_rules *r)
 	free(r->sig_tab);
 	free(r->ev_memo);
 	free(r->dep);
+	sht__rules_model_free(r);
 	free(r->id);
 	free(r);
 }
@@ -413,6 +415,7 @@ void sht_rules_provider(sht_rules *r, sht_provider *out)
 	out->version = r->version;
 	out->handle = rules_handle;
 	out->ctx = r;
+	out->model = r->nlabels ? &r->model : NULL;
 	out->save = rules_save;
 	out->load = rules_load;
 }

@@ -131,12 +131,54 @@ static const char *analysis_of(const char *id)
 	return NULL;
 }
 
+/* A history built on the corrected clock of an experiment (sht build
+ * --sync) stores its synchronization: its replay source is the trace
+ * through the trace's transform (h->fixed), found by the trace's real
+ * path.  Else the trace itself.  *src the source to replay. */
+static int replay_source(const char *path, const char *trace,
+			 struct cli_history *h, const sht_source **src)
+{
+	sht_sync *s = NULL;
+	sht_sync_trace_info ti;
+	char *real;
+	size_t i, n;
+	sht_err err = sht_sync_stored(h->ss, &s);
+
+	*src = &h->trace.src;
+	if (err == SHT_NOT_FOUND)
+		return CLI_OK;
+	if (err < 0)
+		return cli_fail(err, "read the synchronization of %s", path);
+	real = realpath(trace, NULL);
+	n = sht_sync_count(s);
+	for (i = 0; i < n; i++)
+		if (sht_sync_trace(s, i, &ti) == SHT_OK && real &&
+		    strcmp(ti.name, real) == 0)
+			break;
+	free(real);
+	if (i == n) {
+		sht_sync_free(s);
+		return cli_error("cannot replay the partial history %s: it was "
+				 "built on the synchronized clock of an "
+				 "experiment of %zu traces, and %s is not one "
+				 "of them", path, n, trace);
+	}
+	err = sht_transform_source(&h->trace.src, ti.transform, &h->fixed);
+	sht_sync_free(s);
+	if (err < 0)
+		return cli_fail(err, "replay %s", trace);
+	h->have_fixed = 1;
+	*src = &h->fixed;
+	return CLI_OK;
+}
+
 /* h->ss is the history opened plainly: reopen it as a partial history
  * replaying the trace through the analysis that built it. */
 static int open_partial(const char *path, const char *trace, const char *rules,
 			struct cli_history *h)
 {
 	const char *id = "", *name;
+	const sht_source *src;
 	uint32_t version = 0;
 	sht_err err;
 
@@ -174,10 +216,11 @@ static int open_partial(const char *path, const char *trace, const char *rules,
 				 "by %s version %u, this is version %u "
 				 "(rebuild it)", path, id, version,
 				 h->an.prov.version);
+	if (replay_source(path, trace, h, &src) != CLI_OK)
+		return CLI_FAIL;
 	sht_state_close(h->ss);
 	h->ss = NULL;
-	err = sht_state_open_partial(path, NULL, &h->trace.src, &h->an.prov,
-				     &h->ss);
+	err = sht_state_open_partial(path, NULL, src, &h->an.prov, &h->ss);
 	if (err < 0)
 		return cli_fail(err, "open the partial history %s", path);
 	return CLI_OK;
@@ -214,6 +257,8 @@ void cli_history_close(struct cli_history *h)
 	sht_state_close(h->ss);
 	if (h->have_an)
 		cli_analysis_destroy(&h->an);
+	if (h->have_fixed)
+		sht_transform_source_free(&h->fixed);
 	if (h->have_trace)
 		cli_trace_close(&h->trace);
 	memset(h, 0, sizeof(*h));

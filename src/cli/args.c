@@ -98,6 +98,16 @@ int cli_load_attrs(const char *path, sht_state *ss)
 	return CLI_OK;
 }
 
+int cli_load_model(const char *path, sht_state *ss)
+{
+	const sht_model *m;
+	sht_err err = sht_state_model(ss, &m);
+
+	if (err < 0)
+		return cli_fail(err, "read the model of %s", path);
+	return CLI_OK;
+}
+
 int cli_resolve_path(const char *file, sht_state *ss, const char *path,
 		     sht_quark *out)
 {

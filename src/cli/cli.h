@@ -17,6 +17,7 @@
 #include "sht/sht.h"
 #include <shtgen/workload.h>
 #include "json.h"
+#include "times.h"
 
 enum {
 	CLI_OK = 0,       /* success */
@@ -35,7 +36,9 @@ int cmd_info(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
@@ -74,6 +77,10 @@ int cli_open_state(const char *path, sht_state **out);
  * on failure report "cannot read the attribute tree of PATH" and return
  * CLI_FAIL.  A file without one has an empty tree: CLI_OK. */
 int cli_load_attrs(const char *path, sht_state *ss);
+/* Load the model and notes of an opened history; on failure report
+ * "cannot read the model of PATH" and return CLI_FAIL (a file without
+ * them has an empty model: CLI_OK). */
+int cli_load_model(const char *path, sht_state *ss);
 /* Quark of the attribute at path ("/"-separated names) in the opened
  * history file; on failure (no such attribute: "FILE has no attribute
  * 'PATH'") report and return CLI_FAIL. */
@@ -105,6 +112,42 @@ sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
  * are: 0 .. 1 (VSTF: by events; CTF: by time over the packet index's
  * span), or -1 if unknown. */
 double cli_trace_fraction(const cli_trace *t, uint64_t events, sht_time ts);
+
+/* ---- experiments: several traces on one timeline (exp.c) -------------- */
+
+/* The traces of an experiment, opened, with what synchronization needs:
+ * each trace's host id (its CTF clock's UUID; else the trace's file or
+ * directory name, as Trace Compass names a host without one) and the
+ * network layout of its environment. */
+struct cli_exp {
+	size_t n;
+	char **paths;             /* borrowed */
+	char **names;             /* the traces' real paths (malloc'd): their
+	                             names in the synchronization */
+	cli_trace *tr;
+	char **host;              /* malloc'd */
+	sht_net_layout *layout;
+	int show_progress;        /* a progress line while synchronizing */
+};
+
+/* Open the n traces (n >= 1); on failure report, close what was opened
+ * and return CLI_FAIL. */
+int cli_exp_open(struct cli_exp *e, char **paths, size_t n);
+void cli_exp_close(struct cli_exp *e);
+/* Synchronize the traces: read each from where it stands to its end,
+ * then seek each back to its first event.  On failure report and return
+ * CLI_FAIL. */
+int cli_exp_sync(struct cli_exp *e, sht_sync **out);
+/* Say on stderr why s leaves traces on their own clocks (one trace, one
+ * host, no packet exchanged, hosts without a path to the reference);
+ * nothing if every trace is synchronized. */
+void cli_sync_warn(const struct cli_exp *e, const sht_sync *s);
+/* The traces of s as a JSON array: per trace its path (paths[i], or the
+ * name stored in s if paths is NULL), host, slope and offset (numbers
+ * with all their digits), reference and synced. */
+json_t *cli_sync_json_traces(const sht_sync *s, char **paths);
+/* A trace's base name (last path element; "trace" if none), malloc'd. */
+char *cli_base_name(const char *path);
 
 /* ---- analyses and histories (analysis.c) ------------------------------ */
 
@@ -149,7 +192,9 @@ struct cli_history {
 	sht_state *ss;
 	cli_trace trace;          /* partial: the trace it was built from */
 	struct cli_analysis an;   /* partial: the analysis that built it */
-	int have_trace, have_an;
+	sht_source fixed;         /* partial, synchronized (build --sync):
+	                             the trace on the corrected clock */
+	int have_trace, have_an, have_fixed;
 };
 
 /* Open path; a partial history needs trace (else an error says so) and
@@ -161,6 +206,27 @@ int cli_history_open(const char *path, const char *trace, const char *rules,
 		     struct cli_history *h);
 void cli_history_close(struct cli_history *h);
 
+/* ---- build notes (notes.c) -------------------------------------------- */
+
+/* What `sht build` notes in a history (model.h, sht_build_note): tool,
+ * trace, trace format, tracer, host, analysis, kernel layout, options
+ * (those that decide the contents: --partial N, --merge); empty values
+ * are left out. */
+#define CLI_NOTES_MAX 10
+struct cli_notes {
+	sht_build_note note[CLI_NOTES_MAX];
+	size_t count;
+	char tool[96], tracer[128], host[128], options[96];
+	char *trace_abs, *analysis_abs;   /* realpath()s, or NULL */
+};
+
+void cli_notes_build(struct cli_notes *n, const char *trace,
+		     const cli_trace *t, const struct cli_analysis *an,
+		     uint64_t partial, int merge);
+void cli_notes_free(struct cli_notes *n);
+/* The value of a history's note key, or NULL. */
+const char *cli_note(sht_state *ss, const char *key);
+
 /* ---- progress line (progress.c) --------------------------------------- */
 
 struct cli_progress {
@@ -169,6 +235,7 @@ struct cli_progress {
 	int show;                 /* print the line (stderr is a terminal) */
 	uint64_t events;          /* passed on so far */
 	sht_time first_ts;        /* the trace's first event (set by caller) */
+	sht_time last_ts;         /* the last one passed on, as the trace has it */
 	double t0, last;
 	int printed;              /* a line is on the terminal */
 };
@@ -257,9 +324,12 @@ void cli_print_interval_path(FILE *f, const sht_interval *iv,
 void cli_print_name(FILE *f, const char *s, size_t len);
 /* One value as in the human form: null, a number, or a quoted string. */
 void cli_print_value(FILE *f, const sht_value *v);
-/* One interval as {"quark", "path", "start", "end", "type", "value"};
- * path NULL leaves "path" out.  A new reference (NULL: out of memory). */
-json_t *cli_json_interval(const sht_interval *iv, const char *path);
+/* The value, then " (label)" if label is not NULL: "2 (Usermode)". */
+void cli_print_labeled(FILE *f, const sht_value *v, const char *label);
+/* "quark  path  [start, end]  type  value[ (label)]", times in tc's
+ * format (NULL: nanoseconds). */
+void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
+			   const cli_timectx *tc, const char *label);
 /* The value alone as JSON. */
 json_t *cli_json_value(const sht_value *v);
 
@@ -279,12 +349,19 @@ void cli_path_free(cli_path *p);
 typedef struct cli_ivout {
 	int json;
 	cli_jlist list;
-	sht_state *ss;            /* where the paths come from */
+	sht_state *ss;            /* where the paths and labels come from */
+	const cli_timectx *tc;    /* how times print (human form) */
 	cli_path path;
+	/* JSON: the element reused for every interval, and its members. */
+	json_t *row, *row_q, *row_path, *row_start, *row_end, *row_type;
 } cli_ivout;
 
-void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json);
+/* Start the output; the human form begins with tc's legend line if its
+ * format is not nanoseconds. */
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
+		     const cli_timectx *tc);
 void cli_ivout_result(cli_ivout *o, const sht_result *res);
+void cli_ivout_interval(cli_ivout *o, const sht_interval *iv);
 /* CLI_OK, or CLI_FAIL after reporting if JSON output was lost. */
 int cli_ivout_end(cli_ivout *o);
 

@@ -5,9 +5,10 @@
  * end; an existing complete history of the same trace, analysis and
  * backend is reused instead of rebuilt.
  *
- * The file is written under a temporary name next to FILE and renamed
- * over it once complete, so a failed build removes its partial output and
- * leaves an older FILE as it was.
+ * The file is written as FILE.building and renamed over FILE once
+ * complete, so an older FILE stays as it was until then; the build is
+ * resumable (resume.h): an interrupted one leaves FILE.building and its
+ * checkpoint FILE.resume, and the same command goes on from there.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,16 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cli.h"
 #include "resume.h"
 #include "stall.h"
 
 static const char build_usage[] =
-"Usage: sht build TRACE [-o FILE]\n"
-"                 [--analysis kernel|stats|RULES.xml|RULES.rules]\n"
-"                 [--partial N]\n"
-"                 [--json] [--force] [--no-progress] [--merge]\n"
-"                 [--single-thread] [--jobs N] [--no-resume]\n"
+"Usage: sht build TRACE [-o FILE] [--analysis A] [--partial N] [OPTION]...\n"
+"  or:  sht build TRACE... --sync [-o DIR] [OPTION]...\n"
 "\n"
 "Run an analysis (the Linux kernel analysis by default) over TRACE, a CTF\n"
 "trace directory (an LTTng 2.x kernel trace) or a VSTF file (sht convert,\n"
@@ -44,16 +43,30 @@ static const char build_usage[] =
 "is not older than any file of TRACE (metadata, streams, index).\n"
 "--force rebuilds anyway.\n"
 "\n"
+"With --sync, the TRACEs (one or more, from several hosts) are an\n"
+"experiment: their clocks are synchronized first (as 'sht sync' does:\n"
+"matched TCP packets, the fully incremental convex hull), then each\n"
+"trace's history is built on the corrected time axis, its events'\n"
+"timestamps transformed onto the reference host's clock, into\n"
+"DIR/<trace name>.sht (DIR: -o, default the current directory; a name\n"
+"taken twice gets -2, -3 ...).  Each history stores the transforms of\n"
+"the whole experiment, so a build of the same traces later reuses them\n"
+"instead of synchronizing again, and its histories too when they can be\n"
+"reused as above.\n"
+"\n"
 "Options:\n"
 "  -o, --output FILE  the history file (default: the name of TRACE's\n"
 "                     directory + \".sht\", in the current directory, e.g.\n"
-"                     many-threads.sht for traces/many-threads)\n"
+"                     many-threads.sht for traces/many-threads); with\n"
+"                     --sync, the directory of the histories (created)\n"
+"  --sync             synchronize the TRACEs' clocks and build each\n"
+"                     history on the corrected time axis (see above)\n"
 "  --analysis A       kernel (default): the Linux kernel analysis, its\n"
 "                     layout picked from the trace's environment;\n"
 "                     stats: event counts per type, in total and per CPU\n"
 "                     (when libsht has it); RULES.xml: a Trace Compass\n"
 "                     XML state provider, RULES.rules: the same in sht's\n"
-"                     native syntax (docs/RULES.md); its id and a hash\n"
+"                     native syntax (RULES.md); its id and a hash\n"
 "                     of the file's bytes are stored as the provider\n"
 "                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
@@ -87,7 +100,7 @@ static const char build_usage[] =
 "exit status 1 and no FILE; events the tracer lost are counted in the\n"
 "summary and a warning.  A trace reader that makes no progress for 60 s\n"
 "(SHT_STALL_SECONDS; 0: no limit), or aborts (babeltrace2 asserts on some\n"
-"corrupt streams), stops the build the same way (docs/RELIABILITY.md).\n"
+"corrupt streams), stops the build the same way (RELIABILITY.md).\n"
 "\n"
 "Resumable builds: the history is written into FILE.building, renamed to\n"
 "FILE when complete; every 10 s (SHT_RESUME_SECONDS) a checkpoint of the\n"
@@ -97,8 +110,9 @@ static const char build_usage[] =
 "the same command then resumes from the checkpoint (\"resuming ...\" on\n"
 "stderr), and FILE is the same, byte for byte, as an uninterrupted\n"
 "build's.  The checkpoint is used only by the same build: the same trace\n"
-"files (names, sizes, times), analysis, --partial and --merge; --jobs may\n"
-"differ.  A second build of FILE while one runs is refused.\n";
+"files (names, sizes, times), analysis, --partial, --merge and clock\n"
+"transform; --jobs may differ.  A second build of FILE while one runs is\n"
+"refused.  (BIG-TRACES.md)\n";
 
 enum {
 	OPT_OUTPUT = 1,
@@ -109,6 +123,7 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_MERGE,
 	OPT_SINGLE_THREAD,
+	OPT_SYNC,
 	OPT_JOBS,
 	OPT_NO_RESUME,
 };
@@ -122,24 +137,10 @@ static const cli_opt build_opts[] = {
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS },
 	{ "merge", 0, 0, OPT_MERGE },
 	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
+	{ "sync", 0, 0, OPT_SYNC },
 	{ "jobs", 'j', 1, OPT_JOBS },
 	{ "no-resume", 0, 0, OPT_NO_RESUME },
 	{ NULL, 0, 0, 0 }
-};
-
-/* Everything the command line says. */
-struct build_opts {
-	const char *trace;
-	const char *output;       /* -o FILE, or NULL: the default name */
-	const char *analysis;     /* "kernel" */
-	uint64_t partial;         /* --partial N, 0: full history */
-	int json;
-	int force;
-	int no_progress;
-	int no_resume;            /* --no-resume: ignore FILE.resume */
-	int merge;                /* --merge: several traces, merged */
-	int single_thread;        /* --single-thread: no builder threads */
-	uint64_t jobs;            /* --jobs N: decoding threads */
 };
 
 /* ---- reuse ------------------------------------------------------------- */
@@ -196,12 +197,11 @@ static int newest_mtime(const char *dir, int depth, struct timespec *newest)
  * the help).  Returns 1 (reusable: *ss is the opened history, for the
  * message; the caller closes it), else 0.
  */
-static int can_reuse(const struct build_opts *o, const char *file,
-		     const struct cli_analysis *an, sht_time first_ts,
-		     sht_state **ss)
+int cli_build_can_reuse(const struct build_opts *o, const char *file,
+			const struct cli_analysis *an, sht_time first_ts,
+			sht_state **ss)
 {
 	struct stat st;
-	struct timespec newest = { 0, 0 };
 	const char *id;
 	uint32_t version;
 	int64_t every;
@@ -216,19 +216,31 @@ static int can_reuse(const struct build_opts *o, const char *file,
 		return 0;
 	if (sht_state_start(*ss) != first_ts)
 		return 0;
+	/* Built before histories kept their model and notes: rebuild it so
+	 * that it has them. */
+	if (!cli_note(*ss, "tool"))
+		return 0;
 	every = cli_partial_every(file);
 	if (every < 0 || (uint64_t)every != o->partial)
 		return 0;
-	if (newest_mtime(o->trace, 0, &newest) != 0)
+	if (!cli_build_newer(file, o->trace))
 		return 0;
-	if (st.st_mtim.tv_sec < newest.tv_sec ||
-	    (st.st_mtim.tv_sec == newest.tv_sec &&
-	     st.st_mtim.tv_nsec < newest.tv_nsec))
-		return 0;
-	return 1;
+	return !o->sync || cli_build_same_sync(*ss, o->sync);
 }
 
-static int print_reuse(const char *file, sht_state *ss, int json)
+int cli_build_newer(const char *file, const char *trace)
+{
+	struct stat st;
+	struct timespec newest = { 0, 0 };
+
+	if (stat(file, &st) != 0 || newest_mtime(trace, 0, &newest) != 0)
+		return 0;
+	return !(st.st_mtim.tv_sec < newest.tv_sec ||
+		 (st.st_mtim.tv_sec == newest.tv_sec &&
+		  st.st_mtim.tv_nsec < newest.tv_nsec));
+}
+
+int cli_build_print_reuse(const char *file, sht_state *ss, int json)
 {
 	const char *id = "";
 	uint32_t version = 0;
@@ -251,14 +263,6 @@ static int print_reuse(const char *file, sht_state *ss, int json)
 
 /* ---- building ---------------------------------------------------------- */
 
-struct build_result {
-	uint64_t events, skipped;
-	sht_source_stats sst;
-	uint64_t attributes;
-	sht_time start, end;
-	sht_tree_info info;
-	double seconds;
-};
 
 /* Report a run stopped by err after n events (docs/RELIABILITY.md §5):
  * an event out of time order is named by its ordinal and, for CTF, its
@@ -331,27 +335,37 @@ static int build_state(const struct build_opts *o, struct cli_resume *rs,
 		       struct cli_progress *pg, struct cli_analysis *an,
 		       struct build_result *res, sht_state **ss)
 {
+	struct cli_notes notes;
 	sht_state_opts so;
 	sht_err err;
+	int status;
 
+	cli_notes_build(&notes, o->trace, pg->trace, an, o->partial, o->merge);
 	sht_state_opts_init(&so);
+	so.notes = notes.note;
+	so.n_notes = notes.count;
 	so.backend = o->partial ? SHT_BACKEND_PARTIAL : SHT_BACKEND_TREE;
 	so.checkpoint_events = o->partial;
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
 	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	if (cli_resume_try(rs, o->no_resume, &so, &an->prov, pg->trace, ss) != CLI_OK)
-		return CLI_FAIL;
-	if (*ss) {
+	status = cli_resume_try(rs, o->no_resume, &so, &an->prov, pg->trace, ss);
+	if (status == CLI_OK && *ss) {
 		pg->events = rs->base[RS_EVENTS];
-		return CLI_OK;
+	} else if (status == CLI_OK) {
+		err = sht_state_create(rs->building, res->start, &so, ss);
+		if (err == SHT_OK && o->sync)   /* a resumed one has it already */
+			err = sht_sync_store(o->sync, *ss);
+		if (err < 0) {
+			if (*ss)
+				sht_state_close(*ss);
+			*ss = NULL;
+			cli_resume_abandon(rs);
+			status = cli_fail(err, "create %s", rs->building);
+		}
 	}
-	err = sht_state_create(rs->building, res->start, &so, ss);
-	if (err < 0) {
-		cli_resume_abandon(rs);
-		return cli_fail(err, "create %s", rs->building);
-	}
-	return CLI_OK;
+	cli_notes_free(&notes);   /* copied */
+	return status;
 }
 
 /* Build into FILE.building, resumable (resume.h). */
@@ -359,20 +373,36 @@ static int build_history(const struct build_opts *o, struct cli_resume *rs,
 			 struct cli_progress *pg, struct cli_analysis *an,
 			 struct build_result *res)
 {
-	sht_source src;
+	sht_source src, fixed;
 	sht_state *ss = NULL;
 	sht_reader *r;
-	sht_err err;
+	sht_err err = SHT_OK;
 
 	if (build_state(o, rs, pg, an, res, &ss) != CLI_OK)
 		return CLI_FAIL;
 	cli_progress_source(pg, &src);   /* it feeds the watchdog too */
-	if (cli_resume_start(rs, ss, &an->prov, pg) != CLI_OK) {
+	if (o->transform) {
+		/* Outside the progress source: progress (and the checkpoints'
+		 * trace positions) see the trace's own times, the analysis the
+		 * corrected ones. */
+		err = sht_transform_source(&src, o->transform, &fixed);
+		src = fixed;
+	}
+	if (err == SHT_OK && cli_resume_start(rs, ss, &an->prov, pg) != CLI_OK)
+		err = SHT_ERR_INVALID;    /* reported */
+	if (err != SHT_OK) {
+		if (err != SHT_ERR_INVALID)
+			cli_fail(err, "build the history of %s", o->trace);
+		if (o->transform)
+			sht_transform_source_free(&fixed);
 		sht_state_close(ss);
+		cli_resume_abandon(rs);
 		return CLI_FAIL;
 	}
 	err = sht_state_run_hook(ss, &src, &an->prov, cli_resume_hook, rs,
 				 &res->events, &res->skipped);
+	if (o->transform)
+		sht_transform_source_free(&fixed);
 	cli_stall_disarm();
 	cli_progress_clear(pg);
 	cli_resume_stop(rs);
@@ -406,9 +436,9 @@ static int build_history(const struct build_opts *o, struct cli_resume *rs,
 }
 
 /* CLI_OK, or CLI_FAIL if the JSON output could not be made. */
-static int print_summary(const struct build_opts *o, const char *file,
-			 const struct cli_analysis *an,
-			 const struct build_result *res)
+int cli_build_print_summary(const struct build_opts *o, const char *file,
+			    const struct cli_analysis *an,
+			    const struct build_result *res)
 {
 	double rate = res->seconds > 0 ? (double)res->events / res->seconds
 				       : 0.0;
@@ -486,9 +516,11 @@ static void build_options(const struct build_opts *o, const struct cli_analysis 
 
 	sht_builder_opts_init(&bo);
 	snprintf(buf, size, "analysis %s\nprovider %s %" PRIu32 "\npartial %" PRIu64
-		 "\nmerge %d\ntree %d %" PRIu32 " %" PRIu32, an->name, an->prov.id,
-		 an->prov.version, o->partial, o->merge, (int)bo.variant,
-		 bo.block_size, bo.max_children);
+		 "\nmerge %d\ntree %d %" PRIu32 " %" PRIu32 "\ntransform %s %s",
+		 an->name, an->prov.id, an->prov.version, o->partial, o->merge,
+		 (int)bo.variant, bo.block_size, bo.max_children,
+		 o->transform ? sht_transform_slope(o->transform) : "-",
+		 o->transform ? sht_transform_offset(o->transform) : "-");
 }
 
 /* Build FILE through FILE.building and FILE.resume. */
@@ -519,8 +551,8 @@ static int build_resumable(const struct build_opts *o, const char *file,
 }
 
 /* Run the build once the trace is open in pg->trace. */
-static int build_run(const struct build_opts *o, const char *file,
-		     struct cli_progress *pg)
+int cli_build_run(const struct build_opts *o, const char *file,
+		  struct cli_progress *pg)
 {
 	struct cli_analysis an;
 	struct build_result res;
@@ -540,12 +572,21 @@ static int build_run(const struct build_opts *o, const char *file,
 		err = pg->trace->src.ops->seek(pg->trace->src.src, 0);
 	if (err < 0)
 		return cli_fail(err, "read the first event of %s", o->trace);
-	res.start = ev.ts;
 	pg->first_ts = ev.ts;
+	res.start = ev.ts;
+	if (o->transform) {
+		sht_transform *t;
+
+		if (sht_transform_copy(o->transform, &t) != SHT_OK)
+			return cli_error("cannot build %s: out of memory",
+					 o->trace);
+		res.start = sht_transform_apply(t, ev.ts);
+		sht_transform_free(t);
+	}
 	if (cli_analysis_create(&an, o->analysis, pg->trace) != CLI_OK)
 		return CLI_FAIL;
-	if (!o->force && can_reuse(o, file, &an, res.start, &old)) {
-		status = print_reuse(file, old, o->json);
+	if (!o->force && cli_build_can_reuse(o, file, &an, res.start, &old)) {
+		status = cli_build_print_reuse(file, old, o->json);
 		sht_state_close(old);
 		cli_analysis_destroy(&an);
 		return status;
@@ -554,7 +595,8 @@ static int build_run(const struct build_opts *o, const char *file,
 	status = build_resumable(o, file, pg, &an, &res);
 	if (status == CLI_OK) {
 		res.seconds = cli_now() - t0;
-		status = cli_finish_output(print_summary(o, file, &an, &res));
+		status = cli_finish_output(cli_build_print_summary(o, file,
+								   &an, &res));
 	}
 	cli_analysis_destroy(&an);
 	return status;
@@ -568,7 +610,12 @@ static int build_opt(void *ctx, int id, const char *val)
 
 	switch (id) {
 	case CLI_ARG_POS:
-		return cli_take_file("build", &o->trace, val);
+		o->traces[o->ntraces++] = (char *)(uintptr_t)val;
+		o->trace = o->traces[0];
+		return 0;
+	case OPT_SYNC:
+		o->want_sync = 1;
+		return 0;
 	case OPT_OUTPUT:
 		if (!*val) {
 			cli_usage_error("build", "empty value for --output");
@@ -613,26 +660,47 @@ static int build_opt(void *ctx, int id, const char *val)
 	}
 }
 
+static int build_one(struct build_opts *o_);
+
 int cmd_build(int argc, char **argv)
 {
 	struct build_opts o;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	o.analysis = "kernel";
+	o.jobs = cli_default_jobs();
+	o.traces = calloc((size_t)argc + 1, sizeof(*o.traces));
+	if (!o.traces)
+		return cli_error("cannot build: out of memory");
+	status = cli_parse_options(argc, argv, 1, "build", build_opts,
+				   build_usage, build_opt, &o);
+	if (status == CLI_OK && !o.trace)
+		status = cli_usage_error("build", "missing TRACE");
+	if (status == CLI_OK && o.ntraces > 1 && !o.want_sync)
+		status = cli_usage_error("build", "several TRACEs need --sync "
+					 "(an experiment on one time axis)");
+	if (status == CLI_OK && o.want_sync && o.merge)
+		status = cli_usage_error("build", "--merge and --sync do not "
+					 "go together");
+	if (status == CLI_OK && o.want_sync)
+		status = cli_build_sync(&o);
+	else if (status == CLI_OK)
+		status = build_one(&o);
+	free(o.traces);
+	return status < 0 ? cli_finish_output(CLI_OK) : status;   /* --help */
+}
+
+/* One trace, one history (without --sync). */
+static int build_one(struct build_opts *o_)
+{
+	struct build_opts o = *o_;
 	struct cli_progress pg;
 	cli_trace trace;
 	char *def = NULL;
 	const char *file;
 	int status;
 
-	memset(&o, 0, sizeof(o));
-	o.analysis = "kernel";
-	o.jobs = cli_default_jobs();
-	status = cli_parse_options(argc, argv, 1, "build", build_opts,
-				   build_usage, build_opt, &o);
-	if (status < 0)
-		return cli_finish_output(CLI_OK);   /* --help */
-	if (status != CLI_OK)
-		return status;
-	if (!o.trace)
-		return cli_usage_error("build", "missing TRACE");
 	file = o.output;
 	if (!file) {
 		def = default_output(o.trace);
@@ -647,7 +715,7 @@ int cmd_build(int argc, char **argv)
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));
-		status = build_run(&o, file, &pg);
+		status = cli_build_run(&o, file, &pg);
 		cli_trace_close(&trace);
 	}
 	cli_stall_disarm();

@@ -13,11 +13,11 @@
 #include "cli.h"
 
 static const char convert_usage[] =
-"Usage: sht convert TRACE -o FILE [--index-every N] [--json] [--merge]\n"
+"Usage: sht convert TRACE -o FILE [OPTION]...\n"
 "\n"
 "Copy the CTF trace directory TRACE (an LTTng 2.x trace) into FILE in\n"
 "VSTF, the \"Very Simple Trace Format\" of the thesis's Annex B (see\n"
-"docs/VSTF.md): every event (name, timestamp, CPU, every payload and\n"
+"VSTF.md): every event (name, timestamp, CPU, every payload and\n"
 "context field with its name and type) and the trace's environment, with\n"
 "an index for seeking.  Then print a summary: events, bytes, seconds.\n"
 "\n"

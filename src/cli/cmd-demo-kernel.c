@@ -18,9 +18,8 @@
 #include <shtgen/kgen.h>
 
 static const char demo_kernel_usage[] =
-"Usage: sht demo [kernel] [--events N] [--cpus C] [--threads T]\n"
-"                [--format ctf|vstf] [-o DIR]\n"
-"       sht demo staircase [--attributes A] [-o FILE]\n"
+"Usage: sht demo [kernel] [OPTION]...\n"
+"  or:  sht demo staircase [--attributes A] [-o FILE]\n"
 "\n"
 "Generate a synthetic Linux kernel trace (see 'sht gen kernel'; default\n"
 "1000000 events, 4 CPUs, 200 threads), build its history with the Linux\n"

@@ -1,6 +1,6 @@
 /*
  * cmd-demo.c: `sht demo staircase [--attributes A] [-o FILE]`: the store
- * and state system on an embedded workload: drive the staircase of BENCHMARKS.md
+ * and state system on an embedded workload: drive the staircase of GENERATOR.md
  * through the state system into an eSHT file, show the file's statistics,
  * answer a few queries (by quark and by attribute path) and compare each
  * answer with the workload's formula, check the file.
@@ -16,12 +16,13 @@
 static const char demo_usage[] =
 "Usage: sht demo staircase [--attributes A] [-o FILE]\n"
 "\n"
-"Perform the state changes of the staircase workload of A attributes\n"
-"(default 100000, named \"0\" .. \"A-1\"; 20 changes each, 1000 ns apart)\n"
-"through the state system into an eSHT history file, print the build\n"
-"summary and the file's statistics, answer three single queries, one\n"
-"query by attribute path and one full query, comparing every answer with\n"
-"the workload's formula (\"ok\" or \"MISMATCH\"), and check the file.\n"
+"Run the staircase demo: perform the state changes of the staircase\n"
+"workload of A attributes (default 100000, named \"0\" .. \"A-1\"; 20\n"
+"changes each, 1000 ns apart) through the state system into an eSHT\n"
+"history file, print the build summary and the file's statistics,\n"
+"answer three single queries, one query by attribute path and one full\n"
+"query, comparing every answer with the workload's formula (\"ok\" or\n"
+"\"MISMATCH\"), and check the file.\n"
 "Exits with status 1 on any mismatch.\n"
 "\n"
 "Options:\n"

@@ -1,6 +1,6 @@
 /*
  * cmd-gen.c: `sht gen staircase|churn`: perform the state changes of a
- * synthetic workload of BENCHMARKS.md on a state system, which writes a
+ * synthetic workload of GENERATOR.md on a state system, which writes a
  * history file (with its attribute tree and provider identity), and print
  * what the build took.  --dump prints the workload's intervals from the
  * interval generator instead.  cli_build_workload is shared with
@@ -13,19 +13,18 @@
 #include "cli.h"
 
 static const char gen_usage[] =
-"Usage: sht gen staircase --attributes A [--intervals I] [--step D]\n"
-"                         [BUILD OPTIONS] -o FILE\n"
-"       sht gen churn --threads N [BUILD OPTIONS] -o FILE\n"
-"       sht gen WORKLOAD ... --backend memory|null\n"
-"       sht gen WORKLOAD ... --dump\n"
-"       sht gen kernel -o TRACE ...   (a synthetic kernel trace: see\n"
-"                                     'sht gen kernel --help')\n"
+"Usage: sht gen staircase --attributes A -o FILE [OPTION]...\n"
+"  or:  sht gen churn --threads N -o FILE [OPTION]...\n"
+"  or:  sht gen staircase|churn ... --backend memory|null\n"
+"  or:  sht gen staircase|churn ... --dump\n"
+"  or:  sht gen kernel -o OUT [OPTION]...\n"
 "\n"
-"Perform the state changes of a synthetic workload (see BENCHMARKS.md)\n"
+"Perform the state changes of a synthetic workload (see GENERATOR.md)\n"
 "through the state system into the history file FILE, which keeps the\n"
 "attribute names and the provider identity (the workload's name, version\n"
 "1), and print one summary line: intervals, seconds, intervals/s,\n"
-"attributes, bytes.\n"
+"attributes, bytes.  'sht gen kernel' writes a synthetic Linux kernel\n"
+"trace instead (see 'sht gen kernel --help', sht-gen-kernel(1)).\n"
 "\n"
 "Workloads:\n"
 "  staircase     A attributes changing in turn, every D ns, I times each\n"
@@ -136,6 +135,10 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 		       cli_build_summary *out)
 {
 	const char *file = backend == SHT_BACKEND_TREE ? path : NULL;
+	char tool[96];
+	const sht_build_note notes[] = {
+		{ "tool", tool }, { "workload", shtgen_wl_name(w) },
+	};
 	sht_state_opts so;
 	sht_state *ss;
 	double t0 = cli_now();
@@ -146,6 +149,11 @@ int cli_build_workload(const shtgen_workload *w, const char *path,
 	so.tree = *opts;
 	so.provider = shtgen_wl_name(w);
 	so.provider_version = CLI_WORKLOAD_VERSION;
+	so.model = shtgen_wl_model(w);
+	snprintf(tool, sizeof(tool), "sht %s (libsht %s)", SHT_VERSION_STRING,
+		 sht_version_string());
+	so.notes = notes;
+	so.n_notes = sizeof(notes) / sizeof(notes[0]);
 	err = sht_state_create(file, 0, &so, &ss);
 	if (err < 0)
 		return file ? cli_fail(err, "create %s", file)

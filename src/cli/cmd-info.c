@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char info_usage[] =
-"Usage: sht info FILE [--json]\n"
+"Usage: sht info FILE [OPTION]...\n"
 "\n"
 "Print the header of the history file FILE and statistics of its tree:\n"
 "variant, block size, nodes, depth, intervals, quarks, the number of\n"

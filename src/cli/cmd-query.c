@@ -9,13 +9,13 @@
 #include "cli.h"
 
 static const char query_usage[] =
-"Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [--json]\n"
-"                 [--trace TRACE [--analysis RULES]]\n"
+"Usage: sht query FILE --at T [--quark Q]... [--attribute PATH]... [OPTION]...\n"
 "\n"
-"Print the intervals of the history file FILE that contain time T (ns):\n"
-"of every attribute (full query), or of each attribute given with --quark\n"
-"or --attribute (single queries, in the order given), one per line:\n"
-"quark  path  [start, end]  type  value.\n"
+"Print the intervals of the history file FILE that contain time T: of\n"
+"every attribute (full query), or of each attribute given with --quark or\n"
+"--attribute (single queries, in the order given), one per line:\n"
+"quark  path  [start, end]  type  value, the value followed by its name\n"
+"when the analysis gives one: 2 (Usermode).\n"
 "A path that is empty or holds spaces, quotes or control characters is\n"
 "printed as a quoted string.  A quark with no interval at T is reported on\n"
 "standard error and the exit status is 1 (the other answers are still\n"
@@ -23,7 +23,9 @@ static const char query_usage[] =
 "printed).\n"
 "\n"
 "Options:\n"
-"  --at T            the time, in ns (required)\n"
+"  --at T            the time (required): nanoseconds, HH:MM:SS.F on the\n"
+"                    history's first day, +DURATION after its start (+1.5s,\n"
+"                    +120ms), start or end (see TIMES in sht(1))\n"
 "  --quark Q         query this quark (repeatable)\n"
 "  --attribute PATH  query the attribute of this path, its names joined\n"
 "                    with \"/\", e.g. Threads/42/Status (repeatable)\n"
@@ -33,13 +35,18 @@ static const char query_usage[] =
 "  --analysis RULES  with --trace: the rules file (*.xml, *.rules) a partial\n"
 "                    history was built from (sht build --analysis); it\n"
 "                    must be the same file (provider id and version)\n"
+"  --time-format F   print times as ns (default), clock (time of day, in\n"
+"                    the local time zone) or relative (seconds after the\n"
+"                    history's start); the first line then says how\n"
 "  --json            print a JSON array of {quark, path, start, end, type,\n"
-"                    value}; type is null, int (int32), long (int64),\n"
-"                    double or string; path is \"\" in a file without\n"
-"                    attribute names\n"
+"                    value, label}; times in ns; type is null, int\n"
+"                    (int32), long (int64), double or string; path is \"\"\n"
+"                    in a file without attribute names; label only for a\n"
+"                    value the analysis names\n"
 "  -h, --help        show this help\n";
 
-enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON, OPT_TRACE, OPT_ANALYSIS };
+enum { OPT_AT = 1, OPT_QUARK, OPT_ATTRIBUTE, OPT_JSON, OPT_TRACE, OPT_ANALYSIS,
+       OPT_TIME_FORMAT };
 
 static const cli_opt query_opts[] = {
 	{ "at", 0, 1, OPT_AT },
@@ -48,6 +55,7 @@ static const cli_opt query_opts[] = {
 	{ "json", 0, 0, OPT_JSON },
 	{ "trace", 0, 1, OPT_TRACE },
 	{ "analysis", 0, 1, OPT_ANALYSIS },
+	{ "time-format", 0, 1, OPT_TIME_FORMAT },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -62,8 +70,10 @@ struct query_opts {
 	const char *file;
 	const char *trace;        /* --trace: a partial history's trace */
 	const char *rules;        /* --analysis: its rules file */
-	sht_time at;
-	int have_at;
+	cli_time_arg at_arg;      /* --at as given */
+	sht_time at;              /* resolved once the file is open */
+	cli_time_format format;   /* --time-format */
+	cli_timectx tc;
 	struct query_sel *sel;    /* in the order given */
 	size_t n_sel;
 	int json;
@@ -75,9 +85,10 @@ static int query_opt(struct query_opts *o, int id, const char *val)
 
 	switch (id) {
 	case OPT_AT:
-		o->have_at = 1;
-		return cli_parse_i64("query", "--at", val, SHT_TIME_MIN,
-				     SHT_TIME_MAX, &o->at);
+		return cli_time_arg_parse("query", "--at", val, &o->at_arg);
+	case OPT_TIME_FORMAT:
+		return cli_time_format_parse("query", "--time-format", val,
+					     &o->format);
 	case OPT_QUARK:
 		if (cli_parse_u64("query", "--quark", val, 0, SHT_QUARK_MAX,
 				  &q) < 0)
@@ -118,7 +129,7 @@ static int query_parse(struct query_opts *o, int argc, char **argv)
 		return rc;
 	if (!o->file)
 		return cli_usage_error("query", "missing FILE");
-	if (!o->have_at)
+	if (!o->at_arg.text)
 		return cli_usage_error("query", "missing --at T");
 	return CLI_OK;
 }
@@ -171,7 +182,11 @@ static int query_run(struct query_opts *o, sht_state *ss, sht_result *res)
 	if (cli_load_attrs(o->file, ss) != CLI_OK ||
 	    query_resolve(o, ss) != CLI_OK)
 		return CLI_FAIL;
-	cli_ivout_begin(&out, ss, o->json);
+	cli_timectx_init(&o->tc, sht_state_start(ss), sht_state_end(ss),
+			 o->format);
+	if (cli_time_resolve(&o->tc, "--at", &o->at_arg, &o->at) != CLI_OK)
+		return CLI_FAIL;
+	cli_ivout_begin(&out, ss, o->json, &o->tc);
 	status = CLI_OK;
 	if (o->n_sel == 0)
 		status = query_full(o, ss, res, &out);

@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char tree_usage[] =
-"Usage: sht tree FILE [--json] [--depth N] [--pattern GLOB]\n"
+"Usage: sht tree FILE [OPTION]...\n"
 "\n"
 "List the attributes of the history file FILE, depth first, children in\n"
 "creation order (= quark order), one per line: its name and quark as\n"
@@ -26,16 +26,23 @@ static const char tree_usage[] =
 "                   names where \"*\" matches any one name (e.g.\n"
 "                   Threads/*/Status), each by its full path, with the\n"
 "                   attributes below it; none matching is an error\n"
+"  --values         after each attribute, the type of its values and the\n"
+"                   names of its values, from the analysis's model:\n"
+"                   \"Status (7)  int: 0 Unknown, 1 Wait blocked, ...\"\n"
+"                   (node: an attribute that holds no value; nothing for\n"
+"                   an attribute the model does not describe)\n"
 "  --json           print a JSON array of {quark, path, parent}, one per\n"
-"                   line; parent is null for a top-level attribute\n"
+"                   line; parent is null for a top-level attribute; with\n"
+"                   --values also type and labels: [{value, label}]\n"
 "  -h, --help       show this help\n";
 
-enum { OPT_JSON = 1, OPT_DEPTH, OPT_PATTERN };
+enum { OPT_JSON = 1, OPT_DEPTH, OPT_PATTERN, OPT_VALUES };
 
 static const cli_opt tree_opts[] = {
 	{ "json", 0, 0, OPT_JSON },
 	{ "depth", 0, 1, OPT_DEPTH },
 	{ "pattern", 0, 1, OPT_PATTERN },
+	{ "values", 0, 0, OPT_VALUES },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -45,6 +52,7 @@ struct tree_opts {
 	uint64_t depth;           /* levels listed below each start */
 	const char *pattern;
 	int json;
+	int values;               /* --values */
 };
 
 /* One level of the walk: the children of parent, the next one at i. */
@@ -105,6 +113,56 @@ static int walk_set_path(struct walk *k, size_t prefix, const char *name,
 	return CLI_OK;
 }
 
+/* The model's type word of q ("node" for an attribute without values),
+ * or NULL; its labels into *l, *n. */
+static const char *attr_values(struct walk *k, sht_quark q,
+			       const sht_value_label **l, size_t *n)
+{
+	const sht_attr_doc *doc = NULL;
+
+	*l = NULL;
+	*n = 0;
+	sht_state_attr_labels(k->ss, q, l, n);
+	if (sht_state_attr_doc(k->ss, q, &doc) != SHT_OK || !doc)
+		return NULL;
+	return doc->type == SHT_TYPE_NULL ? "node" : cli_type_name(doc->type);
+}
+
+static void json_values(struct walk *k, sht_quark q, json_t *o)
+{
+	const sht_value_label *l;
+	size_t n;
+	const char *type = attr_values(k, q, &l, &n);
+	json_t *labels;
+
+	cli_jset(o, "type", cli_jcstr(type));
+	if (n == 0)
+		return;
+	labels = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_object();
+
+		cli_jset(e, "value", cli_jint(l[i].value));
+		cli_jset(e, "label", cli_jcstr(l[i].label));
+		cli_jappend(labels, e);
+	}
+	cli_jset(o, "labels", labels);
+}
+
+static void print_values(struct walk *k, sht_quark q)
+{
+	const sht_value_label *l;
+	size_t n;
+	const char *type = attr_values(k, q, &l, &n);
+
+	if (!type && n == 0)
+		return;
+	printf("  %s%s", type ? type : "", n ? ":" : "");
+	for (size_t i = 0; i < n; i++)
+		printf("%s %lld %s", i ? "," : "", (long long)l[i].value,
+		       l[i].label);
+}
+
 /* Print q, whose path is in k->path, at level (its depth below the
  * start); label: its name (len bytes). */
 static void walk_print(struct walk *k, sht_quark q, sht_quark parent,
@@ -117,13 +175,18 @@ static void walk_print(struct walk *k, sht_quark q, sht_quark parent,
 		cli_jset(o, "path", cli_jcstr(k->path));
 		cli_jset(o, "parent", parent == SHT_QUARK_ROOT ?
 			 cli_jcstr(NULL) : cli_juint(parent));
+		if (k->o->values)
+			json_values(k, q, o);
 		cli_jlist_add(&k->list, o);
 		return;
 	}
 	for (size_t i = (size_t)k->indent_base; i < level; i++)
 		fputs("  ", stdout);
 	cli_print_name(stdout, label, len);
-	printf(" (%lu)\n", (unsigned long)q);
+	printf(" (%lu)", (unsigned long)q);
+	if (k->o->values)
+		print_values(k, q);
+	putchar('\n');
 }
 
 /* Push the children of q (path length prefix). */
@@ -255,6 +318,9 @@ static int tree_opt(struct tree_opts *o, int id, const char *val)
 	case OPT_PATTERN:
 		o->pattern = val;
 		return 0;
+	case OPT_VALUES:
+		o->values = 1;
+		return 0;
 	default:                  /* positional */
 		return cli_take_file("tree", &o->file, val);
 	}
@@ -295,6 +361,8 @@ int cmd_tree(int argc, char **argv)
 	if (cli_open_state(o.file, &ss) != CLI_OK)
 		return CLI_FAIL;
 	status = cli_load_attrs(o.file, ss);
+	if (status == CLI_OK && o.values)
+		status = cli_load_model(o.file, ss);
 	if (status == CLI_OK)
 		status = tree_walk(&o, ss);
 	sht_state_close(ss);

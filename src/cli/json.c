@@ -109,6 +109,25 @@ json_t *cli_jstr(const char *s, size_t len)
 	return lost(v);
 }
 
+int cli_jstr_set(json_t *str, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char *fixed;
+	int rc;
+
+	if (utf8_valid(p, len))
+		return json_string_setn_nocheck(str, s, len);
+	fixed = utf8_repair(p, len, &n);
+	if (!fixed) {
+		json_lost = true;
+		return -1;
+	}
+	rc = json_string_setn_nocheck(str, fixed, n);
+	free(fixed);
+	return rc;
+}
+
 json_t *cli_jcstr(const char *s)
 {
 	if (!s)
@@ -190,6 +209,62 @@ static bool needs_17(json_t *v)
 	}
 }
 
+/* cli_jdecimal's marker: control characters that no other output of the
+ * CLI starts a string with, as jansson escapes them. */
+#define DEC_MARK "\x01\x02#"
+#define DEC_MARK_DUMPED "\"\\u0001\\u0002#"
+
+/* A JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)? */
+static bool number_ok(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+json_t *cli_jdecimal(const char *digits)
+{
+	char buf[256];
+
+	if (!number_ok(digits) || strlen(digits) > sizeof buf - 8)
+		return cli_jcstr(digits);
+	snprintf(buf, sizeof buf, DEC_MARK "%s", digits);
+	return cli_jcstr(buf);
+}
+
+/* Replace each dumped marker string "\u0001\u0002#DIGITS" by DIGITS in
+ * the n bytes of b; the new length. */
+static size_t unmark_decimals(char *b, size_t n)
+{
+	size_t m = strlen(DEC_MARK_DUMPED), w = 0;
+
+	for (size_t r = 0; r < n;) {
+		if (n - r > m && memcmp(b + r, DEC_MARK_DUMPED, m) == 0) {
+			r += m;
+			while (r < n && b[r] != '"')
+				b[w++] = b[r++];
+			r++;                 /* the closing quote */
+		} else {
+			b[w++] = b[r++];
+		}
+	}
+	return w;
+}
+
 /* The text of the last dump: json_dumpb into a buffer kept between
  * dumps, then one fwrite (json_dumpf calls fwrite for every token, which
  * made `sht query --json` three times slower). */
@@ -220,6 +295,7 @@ static bool dump(json_t *v, FILE *f)
 		if (n == 0 || n > cap)
 			return false;
 	}
+	n = unmark_decimals(dump_text.buf, n);
 	fwrite(dump_text.buf, 1, n, f);
 	return true;
 }
@@ -254,11 +330,10 @@ void cli_jlist_begin(cli_jlist *l, FILE *f)
 	fputc('[', f);
 }
 
-void cli_jlist_add(cli_jlist *l, json_t *v)
+void cli_jlist_put(cli_jlist *l, json_t *v)
 {
 	if (!v || json_lost || l->failed) {
 		l->failed = true;
-		json_decref(v);
 		return;
 	}
 	if (l->count > 0)
@@ -267,6 +342,11 @@ void cli_jlist_add(cli_jlist *l, json_t *v)
 	if (!dump(v, l->f))
 		l->failed = true;
 	l->count++;
+}
+
+void cli_jlist_add(cli_jlist *l, json_t *v)
+{
+	cli_jlist_put(l, v);
 	json_decref(v);
 }
 

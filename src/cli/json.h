@@ -41,6 +41,9 @@
 
 /* A string of len bytes of any content (see the rules above). */
 json_t *cli_jstr(const char *s, size_t len);
+/* Replace the text of the string value str by the len bytes at s (same
+ * rules); 0, or -1 (remembered) if memory ran out. */
+int cli_jstr_set(json_t *str, const char *s, size_t len);
 /* A NUL-terminated string; NULL s gives JSON null. */
 json_t *cli_jcstr(const char *s);
 json_t *cli_jint(int64_t x);
@@ -50,6 +53,11 @@ json_t *cli_juint(uint64_t x);
 /* null if x is not finite. */
 json_t *cli_jreal(double x);
 json_t *cli_jbool(bool x);
+/* A number given as decimal text ("-12.5"), written as a JSON number with
+ * all its digits (a double would keep 17): the value is a string holding a
+ * marker that the output replaces by the digits.  Text that is not a
+ * plain JSON number stays a string. */
+json_t *cli_jdecimal(const char *digits);
 
 /* obj[key] = v, taking v's reference.  obj or v NULL, or a failed insert,
  * is remembered as an allocation failure. */
@@ -75,6 +83,8 @@ void cli_jlist_begin(cli_jlist *l, FILE *f);
 /* Write v and release it; NULL v (or a lost member) marks the list
  * failed and writes nothing. */
 void cli_jlist_add(cli_jlist *l, json_t *v);
+/* Write v, keeping it (the caller reuses it for the next element). */
+void cli_jlist_put(cli_jlist *l, json_t *v);
 /* Close the array.  Returns CLI_OK, or CLI_FAIL after reporting if an
  * element was lost. */
 int cli_jlist_end(cli_jlist *l);

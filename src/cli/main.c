@@ -7,8 +7,8 @@
 #include "cli.h"
 
 static const char main_usage[] =
-"Usage: sht COMMAND [OPTIONS] [ARGS]\n"
-"       sht --help | --version\n"
+"Usage: sht COMMAND [OPTION]... [ARG]...\n"
+"  or:  sht --help | --version\n"
 "\n"
 "Build and query state history files (.sht): the intervals of a state\n"
 "system, on disk, with the names of its attributes, for trace analysis.\n"
@@ -21,12 +21,19 @@ static const char main_usage[] =
 "  info      print a file's header, tree statistics and provider\n"
 "  query     the state at one time (full, or per quark or attribute path)\n"
 "  history   the intervals of one attribute over a time range\n"
-"  tree      list the attribute tree (names and quarks)\n"
+"  tree      list the attribute tree (names and quarks; --values: value\n"
+"            types and names)\n"
+"  describe  say which analysis built a file, from which trace, with which\n"
+"            options, and what its attributes and values mean\n"
 "  check     verify a file's checksums and structure\n"
+"  sync      synchronize the clocks of traces of several hosts\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
 "  help      show the help of a command\n"
 "\n"
-"Run 'sht COMMAND --help' for the options of a command.\n"
+"Run 'sht COMMAND --help' (or 'man sht-COMMAND') for the options of a\n"
+"command.  Times may be written in several forms (nanoseconds,\n"
+"HH:MM:SS.F, +1.5s, start, end; see TIMES in sht(1)).\n"
+"\n"
 "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
 /* One command. */
@@ -43,7 +50,9 @@ static const struct command commands[] = {
 	{ "query", cmd_query },
 	{ "history", cmd_history },
 	{ "tree", cmd_tree },
+	{ "describe", cmd_describe },
 	{ "check", cmd_check },
+	{ "sync", cmd_sync },
 	{ "demo", cmd_demo },
 	{ NULL, NULL }
 };

@@ -60,19 +60,35 @@ void cli_print_value(FILE *f, const sht_value *v)
 	}
 }
 
-/* "[start, end]  type  value\n" */
-static void print_interval_rest(FILE *f, const sht_interval *iv)
+void cli_print_labeled(FILE *f, const sht_value *v, const char *label)
 {
-	fprintf(f, "[%lld, %lld]  %s  ", (long long)iv->start,
-		(long long)iv->end, cli_type_name(iv->value.type));
-	cli_print_value(f, &iv->value);
+	cli_print_value(f, v);
+	if (label)
+		fprintf(f, " (%s)", label);
+}
+
+/* "[start, end]  type  value[ (label)]\n", times in tc's format (NULL:
+ * nanoseconds). */
+static void print_interval_rest(FILE *f, const sht_interval *iv,
+				const cli_timectx *tc, const char *label)
+{
+	char a[CLI_TIME_BUF], b[CLI_TIME_BUF];
+
+	if (tc)
+		fprintf(f, "[%s, %s]  %s  ", cli_time_str(tc, iv->start, a, sizeof(a)),
+			cli_time_str(tc, iv->end, b, sizeof(b)),
+			cli_type_name(iv->value.type));
+	else
+		fprintf(f, "[%lld, %lld]  %s  ", (long long)iv->start,
+			(long long)iv->end, cli_type_name(iv->value.type));
+	cli_print_labeled(f, &iv->value, label);
 	fputc('\n', f);
 }
 
 void cli_print_interval(FILE *f, const sht_interval *iv)
 {
 	fprintf(f, "%lu  ", (unsigned long)iv->quark);
-	print_interval_rest(f, iv);
+	print_interval_rest(f, iv, NULL, NULL);
 }
 
 static int name_is_plain(const char *s, size_t len)
@@ -99,10 +115,16 @@ void cli_print_name(FILE *f, const char *s, size_t len)
 void cli_print_interval_path(FILE *f, const sht_interval *iv,
 			     const char *path)
 {
+	cli_print_interval_as(f, iv, path, NULL, NULL);
+}
+
+void cli_print_interval_as(FILE *f, const sht_interval *iv, const char *path,
+			   const cli_timectx *tc, const char *label)
+{
 	fprintf(f, "%lu  ", (unsigned long)iv->quark);
 	cli_print_name(f, path, strlen(path));
 	fputs("  ", f);
-	print_interval_rest(f, iv);
+	print_interval_rest(f, iv, tc, label);
 }
 
 json_t *cli_json_value(const sht_value *v)
@@ -119,20 +141,6 @@ json_t *cli_json_value(const sht_value *v)
 	default:
 		return cli_jcstr(NULL);
 	}
-}
-
-json_t *cli_json_interval(const sht_interval *iv, const char *path)
-{
-	json_t *o = json_object();
-
-	cli_jset(o, "quark", cli_juint(iv->quark));
-	if (path)
-		cli_jset(o, "path", cli_jcstr(path));
-	cli_jset(o, "start", cli_jint(iv->start));
-	cli_jset(o, "end", cli_jint(iv->end));
-	cli_jset(o, "type", cli_jcstr(cli_type_name(iv->value.type)));
-	cli_jset(o, "value", cli_json_value(&iv->value));
-	return o;
 }
 
 /* ---- attribute paths and query output ---------------------------------- */
@@ -176,28 +184,84 @@ void cli_path_free(cli_path *p)
 	p->cap = 0;
 }
 
-void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json)
+void cli_ivout_begin(cli_ivout *o, sht_state *ss, int json,
+		     const cli_timectx *tc)
 {
+	char legend[256];
+
 	memset(o, 0, sizeof(*o));
 	o->json = json;
 	o->ss = ss;
-	if (json)
+	o->tc = tc;
+	if (json) {
 		cli_jlist_begin(&o->list, stdout);
+		return;
+	}
+	cli_time_legend(tc, legend, sizeof(legend));
+	if (legend[0])
+		puts(legend);
+}
+
+/* The JSON element of the list, made once with every member and updated
+ * in place for each interval: a list of a million intervals allocates
+ * only their values (a number or a string each). */
+static int row_make(cli_ivout *o)
+{
+	json_t *r = json_object();
+
+	o->row_q = cli_jint(0);
+	o->row_path = cli_jcstr("");
+	o->row_start = cli_jint(0);
+	o->row_end = cli_jint(0);
+	o->row_type = cli_jcstr("");
+	cli_jset(r, "quark", o->row_q);
+	cli_jset(r, "path", o->row_path);
+	cli_jset(r, "start", o->row_start);
+	cli_jset(r, "end", o->row_end);
+	cli_jset(r, "type", o->row_type);
+	cli_jset(r, "value", cli_jcstr(NULL));
+	o->row = r;
+	return r ? 0 : -1;
+}
+
+static void row_set(cli_ivout *o, const sht_interval *iv, const char *path,
+		    const char *label)
+{
+	json_integer_set(o->row_q, (json_int_t)iv->quark);
+	cli_jstr_set(o->row_path, path, strlen(path));
+	json_integer_set(o->row_start, iv->start);
+	json_integer_set(o->row_end, iv->end);
+	json_string_set(o->row_type, cli_type_name(iv->value.type));
+	cli_jset(o->row, "value", cli_json_value(&iv->value));
+	if (label)
+		cli_jset(o->row, "label", cli_jcstr(label));
+	else
+		json_object_del(o->row, "label");
+}
+
+void cli_ivout_interval(cli_ivout *o, const sht_interval *iv)
+{
+	const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
+	const char *label = sht_state_value_label(o->ss, iv->quark, &iv->value);
+
+	if (!o->json) {
+		cli_print_interval_as(stdout, iv, path, o->tc, label);
+		return;
+	}
+	if (!o->row && row_make(o) < 0) {
+		cli_jlist_put(&o->list, NULL);   /* lost: the list fails */
+		return;
+	}
+	row_set(o, iv, path, label);
+	cli_jlist_put(&o->list, o->row);
 }
 
 void cli_ivout_result(cli_ivout *o, const sht_result *res)
 {
 	size_t n = sht_result_count(res);
 
-	for (size_t i = 0; i < n; i++) {
-		const sht_interval *iv = sht_result_at(res, i);
-		const char *path = cli_attr_path(o->ss, iv->quark, &o->path);
-
-		if (o->json)
-			cli_jlist_add(&o->list, cli_json_interval(iv, path));
-		else
-			cli_print_interval_path(stdout, iv, path);
-	}
+	for (size_t i = 0; i < n; i++)
+		cli_ivout_interval(o, sht_result_at(res, i));
 }
 
 int cli_ivout_end(cli_ivout *o)
@@ -206,6 +270,8 @@ int cli_ivout_end(cli_ivout *o)
 
 	if (o->json)
 		status = cli_jlist_end(&o->list);
+	json_decref(o->row);
+	o->row = NULL;
 	cli_path_free(&o->path);
 	return status;
 }
@@ -217,7 +283,45 @@ struct info_names {
 	uint64_t attributes;
 	const char *provider;
 	uint32_t provider_version;
+	sht_sync *sync;           /* stored synchronization (build --sync) */
 };
+
+/* The synchronization a history was built with, as JSON (or null). */
+static json_t *sync_json(const sht_sync *s)
+{
+	sht_sync_stats st;
+	json_t *o;
+
+	if (!s)
+		return json_null();
+	sht_sync_stats_get(s, &st);
+	o = json_object();
+	cli_jset(o, "quality",
+		 cli_jcstr(sht_sync_quality_name(sht_sync_quality_get(s))));
+	cli_jset(o, "matches", cli_juint(st.matches));
+	cli_jset(o, "traces", cli_sync_json_traces(s, NULL));
+	return o;
+}
+
+static void sync_human(const sht_sync *s)
+{
+	sht_sync_trace_info ti;
+	sht_sync_stats st;
+
+	if (!s)
+		return;
+	sht_sync_stats_get(s, &st);
+	printf("%-20s%s, %llu matches, %zu traces:\n", "synchronization:",
+	       sht_sync_quality_name(sht_sync_quality_get(s)),
+	       (unsigned long long)st.matches, sht_sync_count(s));
+	for (size_t i = 0; i < sht_sync_count(s); i++) {
+		sht_sync_trace(s, i, &ti);
+		printf("  %s: host %s, slope %s, offset %s%s\n", ti.name,
+		       ti.host, sht_transform_slope(ti.transform),
+		       sht_transform_offset(ti.transform),
+		       ti.reference ? " (reference)" : "");
+	}
+}
 
 static double level_fill(const sht_tree_level_stats *l, uint32_t block_size)
 {
@@ -265,6 +369,7 @@ static int info_json(const char *path, const sht_tree_info *in,
 	cli_jset(o, "attributes", cli_juint(nm->attributes));
 	cli_jset(o, "provider", cli_jcstr(nm->provider));
 	cli_jset(o, "provider_version", cli_juint(nm->provider_version));
+	cli_jset(o, "sync", sync_json(nm->sync));
 	cli_jset(o, "start", cli_jint(in->start));
 	cli_jset(o, "end", cli_jint(in->end));
 	cli_jset(o, "file_bytes", cli_juint(in->file_bytes));
@@ -319,6 +424,7 @@ static void info_human(const char *path, const sht_tree_info *in,
 	cli_print_name(stdout, nm->provider, strlen(nm->provider));
 	putchar('\n');
 	kv_u("provider_version:", nm->provider_version);
+	sync_human(nm->sync);
 	kv_i("start:", in->start);
 	kv_i("end:", in->end);
 	kv_u("file_bytes:", in->file_bytes);
@@ -336,6 +442,7 @@ static void info_human(const char *path, const sht_tree_info *in,
 
 int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 {
+	int status;
 	struct info_names nm;
 	sht_tree_info in;
 	sht_tree_stats st;
@@ -349,10 +456,18 @@ int cli_print_info(const char *path, sht_reader *r, sht_state *ss, int json)
 		return CLI_FAIL;
 	nm.attributes = sht_state_attr_count(ss);
 	sht_state_provider(ss, &nm.provider, &nm.provider_version);
+	nm.sync = NULL;
+	err = sht_sync_stored(ss, &nm.sync);
+	if (err < 0)
+		return cli_fail(err, "read the synchronization stored in %s",
+				path);
+	status = CLI_OK;
 	if (json)
-		return info_json(path, &in, &st, &nm);
-	info_human(path, &in, &st, &nm);
-	return CLI_OK;
+		status = info_json(path, &in, &st, &nm);
+	else
+		info_human(path, &in, &st, &nm);
+	sht_sync_free(nm.sync);
+	return status;
 }
 
 /* ---- build summary ----------------------------------------------------- */

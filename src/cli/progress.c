@@ -79,7 +79,9 @@ static sht_err progress_next(void *s, sht_event *ev)
 
 	if (err != SHT_OK)
 		return err;
-	p->events++;
+	p->last_ts = ev->ts;
+	if (p->events++ == 0 && p->first_ts == 0)
+		p->first_ts = ev->ts;    /* the caller did not read it first */
 	if ((p->events & 1023u) == 0)
 		cli_stall_progress();    /* the watchdog, when armed */
 	if (p->show && (p->events & 4095u) == 0) {

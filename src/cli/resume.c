@@ -42,11 +42,6 @@ void cli_resume_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int cli_resume_signalled(void)
-{
-	return signalled != 0;
-}
-
 int cli_resume_signal(void)
 {
 	return (int)signalled;
@@ -352,7 +347,7 @@ static sht_err capture(struct cli_resume *r, const sht_event *next, uint64_t eve
 	cli_progress_stats(r->pg, &st);
 	memset(&info, 0, sizeof info);
 	info.pos = next->pos;
-	info.ts = next->ts;
+	info.ts = r->pg->last_ts;   /* next's own time (before a transform) */
 	info.counters[RS_EVENTS] = r->base[RS_EVENTS] + events;
 	info.counters[RS_SKIPPED] = r->base[RS_SKIPPED] + skipped;
 	info.counters[RS_DISC_EVENTS] = r->base[RS_DISC_EVENTS] + st.discarded_events;

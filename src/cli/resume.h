@@ -75,10 +75,9 @@ void cli_resume_stop(struct cli_resume *r);
 void cli_resume_done(struct cli_resume *r);
 void cli_resume_abandon(struct cli_resume *r);
 
-/* Catch SIGINT and SIGTERM (a second one is fatal); whether one came,
- * and which. */
+/* Catch SIGINT and SIGTERM (a second one is fatal); which one came (0:
+ * none). */
 void cli_resume_signals(void);
-int cli_resume_signalled(void);
 int cli_resume_signal(void);
 
 #endif /* SHT_CLI_RESUME_H */

@@ -1,5 +1,5 @@
 /*
- * churn.c: the churn workload of ../shared/BENCHMARKS.md (many short-lived
+ * churn.c: the churn workload of docs/GENERATOR.md ("Workloads") (many short-lived
  * threads), as a stream of intervals in builder order.
  *
  * Thread i (0 <= i < N) is born at b = 1000 i.  At b it get-or-creates
@@ -11,7 +11,7 @@
  *
  * The state changes are applied in time order (equal times: lower i first,
  * one thread's changes in the order written) with the rules of
- * KERNEL_MODEL.md §2.2 on a small private transient state, so the
+ * docs/STATE.md §2.2 on a small private transient state, so the
  * intervals come out in non-decreasing end time.
  *
  * Memory is O(1): every change falls on a multiple of 500 and a thread
@@ -128,7 +128,7 @@ static sht_err emit_one(const struct churn_out *out, sht_quark q,
 	return out->emit(out->ctx, &iv);
 }
 
-/* modify(t, v, q) of KERNEL_MODEL.md §2.2 on one slot. */
+/* modify(t, v, q) of docs/STATE.md §2.2 on one slot. */
 static sht_err slot_modify(const struct churn_out *out,
 			   struct churn_slot *s, sht_quark q, sht_time t,
 			   sht_value v)

@@ -231,7 +231,10 @@ sht_err shtgen_ctfw_create(const char *dir, const shtgen_ctfw_opts *opts,
 		return err;
 	}
 	make_uuid(w->uuid);
-	make_uuid(w->clock_uuid);
+	if (opts->clock_uuid)
+		memcpy(w->clock_uuid, opts->clock_uuid, 16);
+	else
+		make_uuid(w->clock_uuid);
 	*out = w;
 	return SHT_OK;
 }

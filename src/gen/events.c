@@ -1,5 +1,5 @@
 /*
- * events.c: the staircase and churn workloads of ../shared/BENCHMARKS.md
+ * events.c: the staircase and churn workloads of docs/GENERATOR.md
  * as event sources (sht/source.h) and the providers that turn their events
  * into the state changes of shtgen_staircase_drive / shtgen_churn_drive, in
  * the same order.  workload.h defines the events.
@@ -179,6 +179,7 @@ void shtgen_staircase_provider(const shtgen_staircase *w, sht_provider *out)
 	out->version = 1;
 	out->handle = staircase_handle;
 	out->ctx = unconst(w);
+	out->model = NULL;
 }
 
 /* ==== churn =============================================================== */
@@ -443,4 +444,5 @@ void shtgen_churn_provider(const shtgen_churn *w, sht_provider *out)
 	out->version = 1;
 	out->handle = churn_handle;
 	out->ctx = unconst(w);
+	out->model = NULL;
 }

@@ -142,35 +142,6 @@ static sht_err env_field(uint64_t index, const char **name, sht_field *out)
 	return SHT_OK;
 }
 
-sht_err shtgen_kgen_source_env_entry(const sht_source *src, uint64_t index,
-				   const char **name, sht_field *out)
-{
-	if (!src || src->ops != &kgen_src_ops)
-		return sht_error_set(SHT_ERR_INVALID, "Cannot read the "
-				  "environment: not a generated source");
-	return env_field(index, name, out);
-}
-
-sht_err shtgen_kgen_event_fields(const sht_event *ev, sht_field_fn fn,
-			       void *ctx)
-{
-	const struct kgen_src *s = ev->data;
-	const shtgen_kgen_class *k;
-	uint32_t i;
-	sht_err err;
-
-	if (ev->field != src_field)
-		return sht_error_set(SHT_ERR_INVALID, "Cannot list the fields: "
-				  "not a generated event");
-	k = &s->classes[s->cur.cls];
-	for (i = 0; i < k->nfields; i++) {
-		err = fn(ctx, k->fields[i].name, &s->cur.values[i]);
-		if (err < 0)
-			return err;
-	}
-	return SHT_OK;
-}
-
 /* ---- writing traces -------------------------------------------------------- */
 
 static double now_s(void)

@@ -1,5 +1,5 @@
 /*
- * staircase.c: the staircase workload of ../shared/BENCHMARKS.md (the
+ * staircase.c: the staircase workload of docs/GENERATOR.md (the
  * synthetic trace of the eSHT paper, its Figure 7), as a stream of
  * intervals in builder order.
  *

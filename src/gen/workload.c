@@ -47,6 +47,32 @@ sht_err shtgen_wl_source(const shtgen_workload *w, sht_source *out)
 	return BY_KIND(w, shtgen_staircase_source(&w->st, out), shtgen_churn_source(&w->ch, out));
 }
 
+static const sht_attr_doc staircase_docs[] = {
+	{ "*", SHT_TYPE_INT32,
+	  "Attribute a of A: from time (k*A + a)*D it holds step k, for "
+	  "k = 0 .. I-1 (null before its first step)." },
+};
+
+static const sht_attr_doc churn_docs[] = {
+	{ "Threads", SHT_TYPE_NULL, "The threads, one per number i." },
+	{ "Threads/*", SHT_TYPE_NULL, "Thread i, born at b = 1000 i." },
+	{ "Threads/*/Status", SHT_TYPE_INT32,
+	  "1 + (k mod 3) over [b + 500 k, b + 500 k + 499], k = 0 .. 19; "
+	  "null elsewhere." },
+	{ "Threads/*/Exec_name", SHT_TYPE_STRING,
+	  "proc<i> over [b, b + 9999]; null elsewhere." },
+};
+
+static const sht_model staircase_model = { staircase_docs, 1, NULL, 0 };
+static const sht_model churn_model = {
+	churn_docs, sizeof(churn_docs) / sizeof(churn_docs[0]), NULL, 0,
+};
+
+const sht_model *shtgen_wl_model(const shtgen_workload *w)
+{
+	return BY_KIND(w, &staircase_model, &churn_model);
+}
+
 void shtgen_wl_provider(const shtgen_workload *w, sht_provider *out)
 {
 	if (w->kind == SHTGEN_WL_STAIRCASE)

@@ -227,7 +227,7 @@ static void mem_destroy(void *be)
 
 const struct sht__backend_ops sht__backend_mem = {
 	"memory", mem_insert, mem_finish, mem_query, mem_query_full,
-	mem_query_2d, mem_destroy,
+	mem_query_2d, mem_destroy, NULL,
 };
 
 /* ---- null: keeps nothing ------------------------------------------------ */
@@ -263,5 +263,5 @@ static void null_destroy(void *be)
 
 const struct sht__backend_ops sht__backend_null = {
 	"null", null_insert, mem_finish, null_query, null_query_full,
-	null_query_2d, null_destroy,
+	null_query_2d, null_destroy, NULL,
 };

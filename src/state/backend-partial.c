@@ -205,9 +205,18 @@ static void partial_destroy(void *be)
 	free(p);
 }
 
+static sht_err partial_add_section(void *be, uint32_t kind, uint32_t version,
+				   const void *data, size_t len)
+{
+	struct pbuild *p = be;
+
+	return sht_builder_add_section(p->b, kind, version, data, len);
+}
+
 const struct sht__backend_ops sht__backend_partial = {
 	"partial", partial_insert, partial_finish, partial_query,
 	partial_query_full, partial_query_2d, partial_destroy,
+	partial_add_section,
 };
 
 /* ---- resumable builds (resume.c) ----------------------------------------- */

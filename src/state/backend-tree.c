@@ -47,9 +47,15 @@ static void tree_destroy(void *be)
 	sht_builder_close(be);
 }
 
+static sht_err tree_add_section(void *be, uint32_t kind, uint32_t version,
+				const void *data, size_t len)
+{
+	return sht_builder_add_section(be, kind, version, data, len);
+}
+
 const struct sht__backend_ops sht__backend_tree = {
 	"tree", tree_insert, tree_finish, tree_query, tree_query_full,
-	tree_query_2d, tree_destroy,
+	tree_query_2d, tree_destroy, tree_add_section,
 };
 
 sht_err sht__backend_tree_create(const char *path, sht_time start,
@@ -106,7 +112,7 @@ static void file_destroy(void *be)
 
 const struct sht__backend_ops sht__backend_file = {
 	"file", file_insert, file_finish, file_query, file_query_full,
-	file_query_2d, file_destroy,
+	file_query_2d, file_destroy, NULL,
 };
 
 sht_err sht__backend_file_create(sht_reader *r, void **out)

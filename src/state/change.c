@@ -187,6 +187,8 @@ static sht_err finish_locked(sht_state *ss, sht_time end)
 	if (err == SHT_OK && !(prov = provider_bytes(ss, &plen)))
 		err = sht__error(SHT_ERR_NOMEM, "Cannot encode the provider identity");
 	if (err == SHT_OK)
+		err = sht__about_write(ss);
+	if (err == SHT_OK)
 		err = ss->ops->finish(ss->be, end, attrs, alen, prov, plen);
 	free(attrs);
 	free(prov);

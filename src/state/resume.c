@@ -277,6 +277,8 @@ sht_err sht_state_resume(const char *path, const void *data, size_t len,
 	if (!(ss = sht__state_new()))
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a state system");
 	err = r_head(ss, &r, opts);
+	if (err == SHT_OK)
+		err = sht__about_init(ss, opts);   /* the notes, as at create */
 	attrs = sht__r_blob(&r, &alen);
 	if (err == SHT_OK && r.bad)
 		err = bad("attribute tree");

@@ -18,8 +18,8 @@ sht_err sht_state_event(sht_state *ss, const sht_event *ev)
 				 (long long)ev->ts, (long long)ss->now);
 	else if (ss->ops == &sht__backend_partial)
 		err = sht__partial_event(ss->be, ev);
-	/* The history reaches every event, handled or not (KERNEL_MODEL
-	 * §2.2: it ends at the last event of the trace). */
+	/* The history reaches every event, handled or not (docs/STATE.md
+	 * §2.4: it ends at the last event of the trace). */
 	if (err == SHT_OK)
 		ss->now = ev->ts;
 	sht__unlock(ss);
@@ -50,6 +50,11 @@ sht_err sht_state_run_hook(sht_state *ss, const sht_source *src,
 	sht_event ev;
 	sht_err err;
 
+	sht__lock(ss);
+	err = sht__about_adopt(ss, p->model);
+	sht__unlock(ss);
+	if (err != SHT_OK)
+		return err;
 	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
 		/* A new time: no event of the last one is left. */
 		if (hook && (n == 0 || ev.ts > last) &&

@@ -180,7 +180,7 @@ sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 }
 
 /*
- * KERNEL_MODEL.md §2.3: from the interval at t1, the next intervals up to
+ * docs/STATE.md §3: from the interval at t1, the next intervals up to
  * min(t2, end); with r > 0 only those holding a sample t1 + k r, plus the
  * one at that end.  This is exactly the 2D query of q over [t1, end].
  */

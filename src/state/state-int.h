@@ -15,6 +15,7 @@
 
 #include "sht/state.h"
 #include "state/attrs.h"
+#include "state/model.h"
 #include "util/result-int.h"
 #include "util/util.h"
 
@@ -24,6 +25,9 @@ enum {
 	SHT__SECTION_PROVIDER = 2,
 	SHT__SECTION_CHECKPOINTS = 3,
 	SHT__SECTION_TYPES = 4,
+	SHT__SECTION_ABOUT = 5,      /* model and build notes (describe.c) */
+	SHT__SECTION_APP_FIRST = 16, /* and up: sht_state_add_section; the
+	                                state system keeps 1 .. 15 */
 };
 
 /* A partial history's checkpoint: the state just before the event at
@@ -51,6 +55,9 @@ struct sht__backend_ops {
 	sht_err (*query_full)(void *be, sht_time t, sht_result *res);
 	sht_err (*query_2d)(void *be, const sht_query2d *q, sht_result *res);
 	void (*destroy)(void *be);
+	/* Write a section now (file-backed builds; NULL: not stored). */
+	sht_err (*add_section)(void *be, uint32_t kind, uint32_t version,
+			       const void *data, size_t len);
 };
 
 extern const struct sht__backend_ops sht__backend_tree;
@@ -108,6 +115,8 @@ struct sht_state {
 	sht_value popped;            /* last popped value (owned copy) */
 	char *provider;              /* identity, "" if none */
 	uint32_t provider_version;
+	struct sht__model *about;    /* model and build notes, or NULL */
+	int about_loaded;            /* about is final (given, or read) */
 };
 
 /* Error paths of the per-change calls: kept out of line so that the
@@ -186,6 +195,13 @@ sht_err sht__update_ongoing(sht_state *ss, sht_quark q, const sht_value *v);
 /* Set q's ongoing interval (a replay's starting state). */
 sht_err sht__ongoing_set(sht_state *ss, sht_quark q, const sht_value *v,
 			sht_time start);
+
+/* The model and notes (describe.c): copied from the options at create,
+ * adopted from the first provider sht_state_run runs if none was given,
+ * written as the about section before the backend finishes. */
+sht_err sht__about_init(sht_state *ss, const sht_state_opts *o);
+sht_err sht__about_adopt(sht_state *ss, const sht_model *m);
+sht_err sht__about_write(sht_state *ss);
 
 /* Close every ongoing state at end (finish). */
 sht_err sht__close_all(sht_state *ss, sht_time end);

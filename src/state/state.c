@@ -69,6 +69,8 @@ sht_err sht_state_create(const char *path, sht_time start_time,
 	err = ss->provider ? sht__attrs_create(&ss->attrs)
 			   : sht__error(SHT_ERR_NOMEM, "Cannot copy the provider name");
 	if (err == SHT_OK)
+		err = sht__about_init(ss, opts);
+	if (err == SHT_OK)
 		err = make_backend(ss, path, opts);
 	if (err != SHT_OK) {
 		sht_state_close(ss);
@@ -163,6 +165,7 @@ void sht_state_close(sht_state *ss)
 		sht__attrs_destroy(ss->attrs);
 	sht__ongoing_free(ss);
 	free(ss->provider);
+	sht__model_free(ss->about);
 	pthread_mutex_destroy(&ss->lock);
 	free(ss);
 }
@@ -352,6 +355,40 @@ int64_t sht_state_cacheable_count(sht_state *ss)
 		n = (int64_t)sht__attrs_count(ss->attrs);
 	sht__unlock(ss);
 	return n;
+}
+
+sht_err sht_state_add_section(sht_state *ss, uint32_t kind,
+			      uint32_t version, const void *data, size_t len)
+{
+	sht_err err = SHT_OK;
+
+	if (kind < SHT__SECTION_APP_FIRST)
+		return sht__error(SHT_ERR_INVALID, "Cannot add section kind=%u: "
+				  "kinds below %u are the state system's",
+				  kind, (unsigned)SHT__SECTION_APP_FIRST);
+	sht__lock(ss);
+	if (ss->readonly || ss->finished || ss->failed)
+		err = sht__error(SHT_ERR_STATE, "Cannot add section kind=%u: "
+				 "the history is %s", kind,
+				 ss->readonly ? "opened read-only"
+				 : ss->finished ? "finished" : "failed");
+	else if (!ss->ops->add_section)
+		err = sht__error(SHT_ERR_INVALID, "Cannot add section kind=%u: "
+				 "the %s backend has no file", kind,
+				 ss->ops->name);
+	else
+		err = ss->ops->add_section(ss->be, kind, version, data, len);
+	sht__unlock(ss);
+	return err;
+}
+
+sht_err sht_state_section(sht_state *ss, uint32_t kind, uint32_t *version,
+			  void **data, size_t *len)
+{
+	if (!ss->reader)
+		return sht__error(SHT_ERR_STATE, "Cannot read section kind=%u: "
+				  "the history is not an opened file", kind);
+	return sht_reader_section(ss->reader, kind, version, data, len);
 }
 
 sht_err sht_state_provider(sht_state *ss, const char **id, uint32_t *version)

@@ -1,6 +1,6 @@
 /*
  * transient.c: the ongoing state of every attribute and the rules that
- * turn state changes into intervals (../shared/KERNEL_MODEL.md §2.2).
+ * turn state changes into intervals (docs/STATE.md §2).
  *
  * Invariants (lock held):
  *  (1) cur[q].start <= ss->now for every q; ongoing intervals are not in

@@ -27,7 +27,7 @@ struct sht_builder {
 	uint32_t quark_max;
 	uint8_t *blk;                /* block_size encode buffer */
 	struct sht__scratch scratch; /* the encoder's working memory */
-	struct sht__pipe *pipe;      /* threads = 1: the pipeline */
+	struct sht__pipe *pipe;      /* threaded: the pipeline */
 	struct sht__section sections[SHT__SECTION_SLOTS];
 	uint32_t nsections;
 };

@@ -74,12 +74,6 @@ static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
 	return err;
 }
 
-sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
-			const struct sht__rec *rec, sht_result *res)
-{
-	return append_rec(st, n, rec, res);
-}
-
 /* A pseudo node over an open node's heap, for string look-ups. */
 static void open_view(const struct sht__open *o, struct sht__node *n)
 {

@@ -2,7 +2,8 @@
  * store-int.h: private structures of the store layer (src/store only).
  *
  *   io      whole transfers at offsets, sync (plain POSIX calls: the fault
- *           tests wrap pread, pwrite, fsync at link time, tests/unit/faults.h)
+ *           tests wrap pread, pwrite, fsync at link time,
+ *           tests/support/faults.h)
  *   codec   block bytes <-> nodes (no I/O, no allocation)
  *   cache   validated blocks by number, pinned while used
  *   builder write path; reader open path; query and check on both
@@ -342,7 +343,7 @@ sht_err sht__geom_check(uint32_t block_size, uint32_t max_children);
 
 struct sht__cache;
 
-/* An entry pinned by sht__cache_fetch; node valid until released. */
+/* An entry pinned by sht__fetch; node valid until sht__release. */
 struct sht__centry {
 	struct sht__centry *hnext;   /* hash chain */
 	uint64_t block;
@@ -369,7 +370,7 @@ void sht__cache_drop(struct sht__cache *c);
 
 /*
  * Pin the node at block blk, reading and validating it on a miss.  Pair
- * every successful fetch with one sht__cache_release; until then the entry
+ * every successful fetch with one sht__release; until then the entry
  * cannot be evicted.  @return SHT_OK, SHT_ERR_IO, SHT_ERR_CORRUPT, NOMEM.
  */
 sht_err sht__fetch(struct sht__store *st, uint64_t blk,
@@ -403,11 +404,6 @@ sht_err sht__q_single(const struct sht__root *r, sht_quark q, sht_time t,
 sht_err sht__q_full(const struct sht__root *r, sht_time t, sht_result *res);
 sht_err sht__q_2d(const struct sht__root *r, const sht_query2d *q,
 		  sht_result *res);
-
-/* Turn a record into an interval appended to res (string copied). */
-sht_err sht__rec_append(struct sht__store *st, const struct sht__node *n,
-			const struct sht__rec *rec, sht_result *res);
-
 
 /* ---- open nodes (builder) ---------------------------------------------- */
 

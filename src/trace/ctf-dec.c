@@ -167,11 +167,12 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 		d->vals = nv;
 		d->nvals = k->nf;
 	}
-	size = sht__ctfr_event_read(k, m, d->vals);
+	if (sht__ctfr_event_read(k, m, d->vals, &d->nest, &size) != SHT_OK)
+		return SHT_ERR_NOMEM;
 	if (!(r = room(d, &ps->q, size)))
 		return sht__error(SHT_ERR_NOMEM, "Cannot queue a CTF event: out of memory");
-	sht__ctfr_event_write(r, size, k, d->vals, event_cpu(k, d->vals, d->pkt_cpu[in]),
-			      ts, has_ts);
+	sht__ctfr_event_write(r, size, k, d->vals, &d->nest,
+			      event_cpu(k, d->vals, d->pkt_cpu[in]), ts, has_ts);
 	return SHT_OK;
 }
 

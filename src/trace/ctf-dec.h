@@ -24,6 +24,7 @@ struct ctf_dec {
 	sht_err got;                 /* sink_consume's own error */
 	sht_field *vals;             /* an event's values, before copying */
 	uint32_t nvals;
+	struct sht__wbuf nest;       /* its nested fields (ctf-nest.c) */
 	struct {
 		const bt_event_class *ec;
 		const struct ctf_class *cls;

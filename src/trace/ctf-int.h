@@ -305,6 +305,20 @@ sht_err sht__ctf_next(void *src, sht_event *ev);
 sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
 			  int *mismatch);
 
+/* A scalar field's value as sht_ctf_open's field() gives it. */
+sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out);
+
+/* ctf-path.c: the field at a dotted path ("a.b.c": structure members,
+ * "*" or the selected option's name for a variant's option) below the
+ * first element, which is looked up as field() looks up names (payload,
+ * specific then common context).  SHT_FIELD_NONE if the path leads
+ * nowhere. */
+sht_field_type sht__ctf_field_path(const bt_event *ev, const bt_field *payload,
+				   const char *path, sht_field *out);
+/* The host id of trace t (its first clock's UUID) into buf: 1, or 0 if
+ * none. */
+int sht__ctf_trace_host(const bt_trace *t, char buf[37]);
+
 /* ctf-seek.c */
 
 /* The source's seek() and seek_at(). */

@@ -27,6 +27,7 @@ static void class_free(struct ctf_class *k)
 	free(k->fname);
 	free(k->scope);
 	free(k->midx);
+	free(k->compound);
 	free(k->name);
 	free(k->emf);
 	free(k);
@@ -70,19 +71,25 @@ static int class_scope(struct ctf_class *k, const bt_field_class *fc,
 			char **fn = realloc(k->fname, nc * sizeof *fn);
 			uint8_t *sc = fn ? realloc(k->scope, nc) : NULL;
 			uint32_t *mi = sc ? realloc(k->midx, nc * sizeof *mi) : NULL;
+			uint8_t *cp = mi ? realloc(k->compound, nc) : NULL;
 			if (fn)
 				k->fname = fn;
 			if (sc)
 				k->scope = sc;
-			if (!mi)
+			if (mi)
+				k->midx = mi;
+			if (!cp)
 				return 0;
-			k->midx = mi;
+			k->compound = cp;
 			*cap = nc;
 		}
 		if (!(k->fname[k->nf] = strdup(name)))
 			return 0;
 		k->scope[k->nf] = scope;
 		k->midx[k->nf] = (uint32_t)i;
+		k->compound[k->nf] = (uint8_t)sht__ctfr_compound(
+			bt_field_class_structure_member_borrow_field_class_const(m));
+		k->nested |= k->compound[k->nf];
 		if (scope == 0 && strcmp(name, "cpu_id") == 0 &&
 		    bt_field_class_type_is(bt_field_class_get_type(
 			    bt_field_class_structure_member_borrow_field_class_const(m)),
@@ -260,6 +267,7 @@ static int env_copy(struct ctf_env *e, const bt_trace *t)
 {
 	uint64_t n = bt_trace_get_environment_entry_count(t);
 
+	e->has_host = sht__ctf_trace_host(t, e->host);
 	e->name = calloc(n ? n : 1, sizeof *e->name);
 	e->val = calloc(n ? n : 1, sizeof *e->val);
 	if (!e->name || !e->val)

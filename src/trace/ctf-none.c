@@ -89,6 +89,14 @@ sht_err sht_ctf_index(const sht_source *src, uint64_t *events)
 	return sht__error(SHT_ERR_INVALID, "Cannot index CTF trace: built without libbabeltrace2");
 }
 
+sht_err sht_ctf_host_id(const sht_source *src, char *buf, size_t size)
+{
+	(void)src;
+	if (buf && size)
+		buf[0] = '\0';
+	return sht__error(SHT_ERR_INVALID, "Cannot read the CTF host id: built without libbabeltrace2");
+}
+
 sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
 {
 	(void)ev;

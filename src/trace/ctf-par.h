@@ -41,6 +41,7 @@
 #include <stdatomic.h>
 
 #include "ctf-int.h"
+#include "util/buf.h"
 
 #define CTF_CHUNK_BYTES (64u * 1024u)  /* records per chunk (bytes) */
 #define CTF_QUEUE_CHUNKS 6u            /* ready chunks per stream */
@@ -65,6 +66,8 @@ struct ctf_class {
 	char **fname;
 	uint8_t *scope;               /* 0 payload, 1 specific, 2 common */
 	uint32_t *midx;               /* member index in its scope */
+	uint8_t *compound;            /* 1: a structure or variant */
+	int nested;                   /* some field is (ctf-nest.c) */
 	int32_t cpu_f;                /* payload "cpu_id" integer, or -1 */
 };
 
@@ -83,7 +86,8 @@ struct ctf_rec {
 	uint8_t has_ts;               /* 0: no clock snapshot */
 	uint16_t nval;
 	int32_t cpu;                  /* events */
-	uint32_t pad;
+	uint32_t pad;                 /* events: the offset of the nested
+	                                 fields (ctf-nest.c), 0: none */
 	int64_t ts;                   /* ns from origin, if has_ts */
 	const struct ctf_class *cls;  /* events */
 	sht_field val[];
@@ -145,6 +149,8 @@ struct ctf_env {
 	uint64_t n;
 	char **name;
 	sht_field *val;               /* strings owned */
+	int has_host;                 /* the host id (sht_ctf_host_id) */
+	char host[37];
 };
 
 /* ---- the reader --------------------------------------------------------- */
@@ -206,14 +212,29 @@ void sht__ctfr_env_free(struct ctf_env *e);
 /* ctf-rec.c */
 
 /* Read the fields of event message m into vals (cls->nf entries,
- * strings borrowed from m) and return the bytes its record needs. */
-size_t sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
-			    sht_field *vals);
+ * strings borrowed from m) and, if cls->nested, the nodes below its
+ * structures and variants into nest; *size: the bytes its record needs.
+ * SHT_OK or SHT_ERR_NOMEM. */
+sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
+			     sht_field *vals, struct sht__wbuf *nest,
+			     size_t *size);
 
-/* Write the event record r of size bytes from vals. */
+/* Write the event record r of size bytes from vals (and nest). */
 void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			   const struct ctf_class *cls, const sht_field *vals,
-			   int32_t cpu, int64_t ts, int has_ts);
+			   const struct sht__wbuf *nest, int32_t cpu, int64_t ts,
+			   int has_ts);
+
+/* ctf-nest.c */
+
+/* 1 if a field of class fc has fields below it (structure, variant). */
+int sht__ctfr_compound(const bt_field_class *fc);
+/* The nodes below the compound fields of event m, into w (emptied). */
+sht_err sht__ctfr_nest_build(const struct ctf_class *cls, const bt_message *m,
+			     struct sht__wbuf *w);
+/* Field "top.rest" of record r: rest, the path below field top. */
+sht_field_type sht__ctfr_nest_field(const struct ctf_rec *r, uint32_t top,
+				    const char *rest, sht_field *out);
 
 /* Write a non-event message (size: sizeof(struct ctf_rec) plus a
  * struct ctf_disc). */

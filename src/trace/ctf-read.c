@@ -189,7 +189,7 @@ sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 
 /* ---- fields ------------------------------------------------------------- */
 
-static sht_field_type ctf_field_value(const bt_field *f, sht_field *out)
+sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out)
 {
 	bt_field_class_type t = bt_field_get_class_type(f);
 
@@ -274,6 +274,8 @@ static sht_field_type ctf_field(const sht_event *ev, const char *name,
 	/* Only the current event has live fields. */
 	if (!c || !c->cur_ev || !name || ev->pos + 1 != c->ordinal)
 		return SHT_FIELD_NONE;
+	if (strchr(name, '.'))
+		return sht__ctf_field_path(c->cur_ev, c->cur_payload, name, out);
 	if (c->cur_payload)
 		f = ctf_payload_member(c, name);
 	if (!f && (s = bt_event_borrow_specific_context_field_const(c->cur_ev)))
@@ -282,7 +284,7 @@ static sht_field_type ctf_field(const sht_event *ev, const char *name,
 		f = bt_field_structure_borrow_member_field_by_name_const(s, name);
 	if (!f)
 		return SHT_FIELD_NONE;
-	return ctf_field_value(f, out);
+	return sht__ctf_field_value(f, out);
 }
 
 /* ---- source operations -------------------------------------------------- */

@@ -12,43 +12,14 @@
 
 #define REC_ALIGN(n) (((n) + 7u) & ~(size_t)7u)
 
-/* As ctf-read.c's ctf_field_value, strings borrowed. */
-static void field_value(const bt_field *f, sht_field *out)
-{
-	bt_field_class_type t = bt_field_get_class_type(f);
-
-	out->v.u = 0;
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_integer_unsigned_get_value(f);
-	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
-		out->type = SHT_FIELD_INT;
-		out->v.i = bt_field_integer_signed_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
-		/* babeltrace2 2.0.4 empties a string by its length only. */
-		out->type = SHT_FIELD_STRING;
-		out->v.s = bt_field_string_get_length(f) > 0
-				   ? bt_field_string_get_value(f) : "";
-	} else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL) {
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_double_precision_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL) {
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_single_precision_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_BOOL) {
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_bool_get_value(f) ? 1u : 0u;
-	} else {
-		out->type = SHT_FIELD_OTHER;
-	}
-}
-
-size_t sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
-			    sht_field *vals)
+sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
+			     sht_field *vals, struct sht__wbuf *nest,
+			     size_t *out)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(m);
 	const bt_field *scope[3];
 	size_t size = sizeof(struct ctf_rec) + cls->nf * sizeof(sht_field);
+	sht_err err;
 
 	scope[0] = bt_event_borrow_payload_field_const(ev);
 	scope[1] = bt_event_borrow_specific_context_field_const(ev);
@@ -63,16 +34,22 @@ size_t sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
 			vals[i].v.u = 0;
 			continue;
 		}
-		field_value(f, &vals[i]);
+		sht__ctf_field_value(f, &vals[i]);
 		if (vals[i].type == SHT_FIELD_STRING)
 			size += strlen(vals[i].v.s) + 1;
 	}
-	return REC_ALIGN(size);
+	*out = REC_ALIGN(size);
+	if (!cls->nested)
+		return SHT_OK;
+	err = sht__ctfr_nest_build(cls, m, nest);
+	*out += nest->n;              /* a multiple of 8 */
+	return err;
 }
 
 void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			   const struct ctf_class *cls, const sht_field *vals,
-			   int32_t cpu, int64_t ts, int has_ts)
+			   const struct sht__wbuf *nest, int32_t cpu, int64_t ts,
+			   int has_ts)
 {
 	char *str = (char *)&r->val[cls->nf];
 
@@ -92,6 +69,11 @@ void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			r->val[i].v.s = str;
 			str += n;
 		}
+	}
+	if (cls->nested) {
+		/* After the strings, at the record's end (8-aligned). */
+		r->pad = (uint32_t)(size - nest->n);
+		memcpy((unsigned char *)r + r->pad, nest->p, nest->n);
 	}
 }
 
@@ -213,6 +195,21 @@ void sht__ctfr_other(struct ctf_rec *r, const bt_message *m)
 
 /* ---- fields (consumer) ------------------------------------------------- */
 
+/* A dotted path: its first element is a field of the record's class. */
+static sht_field_type nest_field(const struct ctf_rec *r, const char *name,
+				 sht_field *out)
+{
+	const struct ctf_class *k = r->cls;
+	const char *dot = strchr(name, '.');
+	size_t len = (size_t)(dot - name);
+
+	for (uint32_t i = 0; i < k->nf; i++)
+		if (strlen(k->fname[i]) == len && memcmp(k->fname[i], name, len) == 0)
+			return k->compound[i] ? sht__ctfr_nest_field(r, i, dot + 1, out)
+					      : SHT_FIELD_NONE;
+	return SHT_FIELD_NONE;
+}
+
 sht_field_type sht__ctfr_field(struct sht_ctf *c, const struct ctf_rec *r,
 			       const char *name, sht_field *out)
 {
@@ -231,7 +228,8 @@ sht_field_type sht__ctfr_field(struct sht_ctf *c, const struct ctf_rec *r,
 		if (i == k->nf) {
 			out->type = SHT_FIELD_NONE;
 			out->v.u = 0;
-			return SHT_FIELD_NONE;
+			return strchr(name, '.') ? nest_field(r, name, out)
+						 : SHT_FIELD_NONE;
 		}
 		*x = (struct ctf_rhint){ k, name, i };
 	}

@@ -11,7 +11,8 @@
  * Each input is written to an in-memory file (memfd) and opened with
  * sht_reader_open: info, stats, the integrity check of `sht check`
  * (sht_reader_check), single, full and 2D queries at a few times; then
- * with sht_state_open: provider, attribute names and a full query.
+ * with sht_state_open: provider, model and build notes, attribute names,
+ * docs and labels, and a full query.
  * Besides the sanitizers, one property is asserted: a file that the
  * check calls sound answers every query without SHT_ERR_CORRUPT.
  *
@@ -137,6 +138,26 @@ static void query_reader(sht_reader *r)
 	sht_result_destroy(res);
 }
 
+/* The about section (model and build notes): every string read. */
+static void query_model(sht_state *ss)
+{
+	const sht_model *m;
+	const sht_build_note *notes;
+	size_t n, total = 0;
+
+	if (sht_state_model(ss, &m) != SHT_OK ||
+	    sht_state_notes(ss, &notes, &n) != SHT_OK)
+		return;
+	for (size_t i = 0; i < n; i++)
+		total += strlen(notes[i].key) + strlen(notes[i].value);
+	for (size_t i = 0; i < m->n_attrs; i++)
+		total += strlen(m->attrs[i].pattern) + strlen(m->attrs[i].text);
+	for (size_t i = 0; i < m->n_labels; i++)
+		total += strlen(m->labels[i].pattern) + strlen(m->labels[i].label);
+	if (total == SIZE_MAX)
+		abort();   /* keeps the reads */
+}
+
 static void query_state(const char *path)
 {
 	sht_state *ss = NULL;
@@ -148,9 +169,19 @@ static void query_state(const char *path)
 	if (sht_state_open(path, NULL, &ss) != SHT_OK)
 		return;
 	sht_state_provider(ss, &id, &version);
+	query_model(ss);
 	uint64_t n = sht_state_attr_count(ss);
-	for (uint64_t q = 0; q < n && q < 16; q++)
+	for (uint64_t q = 0; q < n && q < 16; q++) {
+		sht_value v = sht_value_int32((int32_t)q % 10);
+		const sht_attr_doc *doc;
+		const sht_value_label *l;
+		size_t nl;
+
 		sht_state_attr_path(ss, (sht_quark)q, name, sizeof name, NULL);
+		sht_state_attr_doc(ss, (sht_quark)q, &doc);
+		sht_state_attr_labels(ss, (sht_quark)q, &l, &nl);
+		sht_state_value_label(ss, (sht_quark)q, &v);
+	}
 	res = sht_result_create();
 	if (res) {
 		sht_time s = sht_state_start(ss), e = sht_state_end(ss);

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rng.h"
+
 struct fuzz_seed {
 	uint8_t *data;
 	size_t len;
@@ -99,14 +101,12 @@ static void fuzz_add(const char *path)
 	free(names);
 }
 
-static uint64_t fuzz_rng = 0x9E3779B97F4A7C15u;
+static struct rng fuzz_rng = RNG_INIT(0x9E3779B97F4A7C15u);
 
+/* Uniform in [0, n); 0 if n is 0. */
 static uint64_t fuzz_rnd(uint64_t n)
 {
-	fuzz_rng ^= fuzz_rng << 13;
-	fuzz_rng ^= fuzz_rng >> 7;
-	fuzz_rng ^= fuzz_rng << 17;
-	return n ? fuzz_rng % n : 0;
+	return n ? rng_below(&fuzz_rng, n) : 0;
 }
 
 /* One edit of out[0..*n) (capacity cap), with other as a donor. */

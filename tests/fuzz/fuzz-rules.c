@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sht/sht.h"
+#include "rng.h"
 
 static long compiled;       /* inputs that compiled (smoke run) */
 
@@ -114,14 +115,12 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static uint64_t rng = 0x9E3779B97F4A7C15u;
+static struct rng rng = RNG_INIT(0x9E3779B97F4A7C15u);
 
+/* Uniform in [0, n); 0 if n is 0. */
 static uint64_t rnd(uint64_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? rng % n : 0;
+	return n ? rng_below(&rng, n) : 0;
 }
 
 /* One mutation of seed into out (capacity cap): returns its length. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "state/attrs.h"
+#include "rng.h"
 #include "tap.h"
 #include "util/util.h"
 
@@ -41,14 +42,11 @@ static size_t heap_bytes(void)
 #define ROOT SHT_QUARK_ROOT
 #define NONE SHT_QUARK_NONE
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+static struct rng rng = RNG_INIT(0x2545f4914f6cdd1du);
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return rng_next(&rng);
 }
 
 /* Get-or-create (create = 1) or find the C string name below p; the

@@ -11,16 +11,14 @@
 
 #include "sht/sht.h"
 #include "store/builder-int.h"
+#include "rng.h"
 #include "tap.h"
 
-static uint64_t rng = 88172645463325252ull;
+static struct rng rng = RNG_INIT(88172645463325252u);
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 static void reseal(uint8_t *blk, uint32_t bs)
@@ -484,9 +482,9 @@ static void small_node(uint8_t *blk, const struct sht__geom *g)
 	struct sht__open *o = new_node(SHT__KIND_LEAF, 0);
 	struct sht__oiv want[300];
 	struct sht__layout lay;
-	uint64_t saved = rng;
+	struct rng saved = rng;
 
-	rng = 0x5eed5eed5eedull;      /* the same node every time */
+	rng_seed(&rng, 0x5eed5eed5eedull);  /* the same node every time */
 	fill(o, &sp, want, &lay);
 	rng = saved;
 	if (sht__open_encode(o, 5, 10000000, g, NULL, blk) != SHT_OK)

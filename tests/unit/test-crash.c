@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 {
 	unsigned kills = 20;
 	char path[PATH_MAX];
-	orc_rng rng;
+	struct rng rng;
 
 	if (argc == 3 && strcmp(argv[1], "--kills") == 0)
 		kills = (unsigned)atoi(argv[2]);
@@ -125,19 +125,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--kills N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("crash") != 0)
+	if (scratch_init("crash") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
-	orc_scratch_path(path, sizeof path, "crash");
+	rng_seed(&rng, rng_test_seed(6));
+	scratch_path(path, sizeof path, "crash");
 	for (int threads = 0; threads <= 1; threads++) {
 		struct tally t = { 0 };
-		double t0 = orc_now();
+		double t0 = now_s();
 		uint64_t full_us;
 
 		kill_once(path, threads, UINT64_MAX, &t);
-		full_us = (uint64_t)((orc_now() - t0) * 1e6);
+		full_us = (uint64_t)((now_s() - t0) * 1e6);
 		for (unsigned i = 0; i < kills; i++)
-			kill_once(path, threads, orc_below(&rng, full_us + 1), &t);
+			kill_once(path, threads, rng_below(&rng, full_us + 1), &t);
 		ok(t.bad == 0 && t.incomplete > 0,
 		   "%s builder, full build %.0f ms, %u kills: %u refused as "
 		   "incomplete, %u killed before the header, %u after the finish "
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
 		   t.finished, t.bad);
 	}
 	remove(path);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

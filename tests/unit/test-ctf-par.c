@@ -143,7 +143,7 @@ static void tie_trace(const char *tmp)
 	static const shtgen_ctfw_field f[] = { { "a", SHTGEN_CTFW_S64 },
 					     { "s", SHTGEN_CTFW_STRING } };
 	char dir[4096], text[32];
-	shtgen_ctfw_opts o = { 5, 4096, 0 };
+	shtgen_ctfw_opts o = { 5, 4096, 0, NULL };
 	shtgen_ctfw *w = NULL;
 	uint64_t x = 88172645463325252ull;
 	sht_err err;

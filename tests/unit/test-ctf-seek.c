@@ -230,7 +230,7 @@ static void seek_case(const char *name, const char *path, int indexed)
 static int tie_trace(const char *dir)
 {
 	static const shtgen_ctfw_field f[] = { { "a", SHTGEN_CTFW_S64 } };
-	shtgen_ctfw_opts o = { 4, 4096, 0 };
+	shtgen_ctfw_opts o = { 4, 4096, 0, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_err err = shtgen_ctfw_create(dir, &o, &w);
 

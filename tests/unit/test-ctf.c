@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "json-read.h"
+#include "rng.h"
+#include "now.h"
 #include "tap.h"
+#include "trace-stats.h"
 #include <shtgen/ctfw.h>
 
 static char traces[2048];
@@ -151,7 +153,7 @@ static void check_trace(const struct trace_case *tc, int muxer)
 {
 	sht_ctf_opts opts;
 	char path[8192], jpath[8192];
-	char *json;
+	json_t *json;
 	sht_source src;
 	sht_event ev;
 	sht_err err;
@@ -162,10 +164,10 @@ static void check_trace(const struct trace_case *tc, int muxer)
 
 	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = json_slurp(jpath);
+	json = tstats_load(jpath);
 	if (!ok(json != NULL, "%s: stats JSON readable", tc->dir))
 		return;
-	int n_streams = json_streams(json, per_cpu_exp, 64);
+	int n_streams = tstats_streams(json, per_cpu_exp, 64);
 
 	sht_ctf_opts_init(&opts);
 	opts.muxer = muxer;
@@ -175,7 +177,7 @@ static void check_trace(const struct trace_case *tc, int muxer)
 	err = sht_ctf_open(path, &opts, &src);
 	if (!is_int(err, SHT_OK, "%s: opens", tc->dir)) {
 		diag("%s", sht_errmsg());
-		free(json);
+		json_decref(json);
 		return;
 	}
 	sht_time span_b = 0, span_e = 0;
@@ -218,9 +220,9 @@ static void check_trace(const struct trace_case *tc, int muxer)
 	}
 	is_int(err, SHT_END, "%s: reads to the end (%s)", tc->dir,
 	       err == SHT_END ? "" : sht_errmsg());
-	is_u64(n, (uint64_t)json_top(json, "events"), "%s: event count", tc->dir);
-	is_i64(first, json_top(json, "first_ns"), "%s: first timestamp", tc->dir);
-	is_i64(last, json_top(json, "last_ns"), "%s: last timestamp", tc->dir);
+	is_u64(n, (uint64_t)tstats_int(json, "events"), "%s: event count", tc->dir);
+	is_i64(first, tstats_int(json, "first_ns"), "%s: first timestamp", tc->dir);
+	is_i64(last, tstats_int(json, "last_ns"), "%s: last timestamp", tc->dir);
 	is_u64(backward, 0, "%s: events in non-decreasing time", tc->dir);
 	is_u64(unknown_cpu, 0, "%s: every event has a cpu", tc->dir);
 	check_span_read(tc->dir, &src, span_err, span_b, span_e, first, last);
@@ -237,10 +239,10 @@ static void check_trace(const struct trace_case *tc, int muxer)
 	sht_source_stats st;
 	src.ops->stats(src.src, &st);
 	is_u64(st.events, n, "%s: stats count the events", tc->dir);
-	is_u64(st.discarded_events, (uint64_t)json_top(json, "discarded_events"),
+	is_u64(st.discarded_events, (uint64_t)tstats_int(json, "discarded_events"),
 	       "%s: discarded events", tc->dir);
 	is_u64(st.discarded_packets,
-	       (uint64_t)json_top(json, "discarded_packets"),
+	       (uint64_t)tstats_int(json, "discarded_packets"),
 	       "%s: discarded packets", tc->dir);
 	sht_ctf_info info;
 	is_int(sht_ctf_info_get(&src, &info), SHT_OK, "%s: info", tc->dir);
@@ -250,7 +252,7 @@ static void check_trace(const struct trace_case *tc, int muxer)
 	is_int(src.ops->next(src.src, &ev), SHT_END, "%s: END again", tc->dir);
 	sht_ctf_close(&src);
 	ok(src.src == NULL, "%s: close zeroes the source", tc->dir);
-	free(json);
+	json_decref(json);
 }
 
 /* ---- seeks -------------------------------------------------------------- */
@@ -286,20 +288,6 @@ static void record(const sht_event *ev, struct rec *r)
 			break;
 		}
 	}
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005u + 1442695040888963407u;
-	return *s >> 33;
 }
 
 static void check_seeks(const char *dir, uint32_t every)
@@ -347,7 +335,7 @@ static void check_seeks(const char *dir, uint32_t every)
 	 * random. */
 	uint64_t targets[80];
 	size_t nt = 0;
-	uint64_t seed = 42;
+	struct rng rng = RNG_INIT(42);
 	targets[nt++] = 0;
 	targets[nt++] = n - 1;
 	targets[nt++] = 1;
@@ -364,7 +352,7 @@ static void check_seeks(const char *dir, uint32_t every)
 		if (recs[k].ts == recs[k - 1].ts)
 			targets[nt++] = k;
 	while (nt < 60)
-		targets[nt++] = lcg(&seed) % n;
+		targets[nt++] = rng_below(&rng, n);
 
 	int bad = 0;
 	double t0 = now_s();
@@ -729,7 +717,7 @@ static void check_span_v11(const char *tmp)
 {
 	static const shtgen_ctfw_field fields[] = { { "v", SHTGEN_CTFW_S64 } };
 	const sht_time t0 = 1500000000000000000;
-	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000 };
+	shtgen_ctfw_opts wo = { 2, 4096, t0 - 1000000, NULL };
 	shtgen_ctfw *w = NULL;
 	sht_field val = { SHT_FIELD_INT, { .i = 0 } };
 	sht_time b = 0, e = 0, last = t0;
@@ -803,38 +791,38 @@ static sht_err count_handle(void *ctx, sht_state *ss, const sht_event *ev)
 static void check_state_run(const struct trace_case *tc)
 {
 	char path[8192], jpath[8192];
-	struct json_count *names;
+	struct tstats_count *names;
 	sht_state_opts so;
 	sht_state *ss = NULL;
 	sht_source src;
 	uint64_t events = 0, skipped = 0;
-	char *json;
+	json_t *json;
 	size_t n_names;
 
 	snprintf(path, sizeof path, "%s/%s", traces, tc->dir);
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = json_slurp(jpath);
+	json = tstats_load(jpath);
 	names = calloc(1024, sizeof *names);
 	if (!json || !names) {
 		ok(0, "run %s: stats", tc->dir);
-		free(json);
+		json_decref(json);
 		free(names);
 		return;
 	}
-	n_names = json_names(json, names, 1024);
-	ok(n_names == (size_t)json_top(json, "distinct_names"),
+	n_names = tstats_names(json, names, 1024);
+	ok(n_names == (size_t)tstats_int(json, "distinct_names"),
 	   "run %s: %zu names in the stats", tc->dir, n_names);
 	if (!is_int(sht_ctf_open(path, NULL, &src), SHT_OK, "run %s: opens",
 		    tc->dir))
 		goto out;
 	sht_state_opts_init(&so);
 	so.backend = SHT_BACKEND_MEMORY;
-	is_int(sht_state_create(NULL, json_top(json, "first_ns"), &so, &ss),
+	is_int(sht_state_create(NULL, tstats_int(json, "first_ns"), &so, &ss),
 	       SHT_OK, "run %s: state created", tc->dir);
-	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL, NULL };
+	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL, NULL, NULL };
 	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
 	       "run %s: runs (%s)", tc->dir, sht_errmsg());
-	is_u64(events, (uint64_t)json_top(json, "events"), "run %s: events",
+	is_u64(events, (uint64_t)tstats_int(json, "events"), "run %s: events",
 	       tc->dir);
 	int good = 0;
 	for (size_t k = 0; k < n_names; k++) {
@@ -866,7 +854,7 @@ static void check_state_run(const struct trace_case *tc)
 	sht_ctf_close(&src);
 out:
 	free(names);
-	free(json);
+	json_decref(json);
 }
 
 /* ---- the trace environment (sht_ctf_env) --------------------------------- */

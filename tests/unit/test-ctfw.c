@@ -42,6 +42,7 @@
 
 #include "sht/sht.h"
 #include <shtgen/ctfw.h>
+#include "rng.h"
 #include "tap.h"
 
 #define OFFSET 1457111225177515989LL   /* many-threads' clock offset */
@@ -62,14 +63,11 @@ static const char *tmp_path(const char *name)
 	return b;
 }
 
-static uint64_t rng = 0x2545f4914f6cdd1du;
+static struct rng rng = RNG_INIT(0x2545f4914f6cdd1du);
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 static int exists(const char *path)
@@ -316,7 +314,7 @@ static sht_err write_events(shtgen_ctfw *w)
 
 static sht_err write_trace(const char *dir, shtgen_ctfw_stats *st)
 {
-	shtgen_ctfw_opts o = { NCPU, PKT, OFFSET };
+	shtgen_ctfw_opts o = { NCPU, PKT, OFFSET, NULL };
 	shtgen_ctfw *w;
 	sht_err err = shtgen_ctfw_create(dir, &o, &w);
 
@@ -813,7 +811,7 @@ static void test_round_trip(void)
 static void test_empty(void)
 {
 	const char *dir = tmp_path("empty");
-	shtgen_ctfw_opts o = { 2, 0, 0 };
+	shtgen_ctfw_opts o = { 2, 0, 0, NULL };
 	shtgen_ctfw_stats st;
 	shtgen_ctfw *w;
 	sht_source src;
@@ -840,7 +838,7 @@ static void test_empty(void)
 static void test_big_string(void)
 {
 	const char *dir = tmp_path("big");
-	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0, NULL };
 	char *s = malloc(4001);
 	shtgen_ctfw *w;
 	sht_field v = { .type = SHT_FIELD_STRING };
@@ -887,7 +885,7 @@ static void test_big_string(void)
 
 static void test_create_refusals(void)
 {
-	shtgen_ctfw_opts o = { 2, 0, 0 };
+	shtgen_ctfw_opts o = { 2, 0, 0, NULL };
 	shtgen_ctfw *w = (shtgen_ctfw *)&o;
 
 	mkdir(tmp_path("there"), 0755);
@@ -911,7 +909,7 @@ static void test_create_refusals(void)
 
 static void test_finish_exists(void)
 {
-	shtgen_ctfw_opts o = { 2, PKT, 0 };
+	shtgen_ctfw_opts o = { 2, PKT, 0, NULL };
 	char tmp[4300];
 	shtgen_ctfw *w;
 
@@ -932,7 +930,7 @@ static void test_finish_exists(void)
 
 static void test_order(void)
 {
-	shtgen_ctfw_opts o = { 2, PKT, 1000 };
+	shtgen_ctfw_opts o = { 2, PKT, 1000, NULL };
 	shtgen_ctfw *w;
 
 	ok(shtgen_ctfw_create(tmp_path("order"), &o, &w) == SHT_OK &&
@@ -960,7 +958,7 @@ static void test_order(void)
 
 static void test_destroy_cleans(void)
 {
-	shtgen_ctfw_opts o = { 3, PKT, 0 };
+	shtgen_ctfw_opts o = { 3, PKT, 0, NULL };
 	sht_field v[6];
 	char tmp[4300];
 	shtgen_ctfw *w;
@@ -994,7 +992,7 @@ static void test_destroy_cleans(void)
 /* One event of a one-field class of type t with value v: its status. */
 static sht_err try_value(shtgen_ctfw_type t, sht_field v)
 {
-	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0, NULL };
 	shtgen_ctfw_field f = { "f", t };
 	shtgen_ctfw *w;
 	sht_err err = shtgen_ctfw_create(tmp_path("val"), &o, &w);
@@ -1053,7 +1051,7 @@ static void test_values(void)
 static sht_err try_class(const char *name, const shtgen_ctfw_field *f,
 			 size_t n)
 {
-	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0, NULL };
 	shtgen_ctfw *w;
 	sht_err err = shtgen_ctfw_create(tmp_path("cls"), &o, &w);
 
@@ -1070,7 +1068,7 @@ static void test_declarations(void)
 		{ "a", SHTGEN_CTFW_S32 }, { "a", SHTGEN_CTFW_U32 },
 	};
 	static const shtgen_ctfw_field type[] = { { "a", (shtgen_ctfw_type)9 } };
-	shtgen_ctfw_opts o = { 2, PKT, 0 };
+	shtgen_ctfw_opts o = { 2, PKT, 0, NULL };
 	shtgen_ctfw *w;
 
 	is_int(try_class("ok", f_all, 6), SHT_OK, "a good class");
@@ -1113,7 +1111,7 @@ static void test_declarations(void)
  * write short, then fail with EFBIG: SHT_ERR_IO naming the file. */
 static void test_io_error(void)
 {
-	shtgen_ctfw_opts o = { 1, PKT, 0 };
+	shtgen_ctfw_opts o = { 1, PKT, 0, NULL };
 	sht_field v = { .type = SHT_FIELD_STRING, .v.s = "0123456789" };
 	struct rlimit old, lim;
 	sht_err err = SHT_OK;

@@ -6,7 +6,7 @@
  *
  *   events   the source's events, read from 0, are exactly the driver's
  *            changes enumerated independently (times, order, payloads);
- *            count and last time agree with sht__*_events / _last_time;
+ *            count and last time agree with shtgen_*_events / _last_time;
  *   seek     seek(p) then next gives event p (and then p + 1), for every
  *            p in a shuffled order (so also backwards), plus random
  *            positions; next after the last event, seek(count) and
@@ -31,41 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "tap.h"
 #include "sht/sht.h"
 #include "sht/source.h"
 #include <shtgen/workload.h>
 
-/* ---- random numbers ------------------------------------------------------ */
-
-static uint64_t rng_state;
-
-/* splitmix64 */
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t n)
-{
-	return n ? rng_next() % n : 0;
-}
-
-static void rng_seed(void)
-{
-	const char *env = getenv("SHT_TEST_SEED");
-
-	rng_state = 20240611u;
-	if (env && *env)
-		rng_state = strtoull(env, NULL, 0);
-	printf("# seed %" PRIu64 " (override with SHT_TEST_SEED)\n",
-	       rng_state);
-	fflush(stdout);
-}
+static struct rng rng;     /* seeded in main */
 
 /* ---- one workload, either kind ------------------------------------------- */
 
@@ -335,7 +307,7 @@ static void test_seek(const wl *w, const rec *all, uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		perm[i] = i;
 	for (uint64_t i = n; i > 1; i--) {     /* Fisher-Yates */
-		uint64_t j = rng_below(i), t = perm[i - 1];
+		uint64_t j = rng_below(&rng, i), t = perm[i - 1];
 
 		perm[i - 1] = perm[j];
 		perm[j] = t;
@@ -343,7 +315,7 @@ static void test_seek(const wl *w, const rec *all, uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		bad += !seek_one(w, &src, all, n, perm[i]);
 	for (int i = 0; i < 200; i++)
-		bad += !seek_one(w, &src, all, n, rng_below(n));
+		bad += !seek_one(w, &src, all, n, rng_below(&rng, n));
 	is_u64(bad, 0, "%s: seek(p) then next gives event p, p + 1 (every p, "
 	       "shuffled; 200 random)", w->label);
 	ok(seek_one(w, &src, all, n, n - 1u), "%s: seek(last): the last "
@@ -688,7 +660,7 @@ static void test_replay(const wl *w, sht_state *ref, sht_state *full,
 
 	for (uint64_t i = 0; i < (every ? n : 40u); i++) {
 		uint64_t p = every ? i : i < 3 ? i : i < 6 ? n - (i - 2u)
-							    : rng_below(n);
+							    : rng_below(&rng, n);
 
 		tried++;
 		if (!replay_at(w, ref, full, all, n, p, times, nt, why,
@@ -706,7 +678,7 @@ static void test_staircase_empty(const wl *w, uint64_t n)
 	uint64_t bad = 0;
 
 	for (int i = 0; i < 5; i++) {
-		uint64_t p = i == 0 ? n - 1u : rng_below(n);
+		uint64_t p = i == 0 ? n - 1u : rng_below(&rng, n);
 		sht_state *ss = mem_state();
 		char name[24], got[24];
 		size_t need;
@@ -783,7 +755,7 @@ int main(void)
 	wl ws[7];
 	size_t nw = 0;
 
-	rng_seed();
+	rng_seed(&rng, rng_test_seed(20240611u));
 	ws[nw++] = wl_staircase(1, 1, 1);
 	ws[nw++] = wl_staircase(7, 5, 3);
 	ws[nw++] = wl_staircase(100, 20, 1000);

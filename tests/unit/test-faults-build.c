@@ -5,7 +5,7 @@
  * the threaded pipeline), a random mixed history (every value type, long
  * strings in blobs, a section) and a synthetic kernel trace through the
  * state system and the kernel analysis.  Each runs once counting its
- * pwrite, fsync and allocation calls (tests/unit/faults.h), then again
+ * pwrite, fsync and allocation calls (tests/support/faults.h), then again
  * with the nth call failing, for n = 1, 2, ... (every point, or --points
  * of them spread evenly: first and last included), in each fault mode.
  * Every run must: return an error with a message (or, for an allocation
@@ -228,10 +228,10 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 	uint64_t calls[FLT_NOPS];
 	long live = flt_live_now();
 	char path[PATH_MAX];
-	double t0 = orc_now();
+	double t0 = now_s();
 	sht_err err;
 
-	orc_scratch_path(path, sizeof path, w->name);
+	scratch_path(path, sizeof path, w->name);
 	flt_arm(&pl);
 	err = w->run(w, path);
 	flt_disarm();
@@ -274,13 +274,13 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 	}
 	remove(path);
 	remove(w_ref);
-	diag("%s: %.1f s", w->name, orc_now() - t0);
+	diag("%s: %.1f s", w->name, now_s() - t0);
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t max_points = 40;
-	orc_rng rng;
+	struct rng rng;
 	orc mixed;
 
 	if (argc == 3 && strcmp(argv[1], "--points") == 0)
@@ -289,9 +289,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--points N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-build") != 0)
+	if (scratch_init("faults-build") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
+	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&mixed, &rng, 4096, 1000, 2000000, 30, 4, 60, 1);
 	{
 		const struct wl W[] = {
@@ -307,6 +307,6 @@ int main(int argc, char **argv)
 	diag("total: %" PRIu64 " faulty builds, %" PRIu64 " errors, %" PRIu64
 	     " absorbed", total_runs, total_errors, total_absorbed);
 	orc_free(&mixed);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

@@ -3,7 +3,7 @@
  *
  * A small history holding every kind of block (nodes with values of
  * every type, string blobs, two sections) is built with 1 KiB blocks.  Then, for every byte of the file, one bit of it is flipped in
- * every read that covers it (tests/unit/faults.h: a damaged sector) and
+ * every read that covers it (tests/support/faults.h: a damaged sector) and
  * the file is opened and checked (sht_reader_check, what `sht check`
  * runs): each flip must be refused by the open or reported by the check.
  * The bit flipped in byte i is bit i mod 8, so every bit position is
@@ -68,7 +68,7 @@ static int detected(const char *path, int64_t fb, sht_err *why)
 
 /* Queries over the file with bit fb flipped: wrong answers. */
 static size_t wrong_answers(const orc *o, const char *path, int64_t fb,
-			    orc_rng *rng, orc_errlog *log)
+			    struct rng *rng, orc_errlog *log)
 {
 	sht_result *res = sht_result_create();
 	size_t wrong = 0;
@@ -81,7 +81,7 @@ static size_t wrong_answers(const orc *o, const char *path, int64_t fb,
 		sht_reader_info_get(r, &info);
 		v = orc_vis_all(o, info.quark_count);
 		for (int i = 0; i < 20; i++) {
-			const sht_interval *iv = &o->ivs[orc_below(rng, o->n)];
+			const sht_interval *iv = &o->ivs[rng_below(rng, o->n)];
 			sht_err err = sht_reader_query(r, iv->quark, iv->start, res);
 
 			wrong += !orc_check_single(o, &v, iv->quark, iv->start,
@@ -104,18 +104,18 @@ int main(int argc, char **argv)
 	char path[PATH_MAX];
 	struct stat sb;
 	orc_errlog log;
-	orc_rng rng;
+	struct rng rng;
 	orc o;
 
 	if (argc > 1 && !all_bits) {
 		fprintf(stderr, "usage: %s [--all-bits]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-bytes") != 0)
+	if (scratch_init("faults-bytes") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
+	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&o, &rng, 1024, 1000, 100000, 12, 4, 12, 1);
-	orc_scratch_path(path, sizeof path, "bytes");
+	scratch_path(path, sizeof path, "bytes");
 	if (!ok(build(&o, path), "history of %zu intervals built", o.n))
 		bail_out("%s", sht_errmsg());
 	if (stat(path, &sb) != 0)
@@ -154,6 +154,6 @@ int main(int argc, char **argv)
 	is_u64(wrong, 0, "queries over damaged files: no wrong answer");
 	remove(path);
 	orc_free(&o);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

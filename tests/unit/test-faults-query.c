@@ -5,7 +5,7 @@
  * built without faults.  A script then opens it with a cache of 4 blocks
  * (so queries read), runs single, full and 2D queries checked against the
  * oracle, and the integrity walk.  It runs once counting its pread and
- * allocation calls (tests/unit/faults.h), then with the nth call failing,
+ * allocation calls (tests/support/faults.h), then with the nth call failing,
  * for n spread over every point, in each mode: EIO, a short read, a
  * flipped bit in the bytes read (a bad sector), a failed allocation.
  * Every answer must be right or an error, never a wrong answer; the
@@ -29,7 +29,7 @@ struct tally {
 
 static orc_errlog elog;
 
-static void check(const orc *o, sht_reader *r, orc_rng *rng, sht_result *res,
+static void check(const orc *o, sht_reader *r, struct rng *rng, sht_result *res,
 		  struct tally *t)
 {
 	sht_tree_info info;
@@ -40,8 +40,8 @@ static void check(const orc *o, sht_reader *r, orc_rng *rng, sht_result *res,
 	v = orc_vis_all(o, info.quark_count);
 	flt_self = 0;
 	for (int i = 0; i < NQ; i++) {
-		const sht_interval *iv = &o->ivs[orc_below(rng, o->n)];
-		sht_time at = iv->start + (sht_time)orc_below(rng,
+		const sht_interval *iv = &o->ivs[rng_below(rng, o->n)];
+		sht_time at = iv->start + (sht_time)rng_below(rng,
 				(uint64_t)(iv->end - iv->start) + 1);
 		sht_err err;
 		int good;
@@ -74,11 +74,11 @@ static void script(const orc *o, const char *path, struct tally *t)
 	sht_reader_opts oo = { 4 * 4096 };
 	sht_result *res;
 	sht_reader *r;
-	orc_rng rng;
+	struct rng rng;
 	uint64_t before;
 	sht_err err;
 
-	orc_rng_seed(&rng, 17);
+	rng_seed(&rng, 17);
 	t->runs++;
 	res = sht_result_create();
 	if (!res) {
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	struct flt_plan none = { -1, 0, 0, 0, 0 };
 	struct tally t0 = { 0 };
 	char path[PATH_MAX];
-	orc_rng rng;
+	struct rng rng;
 	orc o;
 
 	if (argc == 3 && strcmp(argv[1], "--points") == 0)
@@ -137,11 +137,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--points N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-query") != 0)
+	if (scratch_init("faults-query") != 0)
 		bail_out("no scratch directory");
-	orc_rng_seed(&rng, orc_test_seed(6));
+	rng_seed(&rng, rng_test_seed(6));
 	orc_wl_mixed(&o, &rng, 4096, 1000, 2000000, 60, 4, 80, 1);
-	orc_scratch_path(path, sizeof path, "mixed");
+	scratch_path(path, sizeof path, "mixed");
 	if (!ok(build(&o, path), "history built"))
 		bail_out("%s", sht_errmsg());
 	orc_errlog_init(&elog);
@@ -187,6 +187,6 @@ int main(int argc, char **argv)
 	diag("total: %" PRIu64 " faulty query scripts", total);
 	remove(path);
 	orc_free(&o);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

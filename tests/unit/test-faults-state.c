@@ -7,7 +7,7 @@
  * 4 blocks), looks attributes up by path (the attribute tree is a section,
  * read on first use), and runs full and single queries at 12 times.  Run
  * without faults it records a hash of every answer; then it runs once per
- * fault point (tests/unit/faults.h: pread EIO, short, a flipped bit;
+ * fault point (tests/support/faults.h: pread EIO, short, a flipped bit;
  * allocation NULL; single and sticky), and every answer must be an error
  * or hash as without faults; nothing may leak.
  *
@@ -141,9 +141,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--points N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("faults-state") != 0)
+	if (scratch_init("faults-state") != 0)
 		bail_out("no scratch directory");
-	orc_scratch_path(path, sizeof path, "kernel");
+	scratch_path(path, sizeof path, "kernel");
 	if (!ok(build(path), "kernel history built"))
 		bail_out("%s", sht_errmsg());
 	flt_arm(&none);
@@ -182,6 +182,6 @@ int main(int argc, char **argv)
 	}
 	diag("total: %" PRIu64 " faulty scripts", total);
 	remove(path);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

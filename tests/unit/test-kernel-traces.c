@@ -39,6 +39,7 @@
 
 #include "sht/sht.h"
 #include "util/util.h"
+#include "now.h"
 #include "tap.h"
 #include <shtgen/kgen.h>
 
@@ -50,25 +51,6 @@ static uint64_t TILE_SAMPLE = 2500;
 
 static char traces[2048];
 static char tmpdir[2048];
-
-/* ---- a TODO test (tap.h has none): reported, never counted as failed --- */
-
-static int todo_ok(int pass, const char *why, const char *fmt, ...)
-	TAP_PRINTF(3, 4);
-static int todo_ok(int pass, const char *why, const char *fmt, ...)
-{
-	struct tap_state *st = tap__state();
-	va_list ap;
-
-	st->run++;
-	printf("%sok %d - ", pass ? "" : "not ", st->run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" # TODO %s\n", why);
-	fflush(stdout);
-	return pass;
-}
 
 /* ---- the trace, read a second time ---------------------------------------- */
 
@@ -237,14 +219,6 @@ struct run {
 	sht_err err;
 	double seconds;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Run the kernel analysis over the trace at path into file. */
 static void run_analysis(const char *path, const char *file, struct run *r)
@@ -883,6 +857,5 @@ int main(void)
 	for (size_t k = 0; k < sizeof kcases / sizeof kcases[0]; k++)
 		check_kernel_trace(&kcases[k]);
 	check_synthetic();
-	(void)todo_ok;
 	return done_testing();
 }

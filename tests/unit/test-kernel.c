@@ -78,31 +78,6 @@ static sht_interval at(struct run *r, sht_quark q, sht_time t)
 	return *sht_result_at(res, 0);
 }
 
-/* Encodes a value for comparison: "null", "i:5", "l:5", "s:text". */
-static const char *show(const sht_value *v)
-{
-	static char buf[4][128];
-	static int k;
-	char *b = buf[k++ % 4];
-
-	switch (v->type) {
-	case SHT_TYPE_NULL:
-		return "null";
-	case SHT_TYPE_INT32:
-		snprintf(b, 128, "i:%d", (int)v->u.i32);
-		break;
-	case SHT_TYPE_INT64:
-		snprintf(b, 128, "l:%lld", (long long)v->u.i64);
-		break;
-	case SHT_TYPE_STRING:
-		snprintf(b, 128, "s:%.*s", (int)v->len, v->u.str);
-		break;
-	default:
-		return "other";
-	}
-	return b;
-}
-
 /* The value of path(/last) at t, shown. */
 static const char *val(struct run *r, const char *path, const char *last, sht_time t)
 {
@@ -112,7 +87,7 @@ static const char *val(struct run *r, const char *path, const char *last, sht_ti
 	if (q == SHT_QUARK_NONE)
 		return "absent";
 	iv = at(r, q, t);
-	return show(&iv.value);
+	return tev_show(&iv.value);
 }
 
 /* "[start,end]=value" of the interval of path at t. */
@@ -127,7 +102,7 @@ static const char *ivs(struct run *r, const char *path, const char *last, sht_ti
 	if (q == SHT_QUARK_NONE)
 		return "absent";
 	iv = at(r, q, t);
-	snprintf(b, 160, "[%lld,%lld]=%s", (long long)iv.start, (long long)iv.end, show(&iv.value));
+	snprintf(b, 160, "[%lld,%lld]=%s", (long long)iv.start, (long long)iv.end, tev_show(&iv.value));
 	return b;
 }
 

@@ -43,7 +43,7 @@ static void *reader_main(void *p)
 	sht_reader *r = a->r;
 	sht_result *res = sht_result_create();
 	sht_tree_info info;
-	orc_rng rng;
+	struct rng rng;
 	orc_vis v;
 
 	orc_errlog_init(&a->log);
@@ -55,14 +55,14 @@ static void *reader_main(void *p)
 	}
 	sht_reader_info_get(r, &info);
 	v = orc_vis_all(a->o, info.quark_count);
-	orc_rng_seed(&rng, a->seed);
-	while (orc_now() < a->until) {
+	rng_seed(&rng, a->seed);
+	while (now_s() < a->until) {
 		for (int i = 0; i < 64; i++) {
-			const sht_interval *iv = &a->o->ivs[orc_below(&rng, a->o->n)];
-			sht_time at = iv->start + (sht_time)orc_below(&rng,
+			const sht_interval *iv = &a->o->ivs[rng_below(&rng, a->o->n)];
+			sht_time at = iv->start + (sht_time)rng_below(&rng,
 					(uint64_t)(iv->end - iv->start) + 1);
-			unsigned kind = orc_below(&rng, 100) < 90 ? 0 :
-					orc_below(&rng, 2) + 1;
+			unsigned kind = rng_below(&rng, 100) < 90 ? 0 :
+					rng_below(&rng, 2) + 1;
 			sht_err err;
 			int good;
 
@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	uint64_t q[3] = { 0 }, errors = 0, wrong = 0, seed;
 	sht_reader *shared;
-	orc_rng rng;
+	struct rng rng;
 	double t0;
 	sigset_t term, oldmask;
 	pid_t pid;
@@ -224,13 +224,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--seconds S] [--threads N]\n", argv[0]);
 		return 2;
 	}
-	if (orc_scratch_init("load") != 0)
+	if (scratch_init("load") != 0)
 		bail_out("no scratch directory");
-	seed = orc_test_seed(7);
-	orc_rng_seed(&rng, seed);
+	seed = rng_test_seed(7);
+	rng_seed(&rng, seed);
 	orc_wl_mixed(&o, &rng, 4096, 1000, 50000000, 400, 8, 200, 1);
-	orc_scratch_path(path, sizeof path, "load");
-	orc_scratch_path(bpath, sizeof bpath, "build");
+	scratch_path(path, sizeof path, "load");
+	scratch_path(bpath, sizeof bpath, "build");
 	if (!ok(build_file(&o, path), "history of %zu intervals built", o.n))
 		bail_out("%s", sht_errmsg());
 	fflush(NULL);
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 	tids = calloc(nthreads, sizeof *tids);
 	if (!args || !tids)
 		bail_out("out of memory");
-	t0 = orc_now();
+	t0 = now_s();
 	for (unsigned i = 0; i < nthreads; i++) {
 		args[i].o = &o;
 		args[i].r = i % 2 ? NULL : shared;
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 		errors += args[i].errors;
 		wrong += args[i].wrong;
 	}
-	t0 = orc_now() - t0;
+	t0 = now_s() - t0;
 	kill(pid, SIGTERM);
 	if (waitpid(pid, &status, 0) != pid)
 		status = 0;
@@ -286,6 +286,6 @@ int main(int argc, char **argv)
 	remove(path);
 	remove(bpath);
 	orc_free(&o);
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

@@ -1,9 +1,9 @@
 /*
  * test-partial-workloads.c: partial histories of the staircase and churn
- * workloads (src/gen/include/shtgen/workload.h), built with sht_state_run over the
- * workload's event source and provider, answer every query exactly as the
- * full history of the same events does, and as the workload's definition
- * says (sht__*_expect).
+ * workloads (src/gen/include/shtgen/workload.h), built with sht_state_run
+ * over the workload's event source and provider, answer every query
+ * exactly as the full history of the same events does, and as the
+ * workload's definition says (shtgen_*_expect).
  *
  * For each workload: one full history (tree backend), then partial
  * histories with checkpoints every 1, 7, 100, 1000 events and every more
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "sht/sht.h"
+#include "rng.h"
 #include "tap.h"
 #include <shtgen/workload.h>
 
@@ -54,14 +55,11 @@ static const sht_source_ops counting_ops = { counting_next, counting_seek, NULL,
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
+static struct rng rng;     /* seeded in main */
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 static sht_time rnd_time(sht_time lo, sht_time hi)
@@ -788,13 +786,9 @@ out:
 int main(void)
 {
 	const char *dir = getenv("SHT_TMP");
-	const char *seed = getenv("SHT_TEST_SEED");
 	shtgen_workload st, ch;
 
-	if (seed)
-		rng = strtoull(seed, NULL, 10) | 1u;
-	diag("seed %llu (override with SHT_TEST_SEED)",
-	     (unsigned long long)rng);
+	rng_seed(&rng, rng_test_seed(0x9e3779b97f4a7c15u));
 	if (!dir)
 		dir = "/tmp";
 

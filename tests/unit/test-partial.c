@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sht/sht.h"
+#include "rng.h"
 #include "tap.h"
 
 enum { OP_MODIFY, OP_CLEAR, OP_PUSH, OP_POP, OP_INCR, OP_NEWATTR };
@@ -39,14 +40,11 @@ static const char *paths[] = {
 };
 #define NPATHS (sizeof paths / sizeof *paths)
 
-static uint64_t rng;
+static struct rng rng;     /* seeded in main */
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return rng_next(&rng);
 }
 
 static sht_value random_value(struct op *o)
@@ -148,7 +146,7 @@ static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 static sht_err build(const char *path, struct trace *tr, sht_backend be, uint64_t every)
 {
 	sht_state_opts o;
-	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL };
+	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL, NULL };
 	sht_source src = { &tr_ops, tr };
 	sht_state *ss;
 	sht_err err;
@@ -250,8 +248,8 @@ static void run_case(const char *dir, size_t nev, uint64_t every)
 	char fpath[512], ppath[512];
 	struct trace tr;
 	sht_state *full, *part;
-	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL };
-	sht_provider wrong = { "random-ops", 4, handle, NULL, NULL, NULL };
+	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL, NULL };
+	sht_provider wrong = { "random-ops", 4, handle, NULL, NULL, NULL, NULL };
 	sht_source src = { &tr_ops, &tr };
 	sht_result *a = sht_result_create(), *b = sht_result_create();
 
@@ -279,10 +277,8 @@ static void run_case(const char *dir, size_t nev, uint64_t every)
 int main(void)
 {
 	const char *dir = getenv("SHT_TMP");
-	const char *seed = getenv("SHT_TEST_SEED");
 
-	rng = seed ? strtoull(seed, NULL, 10) : 424242;
-	diag("seed %llu (override with SHT_TEST_SEED)", (unsigned long long)rng);
+	rng_seed(&rng, rng_test_seed(424242));
 	if (!dir)
 		dir = "/tmp";
 	run_case(dir, 3000, 7);

@@ -51,7 +51,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void same_file(orc_rng *r, sht_variant v, uint32_t bs, uint32_t mc,
+static void same_file(struct rng *r, sht_variant v, uint32_t bs, uint32_t mc,
 		      unsigned big_strings)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -60,8 +60,8 @@ static void same_file(orc_rng *r, sht_variant v, uint32_t bs, uint32_t mc,
 	orc o;
 
 	orc_wl_mixed(&o, r, bs, -1000, 50000000, 300, 40, 200, big_strings);
-	orc_scratch_path(a, sizeof a, "single.sht");
-	orc_scratch_path(b, sizeof b, "threaded.sht");
+	scratch_path(a, sizeof a, "single.sht");
+	scratch_path(b, sizeof b, "threaded.sht");
 	ok(build(&o, a, v, bs, mc, 0) == SHT_OK, "%s/%u/%u: single-threaded build (%zu intervals)",
 	   v == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc, o.n);
 	ok(build(&o, b, v, bs, mc, 1) == SHT_OK, "%s/%u/%u: threaded build",
@@ -90,7 +90,7 @@ static void errors(void)
 	sht_builder_opts_init(&opts);
 	opts.threaded = true;
 	opts.no_sync = true;
-	orc_scratch_path(path, sizeof path, "errors.sht");
+	scratch_path(path, sizeof path, "errors.sht");
 	ok(sht_builder_create(path, 0, &opts, &b) == SHT_OK, "threaded create");
 	ok(sht_builder_insert(b, &iv) == SHT_OK, "insert");
 	ok(sht_builder_insert(b, &late) == SHT_ERR_ORDER, "out of order refused at once");
@@ -123,18 +123,18 @@ static void errors(void)
 
 int main(void)
 {
-	uint64_t seed = orc_test_seed(7331);
-	orc_rng r;
+	uint64_t seed = rng_test_seed(7331);
+	struct rng r;
 
-	if (orc_scratch_init("pipeline") != 0)
+	if (scratch_init("pipeline") != 0)
 		bail_out("Cannot create a scratch directory");
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	same_file(&r, SHT_VARIANT_ESHT, 1024, 3, 0);
 	same_file(&r, SHT_VARIANT_SHT, 2048, 4, 0);
 	same_file(&r, SHT_VARIANT_ESHT, 4096, 10, 2);
 	same_file(&r, SHT_VARIANT_SHT, 4096, 10, 2);
 	same_file(&r, SHT_VARIANT_ESHT, 65536, 50, 3);
 	errors();
-	orc_scratch_done();
+	scratch_done();
 	return done_testing();
 }

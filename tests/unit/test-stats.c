@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
-#include "json-read.h"
+#include "rng.h"
 #include "tap.h"
+#include "trace-stats.h"
 
 static char tmpdir[4096];
 
@@ -431,22 +432,22 @@ static sht_state *trace_build(const char *dir, sht_backend backend, const char *
 static void check_trace(const struct tcase *tc, sht_state **keep)
 {
 	char jpath[4200], cb[16];
-	char *json;
-	static struct json_count names[MAX_NAMES];
+	json_t *json;
+	static struct tstats_count names[MAX_NAMES];
 	int64_t per_cpu[MAX_CPUS] = { 0 };
 	sht_result *res = sht_result_create();
 	uint64_t events = 0;
 	sht_state *ss;
 
 	snprintf(jpath, sizeof jpath, "%s/stats/%s", traces, tc->json);
-	json = json_slurp(jpath);
+	json = tstats_load(jpath);
 	if (!ok(json != NULL && res, "%s: stats JSON readable", tc->dir)) {
 		sht_result_destroy(res);
 		return;
 	}
-	size_t nn = json_names(json, names, MAX_NAMES);
-	int ns = json_streams(json, per_cpu, MAX_CPUS);
-	ok(nn > 0 && (int64_t)nn == json_top(json, "distinct_names") && ns > 0,
+	size_t nn = tstats_names(json, names, MAX_NAMES);
+	int ns = tstats_streams(json, per_cpu, MAX_CPUS);
+	ok(nn > 0 && (int64_t)nn == tstats_int(json, "distinct_names") && ns > 0,
 	   "%s: JSON: %zu names, %d streams", tc->dir, nn, ns);
 
 	ss = trace_build(tc->dir, SHT_BACKEND_MEMORY, NULL, &events);
@@ -456,9 +457,9 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 	const char *p[4];
 	sht_quark q;
 
-	is_u64(events, (uint64_t)json_top(json, "events"), "%s: events run", tc->dir);
+	is_u64(events, (uint64_t)tstats_int(json, "events"), "%s: events run", tc->dir);
 	p[0] = "total";
-	is_i64(path_at(ss, res, p, 1, end), json_top(json, "events"), "%s: total", tc->dir);
+	is_i64(path_at(ss, res, p, 1, end), tstats_int(json, "events"), "%s: total", tc->dir);
 
 	/* event_types/<name> for every name, and nothing else. */
 	int bad = 0;
@@ -523,7 +524,7 @@ static void check_trace(const struct tcase *tc, sht_state **keep)
 		sht_state_close(ss);
 out:
 	sht_result_destroy(res);
-	free(json);
+	json_decref(json);
 }
 
 /* Same answers from a partial history (checkpoint every 1000 events)
@@ -563,16 +564,10 @@ static void check_partial(sht_state *full)
 		is_u64(sht_state_attr_count(ps), sht_state_attr_count(full),
 		       "%s: same attribute count", dir);
 		sht_time t0 = sht_state_start(full), t1 = sht_state_end(full);
-		uint64_t x = 0x2545F4914F6CDD1Du;
-		const char *seed = getenv("SHT_TEST_SEED");
-		if (seed && *seed)
-			x ^= strtoull(seed, NULL, 10);
+		struct rng rng = RNG_INIT(rng_test_seed(0x2545F4914F6CDD1Du));
 		int bad = 0, checked = 0;
 		for (int k = 0; k < 200; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			sht_time t = t0 + (sht_time)(x % (uint64_t)(t1 - t0 + 1));
+			sht_time t = rng_range(&rng, t0, t1);
 			if (sht_state_query_full(full, t, r1) != SHT_OK ||
 			    sht_state_query_full(ps, t, r2) != SHT_OK ||
 			    sht_result_count(r1) != sht_result_count(r2)) {

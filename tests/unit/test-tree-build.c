@@ -48,7 +48,7 @@ static sht_err try_create(const sht_builder_opts *opts)
 	sht_builder *b = NULL;
 	sht_err rc;
 
-	orc_scratch_path(path, sizeof path, "opts");
+	scratch_path(path, sizeof path, "opts");
 	rc = sht_builder_create(path, 0, opts, &b);
 	if (rc == SHT_OK)
 		sht_builder_close(b);
@@ -161,7 +161,7 @@ static void test_options(void)
 			o.block_size = 0;
 			o.max_children = 0;
 		}
-		orc_scratch_path(path, sizeof path, "defaults");
+		scratch_path(path, sizeof path, "defaults");
 		rc = sht_builder_create(path, 0, i == 1 ? NULL : &o, &b);
 		if (!ok(rc == SHT_OK, "defaults (%s): create", how[i])) {
 			diag("  %s (%s)", sht_err_name(rc), sht_errmsg());
@@ -214,7 +214,7 @@ static void test_options(void)
 		uint32_t fit = (bs / 2 - 96) / 32;
 
 		o = mkopts(SHT_VARIANT_ESHT, bs, 0);
-		orc_scratch_path(path, sizeof path, "mc0");
+		scratch_path(path, sizeof path, "mc0");
 		rc = sht_builder_create(path, 0, &o, &b);
 		if (rc == SHT_OK) {
 			rc = sht_builder_finish(b, 0);
@@ -260,7 +260,7 @@ static void test_options(void)
 	ok(try_create(&o) == SHT_ERR_INVALID, "variant -1 refused");
 
 	o = mkopts(SHT_VARIANT_ESHT, 4096, 10);
-	snprintf(path, sizeof path, "%s/no/such/dir/x.sht", orc_dir);
+	snprintf(path, sizeof path, "%s/no/such/dir/x.sht", scratch_dir());
 	b = NULL;
 	rc = sht_builder_create(path, 0, &o, &b);
 	ok(rc == SHT_ERR_IO && errmsg_ok(),
@@ -287,7 +287,7 @@ static void test_insert_contract(sht_variant var)
 
 	snprintf(name, sizeof name, "contract %s", vn);
 	orc_init(&o, 1000, 9000);
-	orc_scratch_path(path, sizeof path, "contract");
+	scratch_path(path, sizeof path, "contract");
 	rc = sht_builder_create(path, 1000, &opts, &b);
 	if (!ok(rc == SHT_OK, "%s: create", name)) {
 		sht_result_destroy(res);
@@ -411,7 +411,7 @@ static void test_insert_contract(sht_variant var)
 		rc = sht_builder_finish(b, 9000);
 		ok(rc == SHT_ERR_STATE, "%s: finish twice: %s", name,
 		   sht_err_name(rc));
-		orc_seal(&o, &(orc_rng){ { 1, 2, 3, 4 } });
+		orc_seal(&o, &(struct rng)RNG_INIT(1));
 		/* the finished builder still answers queries */
 		rc = sht_builder_query(b, 2, 1500, res);
 		ok(rc == SHT_OK && sht_result_count(res) == 1 &&
@@ -454,7 +454,7 @@ static void test_max_string(void)
 	for (k = 1; k < SHT_STRING_MAX; k++)
 		if (k % 4096)
 			big[k] = (char)('a' + k % 23);
-	orc_scratch_path(path, sizeof path, "maxstr");
+	scratch_path(path, sizeof path, "maxstr");
 	rc = sht_builder_create(path, 0, &opts, &b);
 	iv = mkiv(5, 0, 100, sht_value_string(big, SHT_STRING_MAX));
 	rc = rc == SHT_OK ? sht_builder_insert(b, &iv) : rc;
@@ -493,14 +493,14 @@ static void test_incomplete(sht_variant var, size_t n)
 	char path[PATH_MAX];
 	sht_builder *b = NULL;
 	sht_reader *rd = NULL;
-	orc_rng r;
+	struct rng r;
 	sht_err rc;
 	size_t i;
 	orc o;
 
-	orc_rng_seed(&r, n);
+	rng_seed(&r, n);
 	orc_wl_mixed(&o, &r, 1024, 0, 1000000, 20, 0, n / 20 + 1, 0);
-	orc_scratch_path(path, sizeof path, "incomplete");
+	scratch_path(path, sizeof path, "incomplete");
 	rc = sht_builder_create(path, 0, &opts, &b);
 	for (i = 0; rc == SHT_OK && i < o.n; i++)
 		rc = sht_builder_insert(b, &o.ivs[i]);
@@ -529,7 +529,7 @@ static void test_empty(sht_variant var, sht_time start, sht_time end)
 	sht_tree_info inf;
 	sht_err rc;
 
-	orc_scratch_path(path, sizeof path, "empty");
+	scratch_path(path, sizeof path, "empty");
 	rc = sht_builder_create(path, start, &opts, &b);
 	if (rc == SHT_OK) {
 		is_i64(sht_builder_current_end(b), start,
@@ -574,7 +574,7 @@ static void test_empty(sht_variant var, sht_time start, sht_time end)
 /* ---- queries during the build, same thread ------------------------------ */
 
 static size_t check_builder_point(sht_builder *b, const orc *o, size_t done,
-				  orc_rng *r, sht_result *res,
+				  struct rng *r, sht_result *res,
 				  const char *name)
 {
 	orc_vis v = orc_vis_prefix(o, done, done);
@@ -589,19 +589,19 @@ static size_t check_builder_point(sht_builder *b, const orc *o, size_t done,
 		bad++;
 	}
 	for (i = 0; i < 24; i++) {
-		sht_quark q = o->qs[orc_below(r, o->nq)];
-		sht_time t = orc_range(r, o->start, cur);
+		sht_quark q = o->qs[rng_below(r, o->nq)];
+		sht_time t = rng_range(r, o->start, cur);
 
 		if (i % 4 == 0 && done)  /* at a just-inserted boundary */
-			t = orc_pct(r, 50) ? o->ivs[done - 1].end :
+			t = rng_pct(r, 50) ? o->ivs[done - 1].end :
 			    o->ivs[done - 1].start;
 		if (i % 8 == 1)
-			q = (sht_quark)orc_below(r, (uint64_t)SHT_QUARK_MAX + 1);
+			q = (sht_quark)rng_below(r, (uint64_t)SHT_QUARK_MAX + 1);
 		rc = sht_builder_query(b, q, t, res);
 		bad += !orc_check_single(o, &v, q, t, rc, res, 0, NULL, name);
 	}
 	for (i = 0; i < 2; i++) {
-		sht_time t = orc_range(r, o->start, cur);
+		sht_time t = rng_range(r, o->start, cur);
 
 		rc = sht_builder_query_full(b, t, res);
 		bad += !orc_check_full(o, &v, t, rc, res, 0, NULL, name);
@@ -610,13 +610,13 @@ static size_t check_builder_point(sht_builder *b, const orc *o, size_t done,
 		sht_query2d q;
 
 		memset(&q, 0, sizeof q);
-		q.qmin = o->qs[orc_below(r, o->nq)];
-		q.qmax = orc_pct(r, 50) ? SHT_QUARK_MAX : q.qmin + 5;
+		q.qmin = o->qs[rng_below(r, o->nq)];
+		q.qmax = rng_pct(r, 50) ? SHT_QUARK_MAX : q.qmin + 5;
 		if (q.qmax < q.qmin)
 			q.qmax = SHT_QUARK_MAX;
-		q.t1 = orc_range(r, o->start, cur);
-		q.t2 = orc_range(r, q.t1, cur);
-		q.resolution = orc_pct(r, 50) ? 0 :
+		q.t1 = rng_range(r, o->start, cur);
+		q.t2 = rng_range(r, q.t1, cur);
+		q.resolution = rng_pct(r, 50) ? 0 :
 			       (q.t2 - q.t1) / 100 + 1;
 		rc = sht_builder_query_2d(b, &q, res);
 		bad += !orc_check_2d(o, &v, &q, rc, res, 0, NULL, name);
@@ -632,15 +632,15 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 	sht_builder *b = NULL;
 	sht_result *res = sht_result_create();
 	size_t i, bad = 0, points = 0, step;
-	orc_rng r;
+	struct rng r;
 	sht_err rc = SHT_OK;
 	orc o;
 
 	snprintf(name, sizeof name, "build queries %s/%" PRIu32 "/%" PRIu32,
 		 var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc);
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	orc_wl_mixed(&o, &r, bs, 0, 50000000, 60, 8, 200, 1);
-	orc_scratch_path(path, sizeof path, "buildq");
+	scratch_path(path, sizeof path, "buildq");
 	rc = sht_builder_create(path, o.start, &opts, &b);
 	if (!ok(rc == SHT_OK, "%s: create", name)) {
 		orc_free(&o);
@@ -676,15 +676,15 @@ static void test_build_queries(sht_variant var, uint32_t bs, uint32_t mc,
 		bad = 0;
 		orc_diag_reset();
 		for (i = 0; i < 2000; i++) {
-			const sht_interval *iv = &o.ivs[orc_below(&r, o.n)];
-			sht_time t = orc_range(&r, iv->start, iv->end);
+			const sht_interval *iv = &o.ivs[rng_below(&r, o.n)];
+			sht_time t = rng_range(&r, iv->start, iv->end);
 
 			rc = sht_builder_query(b, iv->quark, t, res);
 			bad += !orc_check_single(&o, &v, iv->quark, t, rc, res,
 						 0, NULL, name);
 		}
 		for (i = 0; i < 10; i++) {
-			sht_time t = orc_range(&r, o.start, o.end);
+			sht_time t = rng_range(&r, o.start, o.end);
 
 			rc = sht_builder_query_full(b, t, res);
 			bad += !orc_check_full(&o, &v, t, rc, res, 0, NULL,
@@ -751,15 +751,15 @@ static void *race_reader(void *arg)
 	race *rc = me->rc;
 	const orc *o = rc->o;
 	sht_result *res = sht_result_create();
-	orc_rng r;
+	struct rng r;
 
-	orc_rng_seed(&r, me->seed);
+	rng_seed(&r, me->seed);
 	orc_errlog_init(&me->log);
 	while (!atomic_load(&rc->done)) {
 		size_t c0 = atomic_load(&rc->inserted), c1;
 		sht_time cur = sht_builder_current_end(rc->b);
 		sht_time want = c0 ? o->ivs[c0 - 1].end : o->start;
-		unsigned kind = (unsigned)orc_below(&r, 100);
+		unsigned kind = (unsigned)rng_below(&r, 100);
 		sht_err err;
 		orc_vis v;
 
@@ -771,15 +771,15 @@ static void *race_reader(void *arg)
 				 PRId64, cur, c0, want);
 		}
 		if (kind < 80) {
-			sht_quark q = o->qs[orc_below(&r, o->nq)];
-			sht_time t = orc_range(&r, o->start, cur);
+			sht_quark q = o->qs[rng_below(&r, o->nq)];
+			sht_time t = rng_range(&r, o->start, cur);
 
 			if (kind < 20 && c0) {  /* the newest intervals */
 				const sht_interval *iv = &o->ivs[c0 - 1 -
-					orc_below(&r, c0 < 50 ? c0 : 50)];
+					rng_below(&r, c0 < 50 ? c0 : 50)];
 
 				q = iv->quark;
-				t = orc_pct(&r, 50) ? iv->start : iv->end;
+				t = rng_pct(&r, 50) ? iv->start : iv->end;
 			}
 			err = sht_builder_query(rc->b, q, t, res);
 			c1 = atomic_load(&rc->inserted);
@@ -789,7 +789,7 @@ static void *race_reader(void *arg)
 					 "racer");
 			me->singles_found += err == SHT_OK;
 		} else if (kind < 90) {
-			sht_time t = orc_range(&r, o->start, cur);
+			sht_time t = rng_range(&r, o->start, cur);
 
 			err = sht_builder_query_full(rc->b, t, res);
 			c1 = atomic_load(&rc->inserted);
@@ -803,9 +803,9 @@ static void *race_reader(void *arg)
 			memset(&q, 0, sizeof q);
 			q.qmin = 0;
 			q.qmax = SHT_QUARK_MAX;
-			q.t1 = orc_range(&r, o->start, cur);
-			q.t2 = orc_range(&r, q.t1, q.t1 + (cur - q.t1) / 16);
-			q.resolution = orc_pct(&r, 50) ? 0 :
+			q.t1 = rng_range(&r, o->start, cur);
+			q.t2 = rng_range(&r, q.t1, q.t1 + (cur - q.t1) / 16);
+			q.resolution = rng_pct(&r, 50) ? 0 :
 				       (q.t2 - q.t1) / 50 + 1;
 			err = sht_builder_query_2d(rc->b, &q, res);
 			c1 = atomic_load(&rc->inserted);
@@ -829,7 +829,7 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	racer rs[RACERS];
 	size_t errors = 0, mid = 0, found = 0, fulls = 0, twods = 0;
 	race rc;
-	orc_rng r;
+	struct rng r;
 	sht_err err = SHT_OK;
 	size_t i;
 	orc o;
@@ -838,9 +838,9 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 	snprintf(name, sizeof name, "concurrent build queries %s/%" PRIu32
 		 "/%" PRIu32 "%s", var == SHT_VARIANT_SHT ? "sht" : "esht", bs, mc,
 		 threads ? " threaded" : "");
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	orc_wl_mixed(&o, &r, bs, 0, 100000000, 100, 20, 600, 0);
-	orc_scratch_path(path, sizeof path, "race");
+	scratch_path(path, sizeof path, "race");
 	memset(&rc, 0, sizeof rc);
 	rc.threaded = threads;
 	rc.o = &o;
@@ -903,10 +903,10 @@ static void test_build_race(sht_variant var, uint32_t bs, uint32_t mc,
 
 int main(void)
 {
-	uint64_t seed = orc_test_seed(77031);
-	double t0 = orc_now();
+	uint64_t seed = rng_test_seed(77031);
+	double t0 = now_s();
 
-	if (orc_scratch_init("build") != 0)
+	if (scratch_init("build") != 0)
 		bail_out("Cannot create a scratch directory");
 	test_options();
 	test_insert_contract(SHT_VARIANT_SHT);
@@ -929,7 +929,7 @@ int main(void)
 	/* last: an empty tree exercises the empty-result paths */
 	test_empty(SHT_VARIANT_SHT, 0, 0);
 	test_empty(SHT_VARIANT_ESHT, -1000, 1000000);
-	printf("# total %.1f s\n", orc_now() - t0);
-	orc_scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

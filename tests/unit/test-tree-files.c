@@ -170,14 +170,14 @@ static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 {
 	sht_builder_opts opts;
 	sht_builder *b = NULL;
-	orc_rng r;
+	struct rng r;
 	sht_err rc;
 	size_t i;
 
 	memset(f, 0, sizeof *f);
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m, 2);
-	orc_scratch_path(f->path, sizeof f->path, "ref");
+	scratch_path(f->path, sizeof f->path, "ref");
 	sht_builder_opts_init(&opts);
 	opts.variant = var;
 	opts.block_size = bs;
@@ -242,10 +242,10 @@ static void test_refusals(const ref *f)
 	size_t cuts[16], nc = 0, i;
 	uint32_t v;
 
-	orc_scratch_path(path, sizeof path, "bad");
+	scratch_path(path, sizeof path, "bad");
 	unlink(path);
 	expect_open(path, SHT_ERR_IO, "missing file");
-	expect_open(orc_dir, SHT_ERR_IO, "a directory");
+	expect_open(scratch_dir(), SHT_ERR_IO, "a directory");
 
 	spill(path, (const uint8_t *)"", 0);
 	expect_open(path, SHT_ERR_CORRUPT, "empty file");
@@ -386,7 +386,7 @@ static void test_refusals(const ref *f)
 
 /* Every bit of the used header: open must refuse.  The padding after it:
  * open refuses or the check does. */
-static void test_header_bits(const ref *f, orc_rng *r)
+static void test_header_bits(const ref *f, struct rng *r)
 {
 	size_t bit, bad = 0, tried = 0, i;
 
@@ -409,8 +409,8 @@ static void test_header_bits(const ref *f, orc_rng *r)
 
 	bad = 0;
 	for (i = 0; i < 64; i++) {
-		size_t off = HDR_LEN_V1 + orc_below(r, HDR_REGION - HDR_LEN_V1);
-		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << orc_below(r, 8));
+		size_t off = HDR_LEN_V1 + rng_below(r, HDR_REGION - HDR_LEN_V1);
+		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << rng_below(r, 8));
 		sht_reader *rd = NULL;
 		sht_err rc;
 
@@ -444,7 +444,7 @@ static void report_count(void *ctx, const char *msg)
 }
 
 /* Run queries on a damaged file: right or an error, never wrong. */
-static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
+static size_t damaged_queries(sht_reader *rd, const orc *o, struct rng *r,
 			      sht_result *res, flipstat *st, const char *what)
 {
 	orc_vis v = orc_vis_all(o, (uint64_t)o->qs[o->nq - 1] + 1);
@@ -452,8 +452,8 @@ static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
 	sht_err rc;
 
 	for (i = 0; i < 60; i++) {
-		const sht_interval *iv = &o->ivs[orc_below(r, o->n)];
-		sht_time t = orc_range(r, iv->start, iv->end);
+		const sht_interval *iv = &o->ivs[rng_below(r, o->n)];
+		sht_time t = rng_range(r, iv->start, iv->end);
 
 		rc = sht_reader_query(rd, iv->quark, t, res);
 		st->queries++;
@@ -462,7 +462,7 @@ static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
 					 what);
 	}
 	for (i = 0; i < 3; i++) {
-		sht_time t = orc_range(r, o->start, o->end);
+		sht_time t = rng_range(r, o->start, o->end);
 
 		rc = sht_reader_query_full(rd, t, res);
 		st->queries++;
@@ -474,8 +474,8 @@ static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
 
 		memset(&q, 0, sizeof q);
 		q.qmax = SHT_QUARK_MAX;
-		q.t1 = orc_range(r, o->start, o->end);
-		q.t2 = orc_range(r, q.t1, o->end);
+		q.t1 = rng_range(r, o->start, o->end);
+		q.t2 = rng_range(r, q.t1, o->end);
 		q.resolution = i ? (q.t2 - q.t1) / 300 + 1 : 0;
 		rc = sht_reader_query_2d(rd, &q, res);
 		st->queries++;
@@ -485,7 +485,7 @@ static size_t damaged_queries(sht_reader *rd, const orc *o, orc_rng *r,
 	return bad;
 }
 
-static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
+static void test_block_flips(const ref *f, struct rng *r, size_t trials)
 {
 	sht_result *res = sht_result_create();
 	size_t t, missed = 0, wrong = 0, overreport = 0;
@@ -496,10 +496,10 @@ static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
 	ref_restore(f);
 	orc_diag_reset();
 	for (t = 0; t < trials; t++) {
-		uint64_t blk = orc_below(r, f->blocks);
+		uint64_t blk = rng_below(r, f->blocks);
 		size_t off = HDR_REGION + (size_t)blk * f->bs +
-			     (size_t)orc_below(r, f->bs);
-		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << orc_below(r, 8));
+			     (size_t)rng_below(r, f->bs);
+		uint8_t byte = f->bytes[off] ^ (uint8_t)(1u << rng_below(r, 8));
 		sht_reader *rd = NULL;
 		unsigned nrep = 0;
 		sht_err rc;
@@ -542,7 +542,7 @@ static void test_block_flips(const ref *f, orc_rng *r, size_t trials)
  * must still find it.  For each node block, each mutation is applied in
  * turn and the block's CRC recomputed.
  */
-static void test_structure(const ref *f, orc_rng *r)
+static void test_structure(const ref *f, struct rng *r)
 {
 	uint8_t *blk = orc_xmalloc(f->bs);
 	sht_result *res = sht_result_create();
@@ -560,7 +560,7 @@ static void test_structure(const ref *f, orc_rng *r)
 
 		if (orig[N_KIND] != 1 && orig[N_KIND] != 2)
 			continue;
-		if (orc_below(r, f->blocks) > 40 && orig[N_KIND] == 1)
+		if (rng_below(r, f->blocks) > 40 && orig[N_KIND] == 1)
 			continue;  /* sample the leaves */
 		for (m = 0; m < 8; m++) {
 			sht_reader *rd = NULL;
@@ -581,7 +581,7 @@ static void test_structure(const ref *f, orc_rng *r)
 				break;
 			case 4: if (used + 12 >= f->bs - 4)
 					continue;
-				blk[used + 1 + orc_below(r, f->bs - 4 - used - 1)]
+				blk[used + 1 + rng_below(r, f->bs - 4 - used - 1)]
 					= 0x5a;
 				break;
 			case 5: case 6:
@@ -589,7 +589,7 @@ static void test_structure(const ref *f, orc_rng *r)
 					continue;
 				{
 					uint8_t *ce = blk + NODE_HDR + 32 *
-						orc_below(r, get32(blk + N_NCHILD));
+						rng_below(r, get32(blk + N_NCHILD));
 
 					if (m == 5)
 						put64(ce + 16, get64(ce + 16) + 1);
@@ -603,7 +603,7 @@ static void test_structure(const ref *f, orc_rng *r)
 			rc = try_open(f->path, &rd);
 			if (rc == SHT_OK) {
 				/* must not crash; answers unspecified */
-				sht_time t = orc_range(r, f->o.start, f->o.end);
+				sht_time t = rng_range(r, f->o.start, f->o.end);
 
 				(void)sht_reader_query_full(rd, t, res);
 				(void)sht_reader_query(rd, f->o.qs[0], t, res);
@@ -642,25 +642,25 @@ static void *worker_main(void *arg)
 	const orc *o = w->o;
 	orc_vis v = orc_vis_all(o, (uint64_t)o->qs[o->nq - 1] + 1);
 	sht_result *res = sht_result_create();
-	orc_rng r;
+	struct rng r;
 	size_t i;
 
-	orc_rng_seed(&r, w->seed);
+	rng_seed(&r, w->seed);
 	orc_errlog_init(&w->log);
 	for (i = 0; i < w->n; i++) {
-		unsigned k = (unsigned)orc_below(&r, 100);
+		unsigned k = (unsigned)rng_below(&r, 100);
 		sht_err rc;
 
 		if (k < 85) {
-			sht_quark q = o->qs[orc_below(&r, o->nq)];
-			sht_time t = orc_range(&r, o->start, o->end);
+			sht_quark q = o->qs[rng_below(&r, o->nq)];
+			sht_time t = rng_range(&r, o->start, o->end);
 
 			rc = sht_reader_query(w->rd, q, t, res);
 			orc_check_single(o, &v, q, t, rc, res, 0, &w->log,
 					 "thread");
 			w->singles++;
 		} else if (k < 95) {
-			sht_time t = orc_range(&r, o->start, o->end);
+			sht_time t = rng_range(&r, o->start, o->end);
 
 			rc = sht_reader_query_full(w->rd, t, res);
 			orc_check_full(o, &v, t, rc, res, 0, &w->log, "thread");
@@ -670,14 +670,14 @@ static void *worker_main(void *arg)
 			sht_quark qs[3];
 
 			memset(&q, 0, sizeof q);
-			qs[0] = o->qs[orc_below(&r, o->nq)];
-			qs[1] = o->qs[orc_below(&r, o->nq)];
-			qs[2] = o->qs[orc_below(&r, o->nq)];
+			qs[0] = o->qs[rng_below(&r, o->nq)];
+			qs[1] = o->qs[rng_below(&r, o->nq)];
+			qs[2] = o->qs[rng_below(&r, o->nq)];
 			q.quarks = qs;
 			q.n_quarks = 3;
-			q.t1 = orc_range(&r, o->start, o->end);
-			q.t2 = orc_range(&r, q.t1, o->end);
-			q.resolution = orc_pct(&r, 50) ? 0 :
+			q.t1 = rng_range(&r, o->start, o->end);
+			q.t2 = rng_range(&r, q.t1, o->end);
+			q.resolution = rng_pct(&r, 50) ? 0 :
 				       (q.t2 - q.t1) / 500 + 1;
 			rc = sht_reader_query_2d(w->rd, &q, res);
 			orc_check_2d(o, &v, &q, rc, res, 0, &w->log, "thread");
@@ -698,7 +698,7 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 	worker w[4];
 	size_t i, errors = 0, total = 0, bad;
 	orc_vis v = orc_vis_all(&f->o, (uint64_t)f->o.qs[f->o.nq - 1] + 1);
-	orc_rng r;
+	struct rng r;
 	sht_err rc;
 	char name[64];
 
@@ -742,12 +742,12 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 	/* drop the caches: answers stay right, and the next query reads */
 	sht_reader_drop_caches(rd);
 	sht_reader_counters_get(rd, &c1);
-	orc_rng_seed(&r, seed ^ 0x5555);
+	rng_seed(&r, seed ^ 0x5555);
 	orc_diag_reset();
 	bad = 0;
 	for (i = 0; i < 300; i++) {
-		sht_quark q = f->o.qs[orc_below(&r, f->o.nq)];
-		sht_time t = orc_range(&r, f->o.start, f->o.end);
+		sht_quark q = f->o.qs[rng_below(&r, f->o.nq)];
+		sht_time t = rng_range(&r, f->o.start, f->o.end);
 
 		if (i % 50 == 0)
 			sht_reader_drop_caches(rd);
@@ -767,7 +767,7 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 	   "%s: a full query after drop_caches reads blocks (misses %" PRIu64
 	   " -> %" PRIu64 ")", name, c1.cache_misses, c2.cache_misses);
 	for (i = 0; i < 5; i++) {
-		sht_time t = orc_range(&r, f->o.start, f->o.end);
+		sht_time t = rng_range(&r, f->o.start, f->o.end);
 
 		sht_reader_drop_caches(rd);
 		rc = sht_reader_query_full(rd, t, res);
@@ -816,14 +816,14 @@ static void test_stats(const ref *f)
 
 int main(void)
 {
-	uint64_t seed = orc_test_seed(4242);
-	double t0 = orc_now();
-	orc_rng r;
+	uint64_t seed = rng_test_seed(4242);
+	double t0 = now_s();
+	struct rng r;
 	ref f;
 
-	if (orc_scratch_init("files") != 0)
+	if (scratch_init("files") != 0)
 		bail_out("Cannot create a scratch directory");
-	orc_rng_seed(&r, seed);
+	rng_seed(&r, seed);
 
 	/* a small eSHT file with blobs: every check on it */
 	if (ref_build(&f, SHT_VARIANT_ESHT, 4096, 10, 40, 150, seed) == 0) {
@@ -835,7 +835,7 @@ int main(void)
 		test_threads(&f, seed + 100, 3000);
 	}
 	ref_free(&f);
-	printf("# eSHT file done at %.1f s\n", orc_now() - t0);
+	printf("# eSHT file done at %.1f s\n", now_s() - t0);
 
 	/* a classic SHT file with small blocks: deeper, more blocks */
 	if (ref_build(&f, SHT_VARIANT_SHT, 1024, 3, 45, 300, seed + 1) == 0) {
@@ -845,7 +845,7 @@ int main(void)
 		test_threads(&f, seed + 200, 3000);
 	}
 	ref_free(&f);
-	printf("# total %.1f s\n", orc_now() - t0);
-	orc_scratch_done();
+	printf("# total %.1f s\n", now_s() - t0);
+	scratch_done();
 	return done_testing();
 }

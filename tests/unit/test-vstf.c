@@ -22,6 +22,8 @@
 
 #include "sht/sht.h"
 #include "util/util.h"
+#include "rng.h"
+#include "now.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -36,22 +38,11 @@ static const char *tmp_path(const char *name)
 	return b;
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
+static struct rng rng = RNG_INIT(0x9e3779b97f4a7c15u);
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+	return rng_next(&rng);
 }
 
 /* ---- synthetic events ----------------------------------------------------- */

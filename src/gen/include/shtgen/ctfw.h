@@ -87,6 +87,8 @@ typedef struct shtgen_ctfw_opts {
 	                             0: 256 KiB */
 	sht_time clock_offset;    /* ns from the origin at cycle 0; >= 0
 	                             (metadata: offset_s and offset) */
+	const uint8_t *clock_uuid;/* 16 bytes: the clock's UUID (the host
+	                             id of synchronization); NULL: random */
 } shtgen_ctfw_opts;
 
 typedef struct shtgen_ctfw shtgen_ctfw;

@@ -1,7 +1,7 @@
 /*
  * kgen.h: a generator of synthetic Linux kernel traces, as LTTng 2.12's
  * lttng-modules would record them (event names and payloads of the
- * "2.7 and later" layout of ../shared/KERNEL_MODEL.md §5), of any size.
+ * "2.7 and later" layout of docs/KERNEL-MODEL.md §5), of any size.
  * Internal to the project (CLI, tests, benchmarks).
  *
  * The generator simulates a small kernel: CPUs with a run queue each,
@@ -111,18 +111,11 @@ void shtgen_kgen_stats_get(const shtgen_kgen *g, shtgen_kgen_stats *out);
 /*
  * A source over a new generator for p: named fields (ev->field), cpu,
  * ts, pos = event index; seek(pos) restarts the generator and skips to
- * pos (cost: generating pos events; they are cheap).  Environment entries
- * through shtgen_kgen_source_env_entry (the signature of sht_ctf_env_entry,
- * for sht_vstf_write_opts).  Free with shtgen_kgen_source_free.
+ * pos (cost: generating pos events; they are cheap).  Free with
+ * shtgen_kgen_source_free.
  */
 sht_err shtgen_kgen_source(const shtgen_kgen_params *p, sht_source *out);
 void shtgen_kgen_source_free(sht_source *src);
-sht_err shtgen_kgen_source_env_entry(const sht_source *src, uint64_t index,
-				   const char **name, sht_field *out);
-/* Every field of an event of a kgen source, in order (the signature of
- * sht_ctf_event_fields, for sht_vstf_write_opts). */
-sht_err shtgen_kgen_event_fields(const sht_event *ev, sht_field_fn fn,
-			       void *ctx);
 
 /* What writing a generated trace did. */
 typedef struct shtgen_kgen_write_stats {

@@ -1,5 +1,5 @@
 /*
- * workload.h: the synthetic workloads of ../shared/BENCHMARKS.md, as
+ * workload.h: the synthetic workloads of docs/GENERATOR.md ("Workloads"), as
  * streams of intervals in non-decreasing end time (the order a builder
  * takes).  Internal to the project (CLI, tests, benchmarks).
  *
@@ -14,7 +14,7 @@
  *
  * Each workload exists in two forms: _run generates its intervals
  * directly (no state system: the store benchmark, `sht gen --dump`);
- * _drive performs its state changes, as BENCHMARKS.md defines them, on a
+ * _drive performs its state changes, as GENERATOR.md defines them, on a
  * state system, which turns them into the same intervals.
  */
 #ifndef SHT_WORKLOAD_H
@@ -165,6 +165,8 @@ typedef struct shtgen_workload {
 
 /* "staircase" or "churn" (also the provider identity). */
 const char *shtgen_wl_name(const shtgen_workload *w);
+/* What the workload's attributes hold (model.h; static). */
+const sht_model *shtgen_wl_model(const shtgen_workload *w);
 sht_time shtgen_wl_end(const shtgen_workload *w);
 uint64_t shtgen_wl_intervals(const shtgen_workload *w);
 uint64_t shtgen_wl_quarks(const shtgen_workload *w);
