@@ -7,6 +7,13 @@ set -euo pipefail
 required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
           libbabeltrace2-dev babeltrace2 libxml2-dev libgmp-dev libsqlite3-dev
           sqlite3 libjansson-dev tzdata help2man man-db)
+# The Python package (python/, docs/PYTHON.md): headers and setuptools to
+# build it, pip for `pip install ./python`, numpy and pandas for its
+# frames, pytest for its tests, distributed (Dask) for sht.dask, bt2 and
+# matplotlib for its benchmark and plots.
+required+=(python3-dev python3-setuptools python3-wheel python3-pip
+           python3-numpy python3-pandas python3-pytest python3-distributed
+           python3-bt2 python3-matplotlib)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

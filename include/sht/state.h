@@ -216,6 +216,16 @@ SHT_API sht_err sht_state_query_range(sht_state *ss, sht_quark q, sht_time t1,
 SHT_API sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q,
 				   sht_result *res);
 
+/*
+ * The same 2D query as a cursor (tree.h): on an opened full history it
+ * streams from the file, a node at a time, in no particular order; on a
+ * history being built, in memory or partial, the whole answer is
+ * computed here and handed out as one piece (sorted).  The cursor must
+ * not outlive ss.  Errors as sht_state_query_2d.
+ */
+SHT_API sht_err sht_state_cursor_create(sht_state *ss, const sht_query2d *q,
+					sht_cursor **out);
+
 /* ---- running a provider over a trace ----------------------------------- */
 
 /* Mark the start of one event, before its changes (sht_state_run does it;

@@ -282,6 +282,29 @@ SHT_API sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q,
 SHT_API sht_err sht_builder_query_2d(sht_builder *b, const sht_query2d *q,
 				     sht_result *res);
 
+/*
+ * Cursors: a 2D query answered a piece at a time, for answers too big to
+ * hold at once (a scan of a whole history, an SQL table function).  Each
+ * sht_cursor_next clears res and fills it with the next piece: the
+ * matching intervals of the next node(s) of the tree, at least one, or
+ * returns SHT_END when all were handed out.  Together the pieces are
+ * exactly the intervals of the same 2D query, each once, but in no
+ * particular order (the tree's) where sht_reader_query_2d sorts by
+ * (start, quark).  A cursor holds a stack of the nodes left to visit
+ * and reads through its reader, which must outlive it; it is used by
+ * one thread at a time, and many cursors may run on one reader at once.
+ * After an error (a damaged node) it ends: next returns SHT_END.
+ */
+typedef struct sht_cursor sht_cursor;
+
+/* @return SHT_OK (*out set), SHT_ERR_INVALID (as sht_reader_query_2d),
+ *         SHT_ERR_NOMEM. */
+SHT_API sht_err sht_reader_cursor_create(sht_reader *r, const sht_query2d *q,
+					 sht_cursor **out);
+/* @return SHT_OK (res holds >= 1 interval), SHT_END, or an error. */
+SHT_API sht_err sht_cursor_next(sht_cursor *c, sht_result *res);
+SHT_API void sht_cursor_destroy(sht_cursor *c);     /* NULL is a no-op */
+
 /* Counters of the calling reader, for benchmarks: node visits (cache hits
  * plus misses), cache misses (block reads), since open. */
 typedef struct sht_reader_counters {

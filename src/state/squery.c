@@ -179,6 +179,38 @@ sht_err sht_state_query_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 	return err;
 }
 
+/* An opened full history streams from its file (the store's cursor);
+ * the other backends, and partial histories, answer at once. */
+sht_err sht_state_cursor_create(sht_state *ss, const sht_query2d *q, sht_cursor **out)
+{
+	sht_result *whole;
+	sht_err err;
+
+	sht__lock(ss);
+	err = sht__q2d_validate(q);
+	if (err == SHT_OK)
+		err = check_time(ss, q->t1);
+	if (err == SHT_OK)
+		err = check_time(ss, q->t2);
+	if (err == SHT_OK && ss->readonly && !ss->partial) {
+		err = sht_reader_cursor_create(ss->reader, q, out);
+		sht__unlock(ss);
+		return err;
+	}
+	sht__unlock(ss);
+	if (err != SHT_OK)
+		return err;
+	whole = sht_result_create();
+	if (!whole)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a result set");
+	err = sht_state_query_2d(ss, q, whole);
+	if (err != SHT_OK) {
+		sht_result_destroy(whole);
+		return err;
+	}
+	return sht__cursor_whole(whole, out);
+}
+
 /*
  * docs/STATE.md §3: from the interval at t1, the next intervals up to
  * min(t2, end); with r > 0 only those holding a sample t1 + k r, plus the

@@ -519,3 +519,131 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 	sht__result_sort_time(res);
 	return SHT_OK;
 }
+
+/* ---- cursors: a 2D query a node at a time -------------------------------
+ *
+ * The traversal of visit_disk with an explicit stack of the nodes still
+ * to visit, so that a cursor (util/cursor.c) can stop after a node and
+ * resume: an answer of any size streams through one node's worth of
+ * memory.
+ */
+
+struct cur_node {
+	uint64_t blk;
+	uint32_t level;
+};
+
+struct tree_cursor {
+	struct sht__store *st;
+	struct qspec x;
+	sht_quark *owned;            /* x.sel */
+	struct cur_node *stack;
+	size_t n, cap;
+};
+
+static sht_err cur_push(struct tree_cursor *c, uint64_t blk, uint32_t level)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct cur_node *s = realloc(c->stack, cap * sizeof *s);
+
+		if (!s)
+			return sht__error(SHT_ERR_NOMEM, "Cannot grow a cursor's stack to %zu nodes", cap);
+		c->stack = s;
+		c->cap = cap;
+	}
+	c->stack[c->n].blk = blk;
+	c->stack[c->n].level = level;
+	c->n++;
+	return SHT_OK;
+}
+
+/* Visit the node on top of the stack: its matches into res, its
+ * relevant children onto the stack. */
+static sht_err cur_visit(struct tree_cursor *c, sht_result *res)
+{
+	struct cur_node at = c->stack[--c->n];
+	struct sht__centry *e;
+	const struct sht__node *n;
+	sht_err err = sht__fetch(c->st, at.blk, &e);
+
+	if (err != SHT_OK)
+		return err;
+	n = &e->node;
+	if (n->level != at.level)
+		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %u",
+				 (unsigned long long)at.blk, n->level, at.level);
+	else
+		err = scan_disk(c->st, n, &c->x, res);
+	/* Children pushed last first: visited in the order visit_disk takes. */
+	for (uint32_t i = n->nc; err == SHT_OK && i-- > 0;) {
+		struct sht__child ch;
+
+		sht__child_get(n, i, &ch);
+		if (node_relevant(&c->x, ch.start, ch.end, ch.qmin, ch.qmax))
+			err = at.level > 0 ? cur_push(c, ch.block, at.level - 1)
+					   : sht__error(SHT_ERR_CORRUPT, "Cannot descend: leaf block=%llu has children",
+							(unsigned long long)at.blk);
+	}
+	sht__release(e);
+	return err;
+}
+
+/* The next node(s) with matches: res (cleared by the caller) gets at
+ * least one interval, or the stack empties (SHT_END). */
+static sht_err cur_next(void *impl, sht_result *res)
+{
+	struct tree_cursor *c = impl;
+	sht_err err = SHT_OK;
+
+	while (err == SHT_OK && res->count == 0 && c->n > 0)
+		err = cur_visit(c, res);
+	if (err != SHT_OK) {
+		c->n = 0;                      /* a failed cursor ends */
+		return err;
+	}
+	return res->count ? SHT_OK : SHT_END;
+}
+
+static void cur_free(void *impl)
+{
+	struct tree_cursor *c = impl;
+
+	free(c->owned);
+	free(c->stack);
+	free(c);
+}
+
+sht_err sht__cursor_open(const struct sht__root *rt, const sht_query2d *q,
+			 sht_cursor **out)
+{
+	struct tree_cursor *c;
+	sht_err err = sht__q2d_validate(q);
+
+	if (err != SHT_OK)
+		return err;
+	if (rt->branch)
+		return sht__error(SHT_ERR_STATE, "Cannot open a cursor on a tree being built");
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a cursor");
+	c->st = rt->st;
+	c->x.kind = Q_2D;
+	c->x.t1 = q->t1;
+	c->x.t2 = q->t2;
+	c->x.r = q->resolution;
+	c->x.qlo = q->qmin;
+	c->x.qhi = q->qmax;
+	if (q->quarks && (err = sht__q2d_selection(q, &c->owned, &c->x.nsel)) == SHT_OK) {
+		c->x.sel = c->owned;
+		c->x.qlo = c->x.nsel ? c->owned[0] : 1;
+		c->x.qhi = c->x.nsel ? c->owned[c->x.nsel - 1] : 0;
+	}
+	if (err == SHT_OK && c->x.qlo <= c->x.qhi && rt->depth > 0)
+		err = cur_push(c, rt->disk_root, rt->depth - 1);
+	if (err == SHT_OK)
+		err = sht__cursor_new(cur_next, cur_free, c, out);
+	if (err != SHT_OK)
+		cur_free(c);
+	return err;
+}

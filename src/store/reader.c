@@ -234,6 +234,14 @@ sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q, sht_result *res
 	return sht__q_2d(&rt, q, res);
 }
 
+sht_err sht_reader_cursor_create(sht_reader *r, const sht_query2d *q, sht_cursor **out)
+{
+	struct sht__root rt;
+
+	reader_root(r, &rt);
+	return sht__cursor_open(&rt, q, out);
+}
+
 /* With the lock held: the builder can answer (threaded: everything
  * accepted so far is placed and on disk first). */
 static sht_err builder_state(sht_builder *b)

@@ -405,6 +405,11 @@ sht_err sht__q_full(const struct sht__root *r, sht_time t, sht_result *res);
 sht_err sht__q_2d(const struct sht__root *r, const sht_query2d *q,
 		  sht_result *res);
 
+/* A cursor (util/cursor.c) over a 2D query of a finished tree, a node
+ * at a time (query.c); SHT_ERR_STATE on a tree being built. */
+sht_err sht__cursor_open(const struct sht__root *rt, const sht_query2d *q,
+			 sht_cursor **out);
+
 /* ---- open nodes (builder) ---------------------------------------------- */
 
 /* An interval in an open node (32 bytes).  payload: int value, double

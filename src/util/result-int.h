@@ -42,4 +42,15 @@ int sht__quark_in(const sht_quark *sel, size_t n, sht_quark q);
 void sht__result_sort_time(sht_result *res);
 void sht__result_sort_quark(sht_result *res);
 
+/* ---- cursors (cursor.c) ---- */
+
+/* A cursor over an implementation: next fills res (cleared, empty on
+ * entry) and returns SHT_OK, SHT_END or an error; destroy frees impl.
+ * On failure impl is not taken. */
+sht_err sht__cursor_new(sht_err (*next)(void *impl, sht_result *res),
+			void (*destroy)(void *impl), void *impl, sht_cursor **out);
+/* A cursor handing out a whole answer (taken, even on failure) as one
+ * piece. */
+sht_err sht__cursor_whole(sht_result *whole, sht_cursor **out);
+
 #endif /* SHT_RESULT_INT_H */
