@@ -24,6 +24,7 @@
  * line "median" over the K runs (default 3).
  */
 #include <dirent.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,46 +236,80 @@ static void medians(const struct result *rs, int n, struct result *m)
 	MED(s.write);
 }
 
-int main(int argc, char **argv)
-{
-	const char *trace = NULL, *dir = "/tmp", *label = "";
-	int build = 0, muxer = 0, repeat = 3;
-	uint32_t jobs = 1;
-	struct result rs[MAX_REPS], m;
-	char file[4096];
+struct opts {
+	const char *trace, *dir, *label;
+	int build, muxer, repeat;
+	uint32_t jobs;
+};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--mode") && i + 1 < argc)
-			build = !strcmp(argv[++i], "build");
-		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
-			jobs = (uint32_t)atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--muxer"))
-			muxer = 1;
-		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-			repeat = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			dir = argv[++i];
-		else if (!strcmp(argv[i], "--label") && i + 1 < argc)
-			label = argv[++i];
-		else if (argv[i][0] != '-' && !trace)
-			trace = argv[i];
-		else {
-			fprintf(stderr, "usage: bigtrace-bench TRACE [--mode decode|build] "
-				"[--jobs N | --muxer] [--repeat K] [--dir D] [--label L]\n");
-			return 2;
+static const struct option options[] = {
+	{ "mode", required_argument, NULL, 'm' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "muxer", no_argument, NULL, 'x' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "label", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static _Noreturn void usage(FILE *f, int status)
+{
+	fprintf(f, "usage: bigtrace-bench TRACE [--mode decode|build] "
+		"[--jobs N | --muxer] [--repeat K] [--dir D] [--label L]\n");
+	exit(status);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int k;
+
+	*o = (struct opts){ NULL, tmp_dir(), "", 0, 0, 3, 1 };
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'm':
+			if (strcmp(optarg, "decode") && strcmp(optarg, "build"))
+				usage_error("--mode: 'decode' or 'build', not '%s'",
+					    optarg);
+			o->build = !strcmp(optarg, "build");
+			break;
+		case 'j':
+			o->jobs = (uint32_t)parse_count_in("--jobs", optarg, 0, 256);
+			break;
+		case 'x': o->muxer = 1; break;
+		case 'r':
+			o->repeat = (int)parse_count_in("--repeat", optarg, 1,
+							MAX_REPS);
+			break;
+		case 'd': o->dir = optarg; break;
+		case 'l': o->label = optarg; break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
 		}
 	}
-	if (!trace || repeat < 1 || repeat > MAX_REPS)
-		return 2;
-	snprintf(file, sizeof file, "%s/bigtrace-bench-%ld.sht", dir, (long)getpid());
-	for (int k = 0; k < repeat; k++) {
-		if (!run(trace, build, muxer, jobs, file, &rs[k])) {
+	if (optind + 1 != argc)
+		usage(stderr, 2);
+	o->trace = argv[optind];
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct result rs[MAX_REPS], m;
+	const char *mode;
+	char file[4096];
+
+	parse(argc, argv, &o);
+	mode = o.build ? "build" : "decode";
+	snprintf(file, sizeof file, "%s/bigtrace-bench-%ld.sht", o.dir, (long)getpid());
+	for (int k = 0; k < o.repeat; k++) {
+		if (!run(o.trace, o.build, o.muxer, o.jobs, file, &rs[k])) {
 			fprintf(stderr, "bigtrace-bench: run %d failed\n", k + 1);
 			return 1;
 		}
-		print(label, "run", build ? "build" : "decode", muxer, jobs, &rs[k]);
+		print(o.label, "run", mode, o.muxer, o.jobs, &rs[k]);
 	}
-	medians(rs, repeat, &m);
-	print(label, "median", build ? "build" : "decode", muxer, jobs, &m);
+	medians(rs, o.repeat, &m);
+	print(o.label, "median", mode, o.muxer, o.jobs, &m);
 	return 0;
 }

@@ -26,6 +26,8 @@ def load(path):
     # bigtrace-bench prints its own medians; `timed` runs are medianed here
     timed = {}
     for r in rows:
+        if r["run"] == "seek":
+            continue
         key = (r["label"], r["mode"], r.get("reader", ""), r.get("jobs", -1))
         if r["run"] == "median":
             med[key] = r
@@ -105,6 +107,35 @@ def scaling(med, cpus):
     return out
 
 
+def seeks(path):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    rows = [r for r in rows if r.get("run") == "seek"]
+    if not rows:
+        return []
+    out = ["### Seeks: a partial history's replaying queries, CTF against VSTF", "",
+           f"Partial history of the synthetic trace, a checkpoint every "
+           f"{rows[0]['partial']} events; full queries at random times "
+           f"({sum(1 for r in rows if r.get('trace') == 'ctf' and r['jobs'] == rows[0]['jobs'])} runs of "
+           f"{rows[0].get('queries', '?')} queries), each answered from the CTF "
+           "trace (packet-index seeks) and from its VSTF copy.  Medians over the runs "
+           "of each run's median.", "",
+           "| decoding threads | CTF open ms | CTF query ms (median / p90) | VSTF query ms (median / p90) | CTF - VSTF ms | different answers |",
+           "|---:|---:|---:|---:|---:|---:|"]
+    for j in sorted({r["jobs"] for r in rows}):
+        ctf = [r for r in rows if r["jobs"] == j and r.get("trace") == "ctf"]
+        vst = [r for r in rows if r["jobs"] == j and r.get("trace") == "vstf"]
+        dif = [r for r in rows if r["jobs"] == j and "ctf_minus_vstf_median_ms" in r]
+        med = statistics.median
+        out.append("| {} | {:.1f} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {:+.1f} | {} |".format(
+            j, med(r["open_ms"] for r in ctf),
+            med(r["median_ms"] for r in ctf), med(r["p90_ms"] for r in ctf),
+            med(r["median_ms"] for r in vst), med(r["p90_ms"] for r in vst),
+            med(r["ctf_minus_vstf_median_ms"] for r in dif),
+            sum(r["different_answers"] for r in dif)))
+    out.append("")
+    return out
+
+
 def main():
     path, before, after, commit = sys.argv[1:5]
     med = load(path)
@@ -114,6 +145,7 @@ def main():
            f"(1, 5, 15 min) before: {before}; after: {after}.  Medians.", ""]
     for label in labels:
         out += per_trace(med, label)
+    out += seeks(path)
     for cpus in (8, 16):
         out += scaling(med, cpus)
     print("\n".join(out))

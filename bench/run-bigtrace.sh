@@ -7,7 +7,8 @@
 #
 #   bench/run-bigtrace.sh [--size S] [--scale-size S] [--repeat K]
 #                         [--dir DIR] [--out-dir DIR] [--build BUILD]
-#                         [--baseline SHT] [--keep] [--quick]
+#                         [--baseline SHT] [--partial N] [--queries Q]
+#                         [--part all|build|seek|scale] [--keep] [--quick]
 #
 # Per trace (medians of K runs, default 3, each in its own process):
 #   babeltrace2 -c sink.utils.dummy TRACE   babeltrace2's own decoding
@@ -22,7 +23,13 @@
 #                                           (e.g. main's) the same way
 # Scaling: synthetic traces of --scale-size (default 256m) with 8 and 16
 # CPUs: decode and build with 1, 2, 4, 8 (and 16) threads.
-# Results: OUT-DIR/bigtrace-DATE.jsonl (every run) and bigtrace-DATE.md
+# Seeks: a partial history of the synthetic trace (--partial N, default
+# 100000 events between checkpoints) queried by seek-bench on the CTF
+# trace (1 and 2 decoding threads) and on its VSTF copy (sht convert):
+# --queries Q (default 30) full queries at random times, K seeds; the
+# same answers on both or the script fails.
+# --part runs one of the three (build: the per-trace runs above; default
+# all).  Results: OUT-DIR/bigtrace-DATE[-PART].jsonl (every run) and bigtrace-DATE.md
 # (tables, the machine, the load before and after).  Traces go to DIR
 # (default $TMPDIR/sht-bigtrace, never the repository), removed at the
 # end unless --keep; an existing DIR/big of the right size is reused.
@@ -38,7 +45,10 @@ dir=${TMPDIR:-/tmp}/sht-bigtrace
 out_dir=$here/results
 build=$top/build/release
 baseline=
+partial=100000
+queries=30
 keep=0
+part=all
 shared=${SHT_SHARED:-$top/../shared}
 
 while [ $# -gt 0 ]; do
@@ -50,6 +60,9 @@ while [ $# -gt 0 ]; do
 	--out-dir) out_dir=$2; shift ;;
 	--build) build=$2; shift ;;
 	--baseline) baseline=$2; shift ;;
+	--partial) partial=$2; shift ;;
+	--queries) queries=$2; shift ;;
+	--part) part=$2; shift ;;
 	--keep) keep=1 ;;
 	--quick) size=64m; scale_size=32m; repeat=1 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
@@ -60,13 +73,20 @@ done
 
 sht=$build/sht
 bench=$build/bigtrace-bench
-for x in "$sht" "$bench"; do
+seekb=$build/seek-bench
+for x in "$sht" "$bench" "$seekb"; do
 	[ -x "$x" ] || { echo "run-bigtrace: no $x (scripts/build.sh release)" >&2; exit 1; }
 done
 stamp=$(date +%Y-%m-%d)
 mkdir -p "$out_dir" "$dir"
-jsonl=$out_dir/bigtrace-$stamp.jsonl
-md=$out_dir/bigtrace-$stamp.md
+case $part in
+all) suffix= ;;
+build|seek|scale) suffix=-$part ;;
+*) echo "run-bigtrace: --part all, build, seek or scale, not '$part'" >&2; exit 2 ;;
+esac
+want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+jsonl=$out_dir/bigtrace-$stamp$suffix.jsonl
+md=$out_dir/bigtrace-$stamp$suffix.md
 : >"$jsonl"
 cleanup() { [ "$keep" = 1 ] || rm -rf "$dir"; }
 trap cleanup EXIT
@@ -118,13 +138,35 @@ per_trace()
 	rm -f "$dir/cli.sht"
 }
 
-if [ -d "$shared/traces/many-threads" ]; then
+# seeks TRACE: a partial history's replaying queries, CTF against VSTF.
+seeks()
+{
+	local trace=$1 j k
+	echo "run-bigtrace: seeks" >&2
+	"$sht" build "$trace" -o "$dir/partial.sht" --partial "$partial" --force \
+		--no-progress --no-resume >/dev/null
+	[ -f "$trace.vstf" ] || "$sht" convert "$trace" -o "$trace.vstf" >/dev/null
+	for j in 1 2; do
+		for k in $(seq 1 "$repeat"); do
+			"$seekb" "$dir/partial.sht" "$trace" "$trace.vstf" --queries "$queries" \
+				--jobs $j --seed $k |
+				sed "s/^{/{\"label\":\"seek\",\"run\":\"seek\",\"jobs\":$j,\"seed\":$k,\"partial\":$partial,/" \
+				>>"$jsonl"
+		done
+	done
+	rm -f "$dir/partial.sht"
+}
+
+if want build && [ -d "$shared/traces/many-threads" ]; then
 	per_trace many-threads "$shared/traces/many-threads"
 fi
-gen big 8 "$size"
-per_trace "synthetic-$size" "$dir/big"
+if want build || want seek; then
+	gen big 8 "$size"
+fi
+want build && per_trace "synthetic-$size" "$dir/big"
+want seek && seeks "$dir/big"
 
-for cpus in 8 16; do
+want scale && for cpus in 8 16; do
 	gen "scale$cpus" "$cpus" "$scale_size"
 	echo "run-bigtrace: scaling, $cpus CPUs" >&2
 	for j in 1 2 4 8 16; do

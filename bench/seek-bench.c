@@ -15,6 +15,7 @@
  * the same answers (hashed).  One JSON line per trace: open ms, and the median, mean and
  * p90 ms of a query; then the difference of the medians.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,35 +115,73 @@ static void report(const struct side *s, int n)
 	       pct_sorted(v, (size_t)n, 0.5), sum / n, pct_sorted(v, (size_t)n, 0.9));
 }
 
+struct opts {
+	const char *hist, *ctf, *vstf;
+	int queries;
+	uint32_t jobs;
+	uint64_t seed;
+};
+
+static const struct option options[] = {
+	{ "queries", required_argument, NULL, 'q' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static _Noreturn void usage(FILE *f, int status)
+{
+	fprintf(f, "usage: seek-bench HISTORY CTF_TRACE VSTF_TRACE [--queries N] "
+		"[--jobs J] [--seed S]\n");
+	exit(status);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int k;
+
+	*o = (struct opts){ NULL, NULL, NULL, 30, 2, 1 };
+	while ((k = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (k) {
+		case 'q':
+			o->queries = (int)parse_count_in("--queries", optarg, 1, MAXQ);
+			break;
+		case 'j':
+			o->jobs = (uint32_t)parse_count_in("--jobs", optarg, 0, 256);
+			break;
+		case 's': o->seed = parse_count("--seed", optarg); break;
+		case 'h': usage(stdout, 0);
+		default: bad_option();
+		}
+	}
+	if (optind + 3 != argc)
+		usage(stderr, 2);
+	o->hist = argv[optind];
+	o->ctf = argv[optind + 1];
+	o->vstf = argv[optind + 2];
+}
+
 int main(int argc, char **argv)
 {
 	struct side sd[2];
-	int nq = 30, bad = 0;
-	uint32_t jobs = 2;
-	uint64_t seed = 1;
-	sht_result *res = sht_result_create();
+	struct opts o;
+	int nq, bad = 0;
+	sht_result *res;
 
-	if (argc < 4)
-		return fprintf(stderr, "usage: seek-bench HISTORY CTF VSTF [--queries N] "
-			       "[--jobs J] [--seed S]\n"), 2;
-	for (int i = 4; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--queries"))
-			nq = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--jobs"))
-			jobs = (uint32_t)atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--seed"))
-			seed = strtoull(argv[i + 1], NULL, 10);
-	}
-	if (nq < 1 || nq > MAXQ)
-		return 2;
+	parse(argc, argv, &o);
+	nq = o.queries;
+	res = sht_result_create();
+	if (!res)
+		die("out of memory");
 	memset(sd, 0, sizeof sd);
 	sd[0].name = "ctf";
 	sd[1].name = "vstf";
 	sd[1].vstf = 1;
-	if (!open_side(&sd[0], argv[1], argv[2], jobs) || !open_side(&sd[1], argv[1], argv[3], 0))
+	if (!open_side(&sd[0], o.hist, o.ctf, o.jobs) || !open_side(&sd[1], o.hist, o.vstf, 0))
 		return 1;
 	sht_time t0 = sht_state_start(sd[0].ss), t1 = sht_state_end(sd[0].ss);
-	struct rng rg = RNG_INIT(seed);
+	struct rng rg = RNG_INIT(o.seed);
 
 	for (int i = 0; i < nq; i++) {
 		sht_time t = t0 + (sht_time)(rng_below(&rg, (uint64_t)(t1 - t0)));
