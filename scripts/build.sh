@@ -4,7 +4,7 @@
 #   build/asan     Debug, SHT_SANITIZE=address,undefined, SHT_WERROR=ON,
 #                  SHT_DEV_CHECKS=ON
 #   build/tsan     RelWithDebInfo, SHT_SANITIZE=thread, SHT_WERROR=ON
-#   build/nobt     Release without libbabeltrace2 and libxml2 (the store,
+#   build/nobt     Release without libbabeltrace2, libxml2 and the server (the store,
 #                  the state system and the analyses must not need them)
 # Extra arguments go to the cmake configure step (e.g. -DSHT_DEV_CHECKS=ON).
 # Environment: CC picks the compiler (cmake's rule); SHT_BUILD_ROOT
@@ -21,7 +21,8 @@ asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DSHT_SANITIZE=address,undefined
 tsan)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHT_SANITIZE=thread
                -DSHT_WERROR=ON) ;;
 nobt)    args=(-DCMAKE_BUILD_TYPE=Release -DSHT_SANITIZE= -DSHT_WERROR=ON
-               -DSHT_WITH_BABELTRACE2=OFF -DSHT_WITH_LIBXML2=OFF) ;;
+               -DSHT_WITH_BABELTRACE2=OFF -DSHT_WITH_LIBXML2=OFF
+               -DSHT_WITH_SERVER=OFF) ;;
 *)       echo "usage: $0 [release|asan|tsan|nobt] [CMAKE_ARG]..." >&2; exit 2 ;;
 esac
 

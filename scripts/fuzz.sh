@@ -2,7 +2,8 @@
 # fuzz.sh [TARGET|all] [SECONDS]: build the fuzz targets with clang,
 # libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer
 # (-DSHT_FUZZ=ON) into $SHT_FUZZ_BUILD (default build/fuzz), then run each
-# target (default: all of fuzz-history fuzz-vstf fuzz-ctf fuzz-rules) for
+# target (default: all of fuzz-history fuzz-vstf fuzz-ctf fuzz-rules
+# fuzz-request) for
 # SECONDS (default 60) on its corpus, and print one line per target:
 # executions, edges covered (libFuzzer's cov), corpus size, crashes.
 #
@@ -30,7 +31,7 @@ root=${SHT_FUZZ_BUILD:-build/fuzz}
 mkdir -p "$root"
 root=$(cd "$root" && pwd)
 shared=${SHT_SHARED_DIR:-$src/../shared}
-all=(fuzz-history fuzz-vstf fuzz-ctf fuzz-rules)
+all=(fuzz-history fuzz-vstf fuzz-ctf fuzz-rules fuzz-request)
 if [ "$target" = all ]; then
 	targets=("${all[@]}")
 else
@@ -109,6 +110,9 @@ seed_ctf() {
 	done
 }
 
+seed_request() {
+	cp "$src"/tests/data/fuzz/request/* "$1"/
+}
 seed_rules() {
 	cp "$src"/examples/rules/*.xml "$src"/examples/rules/*.rules \
 		"$src"/tests/data/rules/* "$1"/ 2>/dev/null
@@ -162,6 +166,7 @@ for t in "${targets[@]}"; do
 	                                    -ignore_timeouts=1 -ignore_crashes=1 -timeout=10)
 	              env=(SHT_FUZZ_CTF_META="$(IFS=:; echo "${ctf_meta[*]}")") ;;
 	fuzz-rules)   seed_rules "$c"; opts+=(-max_len=65536) ;;
+	fuzz-request) seed_request "$c"; opts+=(-max_len=8192) ;;
 	*) echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2 ;;
 	esac
 	log=$root/$t.log

@@ -14,6 +14,17 @@ required=(build-essential cmake pkg-config clang gnuplot-nox valgrind python3
 required+=(python3-dev python3-setuptools python3-wheel python3-pip
            python3-numpy python3-pandas python3-pytest python3-distributed
            python3-bt2 python3-matplotlib)
+# sht serve (src/server/): libmicrohttpd and zlib; its tests: Node.js and
+# npm run the TSP conformance and load tests (tests/server/, their npm
+# packages pinned by package-lock.json, installed by scripts/npm-ci.sh; a
+# machine whose node already comes with npm, e.g. NodeSource's nodejs,
+# needs neither Debian package), python3-bt2 their event oracle.
+required+=(libmicrohttpd-dev zlib1g-dev)
+command -v node >/dev/null || required+=(nodejs)
+command -v npm >/dev/null || required+=(npm)
+# The viewer's tests and benchmark (tests/viewer/, bench/run-viewer.sh)
+# drive Debian's Chromium headless through puppeteer-core.
+required+=(chromium)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

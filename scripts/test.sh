@@ -32,7 +32,7 @@ for mode in "${modes[@]}"; do
 			bash scripts/fuzz.sh all "${SHT_FUZZ_SECONDS:-45}"
 		rc=$?
 		if [ "$rc" -eq 0 ]; then
-			summary+=("fuzz: ok (4 targets, ${SHT_FUZZ_SECONDS:-45} s each)")
+			summary+=("fuzz: ok (5 targets, ${SHT_FUZZ_SECONDS:-45} s each)")
 		elif [ "$rc" -eq 77 ]; then
 			summary+=("fuzz: SKIPPED (clang cannot build libFuzzer targets)")
 			total_skip=$((total_skip + 1))

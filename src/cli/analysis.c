@@ -9,10 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-/* Section kind of a partial history's checkpoints (state/state-int.h):
- * u64 count, u64 events between checkpoints, u64 events, entries. */
-#define CLI_SECTION_CHECKPOINTS 3u
+#include "reuse.h"
 
 /* An environment entry as text ("" if absent or not a scalar). */
 static void env_text(const cli_trace *t, const char *name, char *buf,
@@ -92,29 +89,7 @@ void cli_analysis_destroy(struct cli_analysis *an)
 
 int64_t cli_partial_every(const char *file)
 {
-	sht_reader *r;
-	void *data = NULL;
-	size_t len = 0;
-	uint64_t every = 0;
-	sht_err err;
-
-	if (sht_reader_open(file, NULL, &r) != SHT_OK)
-		return -1;
-	err = sht_reader_section(r, CLI_SECTION_CHECKPOINTS, NULL, &data,
-				 &len);
-	if (err == SHT_OK && len >= 16) {
-		const uint8_t *b = data;
-
-		for (int i = 0; i < 8; i++)   /* little-endian u64 at 8 */
-			every |= (uint64_t)b[8 + i] << (8 * i);
-	}
-	free(data);
-	sht_reader_close(r);
-	if (err == SHT_NOT_FOUND)
-		return 0;
-	if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
-		return -1;
-	return (int64_t)every;
+	return fe_partial_every(file);
 }
 
 /* ---- opening a history for queries ----------------------------------------- */
@@ -234,7 +209,7 @@ int cli_history_open(const char *path, const char *trace, const char *rules,
 	memset(h, 0, sizeof(*h));
 	if (cli_open_state(path, &h->ss) != CLI_OK)
 		return CLI_FAIL;
-	every = cli_partial_every(path);
+	every = fe_partial_every(path);
 	if (every <= 0)                   /* a full history (or unreadable:
 	                                     the queries will say so) */
 		return CLI_OK;

@@ -40,6 +40,8 @@ int cmd_sync(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 /* `sht demo staircase` (cmd-demo.c), dispatched by cmd_demo. */
 int cmd_demo_staircase(int argc, char **argv);
 /* The end of a demo (cmd-demo.c): the file's info, queries(ctx, ss)
@@ -184,7 +186,7 @@ void cli_analysis_destroy(struct cli_analysis *an);
 /* "lttng-2.0", "lttng-2.6", "lttng-2.7" or "auto". */
 const char *cli_layout_name(sht_kernel_layout l);
 /* The events between checkpoints of a history (0: a full history), or
- * -1 if the file cannot be read. */
+ * -1 if the file cannot be read (the rule of front/reuse.c). */
 int64_t cli_partial_every(const char *file);
 
 /* A history opened for queries: a partial one replays its trace. */

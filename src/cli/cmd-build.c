@@ -10,7 +10,6 @@
  * resumable (resume.h): an interrupted one leaves FILE.building and its
  * checkpoint FILE.resume, and the same command goes on from there.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "build.h"
 #include "cli.h"
 #include "resume.h"
+#include "reuse.h"
 #include "stall.h"
 
 static const char build_usage[] =
@@ -145,99 +145,30 @@ static const cli_opt build_opts[] = {
 
 /* ---- reuse ------------------------------------------------------------- */
 
-/* The latest modification time of the regular files below dir (depth
- * limited; a file: its own), into *newest; 0 if it could be read. */
-static int newest_mtime(const char *dir, int depth, struct timespec *newest)
-{
-	DIR *d;
-	struct dirent *de;
-	struct stat st;
-	char *path;
-	size_t len;
-	int status = 0;
-
-	if (depth > 8)
-		return 0;
-	if (depth == 0 && stat(dir, &st) == 0 && S_ISREG(st.st_mode)) {
-		*newest = st.st_mtim;
-		return 0;
-	}
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while (status == 0 && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		len = strlen(dir) + strlen(de->d_name) + 2;
-		path = malloc(len);
-		if (!path) {
-			status = -1;
-			break;
-		}
-		snprintf(path, len, "%s/%s", dir, de->d_name);
-		if (stat(path, &st) != 0) {
-			status = -1;
-		} else if (S_ISDIR(st.st_mode)) {
-			status = newest_mtime(path, depth + 1, newest);
-		} else if (S_ISREG(st.st_mode) &&
-			   (st.st_mtim.tv_sec > newest->tv_sec ||
-			    (st.st_mtim.tv_sec == newest->tv_sec &&
-			     st.st_mtim.tv_nsec > newest->tv_nsec))) {
-			*newest = st.st_mtim;
-		}
-		free(path);
-	}
-	closedir(d);
-	return status;
-}
-
 /*
  * Whether file is a complete history this build would produce again (see
- * the help).  Returns 1 (reusable: *ss is the opened history, for the
- * message; the caller closes it), else 0.
+ * the help): front/reuse.c's rule, shared with sht serve, then what only
+ * sht build records (its notes, a synchronisation).  Returns 1 (reusable:
+ * *ss is the opened history, for the message; the caller closes it),
+ * else 0.
  */
 int cli_build_can_reuse(const struct build_opts *o, const char *file,
 			const struct cli_analysis *an, sht_time first_ts,
 			sht_state **ss)
 {
-	struct stat st;
-	const char *id;
-	uint32_t version;
-	int64_t every;
-
-	*ss = NULL;
-	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (sht_state_open(file, NULL, ss) != SHT_OK)
-		return 0;                 /* incomplete, damaged, not ours */
-	if (sht_state_provider(*ss, &id, &version) != SHT_OK ||
-	    strcmp(id, an->prov.id) != 0 || version != an->prov.version)
-		return 0;
-	if (sht_state_start(*ss) != first_ts)
+	if (!fe_reusable(file, o->trace, an->prov.id, an->prov.version,
+			 first_ts, o->partial, ss))
 		return 0;
 	/* Built before histories kept their model and notes: rebuild it so
 	 * that it has them. */
 	if (!cli_note(*ss, "tool"))
-		return 0;
-	every = cli_partial_every(file);
-	if (every < 0 || (uint64_t)every != o->partial)
-		return 0;
-	if (!cli_build_newer(file, o->trace))
 		return 0;
 	return !o->sync || cli_build_same_sync(*ss, o->sync);
 }
 
 int cli_build_newer(const char *file, const char *trace)
 {
-	struct stat st;
-	struct timespec newest = { 0, 0 };
-
-	if (stat(file, &st) != 0 || newest_mtime(trace, 0, &newest) != 0)
-		return 0;
-	return !(st.st_mtim.tv_sec < newest.tv_sec ||
-		 (st.st_mtim.tv_sec == newest.tv_sec &&
-		  st.st_mtim.tv_nsec < newest.tv_nsec));
+	return fe_newer(file, trace);
 }
 
 int cli_build_print_reuse(const char *file, sht_state *ss, int json)

@@ -28,6 +28,8 @@ static const char main_usage[] =
 "  check     verify a file's checksums and structure\n"
 "  sync      synchronize the clocks of traces of several hosts\n"
 "  demo      generate a kernel trace, build, query and check its history\n"
+"  serve     serve traces over the Trace Server Protocol (HTTP + JSON)\n"
+"  view      look at traces in a browser (sht's viewer on sht serve)\n"
 "  help      show the help of a command\n"
 "\n"
 "Run 'sht COMMAND --help' (or 'man sht-COMMAND') for the options of a\n"
@@ -54,6 +56,8 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 	{ "sync", cmd_sync },
 	{ "demo", cmd_demo },
+	{ "serve", cmd_serve },
+	{ "view", cmd_view },
 	{ NULL, NULL }
 };
 

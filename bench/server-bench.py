@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""server-bench.py: the speed and memory of `sht serve` on big traces
+(docs/SERVER.md "Performance"), as a viewer sees it: time from request to
+last byte on the loopback interface, medians of several runs.
+
+    bench/server-bench.py --sht build/release/sht --work /work/tmp/sb [--quick]
+
+Traces, generated into WORK once (never into the repository):
+  k2g      `sht gen kernel --size 2g` (CTF, about 60 M events), and its
+           VSTF copy k2g.vstf (`sht convert`) for the table pages;
+  t30k     `sht gen kernel --threads 30000` (CTF).
+(--quick: 200 MB and 3 000 threads, for a check of the script.)
+
+For each trace: the server analyses it once into WORK/cache, is restarted
+on that cache (histories reused), and then measures:
+  first    in a fresh server, open the trace and an experiment, then the
+           first Control Flow screen (tree + states of 500 rows x 1920
+           times, as the viewer asks): the sum of the requests' times
+           (the client's JSON parsing left out);
+  cf tree  the Thread Status tree (new experiment: not cached);
+  cf       states of 500 rows x 1920 times, at full and at 1/1000 zoom;
+  res      Resources tree + states of every row x 1920 times;
+  page     100 table lines at random places (CTF and VSTF);
+  rss      the server's peak resident memory (VmHWM) in a fresh server
+           after one viewer's session on the analysed trace (first
+           screens, resources, 20 table pages).
+Prints one line per measure (median, min, max of RUNS) and, with --json,
+a JSON object.
+"""
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+TG = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider'
+RS = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ResourcesStatusDataProvider'
+TB = 'org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider'
+
+
+class Server:
+    def __init__(self, sht, work, root):
+        self.port_file = os.path.join(work, 'port')
+        if os.path.exists(self.port_file):
+            os.remove(self.port_file)
+        self.log = open(os.path.join(work, 'server.log'), 'a')
+        self.p = subprocess.Popen([sht, 'serve', '--port', '0', '--port-file', self.port_file,
+                                   '--root', root, '--cache', os.path.join(work, 'cache'),
+                                   '--quiet'], stdout=self.log, stderr=self.log)
+        for _ in range(200):
+            if os.path.exists(self.port_file) and open(self.port_file).read().strip():
+                break
+            time.sleep(0.05)
+        self.base = 'http://127.0.0.1:%s/tsp/api' % open(self.port_file).read().strip()
+
+    def req(self, method, path, params=None):
+        data = json.dumps({'parameters': params}).encode() if params is not None else None
+        r = urllib.request.Request(self.base + path, data=data, method=method,
+                                   headers={'Content-Type': 'application/json'})
+        with urllib.request.urlopen(r, timeout=3600) as f:
+            return f.read()
+
+    def post(self, path, params):
+        return json.loads(self.req('POST', path, params))
+
+    def get(self, path):
+        return json.loads(self.req('GET', path))
+
+    def rss(self):
+        with open('/proc/%d/status' % self.p.pid) as f:
+            return {l.split(':')[0]: int(l.split()[1]) for l in f if l.startswith('Vm')}
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        self.p.wait()
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - t0) * 1e3, out
+
+
+def gen(sht, path, args):
+    if not os.path.exists(path):
+        print('# generating %s (%s)' % (path, ' '.join(args)), flush=True)
+        subprocess.run([sht, 'gen', 'kernel', '--no-progress', '-o', path] + args, check=True,
+                       stdout=subprocess.DEVNULL)
+
+
+def wait_done(s, e):
+    while True:
+        x = s.get('/experiments/' + e)
+        if x['indexingStatus'] == 'COMPLETED':
+            return x
+        time.sleep(0.5)
+
+
+def open_exp(s, trace, name):
+    t = s.post('/traces', {'uri': trace, 'name': os.path.basename(trace)})
+    return s.post('/experiments', {'name': name, 'traces': [t['UUID']]})
+
+
+def screen(s, e, out, times, rows):
+    ids = [x['id'] for x in json.loads(s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
+                                               % (e['UUID'], out), {}))['model']['entries']][:rows]
+    body = s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], out),
+                 {'requested_timerange': {'start': e['start'], 'end': e['end'], 'nbTimes': times},
+                  'requested_items': ids})
+    return ids, len(body)
+
+
+def measure(res, name, values, unit='ms'):
+    res[name] = {'median': statistics.median(values), 'min': min(values), 'max': max(values),
+                 'runs': len(values), 'unit': unit}
+    print('%-28s median %9.1f %s   min %9.1f   max %9.1f   (%d runs)' %
+          (name, res[name]['median'], unit, min(values), max(values), len(values)), flush=True)
+
+
+def bench_trace(a, trace, vstf, label, res):
+    s = Server(a.sht, a.work, a.work)
+    t0 = time.perf_counter()
+    e = open_exp(s, trace, 'analyse')
+    wait_done(s, e['UUID'])
+    print('# %s: analysed in %.1f s (once; reused below)' % (label, time.perf_counter() - t0), flush=True)
+    s.stop()
+    runs = a.runs
+    first = []
+    for i in range(runs):            # each in a fresh server
+        s = Server(a.sht, a.work, a.work)
+        t1, x = timed(lambda: open_exp(s, trace, 'first'))
+        t2, body = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
+                                       % (x['UUID'], TG), {}))
+        ids = [y['id'] for y in json.loads(body)['model']['entries']][:500]
+        t3, _ = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states'
+                                    % (x['UUID'], TG),
+                                    {'requested_timerange': {'start': x['start'], 'end': x['end'],
+                                                             'nbTimes': 1920},
+                                     'requested_items': ids}))
+        first.append(t1 + t2 + t3)     # the client's parsing left out
+        s.stop()
+    measure(res, label + ' first screen', first)
+    s = Server(a.sht, a.work, a.work)
+    e = wait_done(s, open_exp(s, trace, 'm')['UUID'])
+    mids = [x['id'] for x in json.loads(s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
+                                              % (e['UUID'], TG), {}))['model']['entries']]
+    trees, cf, cfz, rtree, rst = [], [], [], [], []
+    nstates = 0
+    for i in range(runs):
+        x = open_exp(s, trace, 'tree-%d' % i)
+        ms, body = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
+                                       % (x['UUID'], TG), {}))
+        trees.append(ms)
+    ids = [x['id'] for x in json.loads(body)['model']['entries']]
+    measure(res, label + ' cf tree (%d entries)' % len(ids), trees)
+    span = e['end'] - e['start']
+    for i in range(runs):
+        rows = mids[i * 7 % max(1, len(mids) - 500):][:500]
+        ms, b = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], TG),
+                                    {'requested_timerange': {'start': e['start'], 'end': e['end'],
+                                                             'nbTimes': 1920}, 'requested_items': rows}))
+        cf.append(ms)
+        nstates = b.count(b'"start"')
+        st = e['start'] + span * (i + 1) // (runs + 2)
+        ms, b = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], TG),
+                                    {'requested_timerange': {'start': st, 'end': st + span // 1000,
+                                                             'nbTimes': 1920}, 'requested_items': rows}))
+        cfz.append(ms)
+    measure(res, label + ' cf states 500x1920 (%d states)' % nstates, cf)
+    measure(res, label + ' cf states zoom 1/1000', cfz)
+    for i in range(runs):
+        x = open_exp(s, trace, 'res-%d' % i)
+        ms, _ = timed(lambda: screen(s, x, RS, 1920, 10 ** 6))
+        rst.append(ms)
+    measure(res, label + ' resources screen', rst)
+    rnd = random.Random(1)
+    for path, tag in [(trace, 'ctf'), (vstf, 'vstf')]:
+        if not path:
+            continue
+        x = wait_done(s, open_exp(s, path, 'page-' + tag)['UUID'])
+        pages = []
+        # A CTF trace's page far in a big trace is read from the closest
+        # cursor: seconds each (until a fast CTF seek): fewer of them.
+        for i in range(runs * 2 if tag == 'vstf' or x['nbEvents'] < 10 ** 7 else 3):
+            idx = rnd.randrange(x['nbEvents'] - 100)
+            ms, _ = timed(lambda: s.req('POST', '/experiments/%s/outputs/table/%s/lines' % (x['UUID'], TB),
+                                        {'requested_table_index': idx, 'requested_table_count': 100}))
+            pages.append(ms)
+        measure(res, '%s table page (%s)' % (label, tag), pages)
+    s.stop()
+    session_rss(a, trace, vstf, label, res)
+
+
+# The memory of one viewer's session on an analysed trace: open it, the
+# first screens, resources, 20 table pages (VSTF if there is one).
+def session_rss(a, trace, vstf, label, res):
+    s = Server(a.sht, a.work, a.work)
+    e = wait_done(s, open_exp(s, trace, 'session')['UUID'])
+    screen(s, e, TG, 1920, 500)
+    screen(s, e, RS, 1920, 10 ** 6)
+    x = wait_done(s, open_exp(s, vstf or trace, 'session-table')['UUID'])
+    rnd = random.Random(2)
+    for i in range(20 if vstf or x['nbEvents'] < 10 ** 7 else 2):
+        s.req('POST', '/experiments/%s/outputs/table/%s/lines' % (x['UUID'], TB),
+              {'requested_table_index': rnd.randrange(x['nbEvents'] - 100), 'requested_table_count': 100})
+    r = s.rss()
+    res[label + ' rss'] = {'VmHWM_MiB': r['VmHWM'] / 1024, 'VmRSS_MiB': r['VmRSS'] / 1024}
+    print('%-28s peak %.1f MiB, now %.1f MiB (one session: screens, resources, 20 table pages)'
+          % (label + ' rss', r['VmHWM'] / 1024, r['VmRSS'] / 1024), flush=True)
+    s.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sht', default='build/release/sht')
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--json')
+    a = ap.parse_args()
+    a.sht = os.path.abspath(a.sht)
+    a.work = os.path.abspath(a.work)
+    os.makedirs(a.work, exist_ok=True)
+    size, threads = ('200m', '3000') if a.quick else ('2g', '30000')
+    big, many = os.path.join(a.work, 'k' + size), os.path.join(a.work, 't' + threads)
+    gen(a.sht, big, ['--size', size])
+    if not os.path.exists(big + '.vstf'):
+        print('# converting %s to VSTF' % big, flush=True)
+        subprocess.run([a.sht, 'convert', big, '-o', big + '.vstf'], check=True,
+                       stdout=subprocess.DEVNULL)
+    gen(a.sht, many, ['--threads', threads])
+    load = os.getloadavg()
+    print('# machine: %d CPUs, load %.1f %.1f %.1f; %s' % (os.cpu_count(), *load,
+                                                        subprocess.run(['uname', '-r'], capture_output=True,
+                                                                       text=True).stdout.strip()))
+    res = {'cpus': os.cpu_count(), 'load': load}
+    bench_trace(a, big, big + '.vstf', os.path.basename(big), res)
+    bench_trace(a, many, None, os.path.basename(many), res)
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,185 @@
+/*
+ * cmd-serve.c: `sht serve`: the Trace Server Protocol server
+ * (src/server/, docs/SERVER.md).  This file reads the command line; the
+ * server itself lives in its own library on libsht's public API.  Built
+ * without libmicrohttpd or jansson (SHT_WITH_SERVER=OFF), the command
+ * says so.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "serve-args.h"
+
+static const char serve_usage[] =
+"Usage: sht serve [--port P] [--bind ADDR] [--root DIR]... [--cache DIR]\n"
+"                 [--workers N] [--analysis RULES]... [--max-connections N]\n"
+"                 [--timeout S] [--quiet] [--port-file FILE] [--web DIR]\n"
+"\n"
+"Serve traces over the Trace Server Protocol (TSP, HTTP + JSON) under\n"
+"/tsp/api, for the Eclipse trace viewer (Theia, VS Code) and any TSP\n"
+"client: open traces and experiments, then the Thread Status (Control\n"
+"Flow), Resources Status, CPU Usage, Events Table, Statistics, Histogram\n"
+"and State System Explorer outputs; and sht's own viewer at / (a page\n"
+"of the same outputs, docs/VIEWER.md).  Opening a trace starts its\n"
+"analyses in the background (kernel analysis of a kernel trace, event\n"
+"statistics, and each --analysis rules file); their histories go to the\n"
+"cache and are reused next time, as `sht build` reuses a file.  Prints\n"
+"its URLs, logs a line per request, stops cleanly on SIGINT or SIGTERM.\n"
+"\n"
+"Options:\n"
+"  --port P             TCP port (default 8080; 0: any free port)\n"
+"  --bind ADDR          address to listen on (default 127.0.0.1: this\n"
+"                       machine only; 0.0.0.0 or :: open it to the network)\n"
+"  --root DIR           traces may be opened only from under DIR (after\n"
+"                       resolving links and ..); repeatable; default: the\n"
+"                       current directory\n"
+"  --cache DIR          history cache (default $XDG_CACHE_HOME/sht, else\n"
+"                       ~/.cache/sht)\n"
+"  --workers N          HTTP threads (default: two per CPU, at least 8)\n"
+"  --analysis RULES     also run this rules file (.xml or .rules) on every\n"
+"                       trace; repeatable\n"
+"  --max-connections N  connections at once (default 64)\n"
+"  --timeout S          close a connection idle for S seconds (default 60)\n"
+"  --quiet              no request log\n"
+"  --port-file FILE     write the port listened on into FILE (scripts)\n"
+"  --web DIR            serve the viewer's files from DIR (default: those\n"
+"                       installed with sht)\n"
+"  -h, --help           show this help\n";
+
+static const cli_opt serve_opts[] = {
+	SERVE_COMMON_OPTS,
+	{ "quiet", 0, 0, OPT_QUIET },
+	{ "port-file", 0, 1, OPT_PORT_FILE },
+	{ NULL, 0, 0, 0 }
+};
+
+#ifdef SHT_WITH_SERVER
+
+static int add_to(const char **list, size_t *n, const char *cmd,
+		  const char *opt, const char *val)
+{
+	if (*n == SERVE_LIST_MAX) {
+		cli_usage_error(cmd, "too many %s (64 at most)", opt);
+		return -1;
+	}
+	if (!*val) {
+		cli_usage_error(cmd, "empty value for %s", opt);
+		return -1;
+	}
+	list[(*n)++] = val;
+	return 0;
+}
+
+int cli_serve_opt(struct serve_args *a, const char *cmd, int id,
+		  const char *val)
+{
+	uint64_t u;
+
+	switch (id) {
+	case OPT_PORT:
+		if (cli_parse_u64(cmd, "--port", val, 0, 65535, &u) != 0)
+			return -1;
+		a->cfg.port = (int)u;
+		a->cfg.port_fallback = 0;
+		return 0;
+	case OPT_BIND:
+		a->cfg.bind = val;
+		return 0;
+	case OPT_ROOT:
+		return add_to(a->roots, &a->cfg.nroots, cmd, "--root", val);
+	case OPT_CACHE:
+		a->cfg.cache = val;
+		return 0;
+	case OPT_WORKERS:
+		if (cli_parse_u64(cmd, "--workers", val, 1, 256, &u) != 0)
+			return -1;
+		a->cfg.workers = (int)u;
+		return 0;
+	case OPT_ANALYSIS:
+		if (!cli_analysis_is_rules(val)) {
+			cli_usage_error(cmd, "--analysis %s: not a rules file "
+					"(FILE.xml or FILE.rules)", val);
+			return -1;
+		}
+		return add_to(a->analyses, &a->cfg.nanalyses, cmd,
+			      "--analysis", val);
+	case OPT_MAXCONN:
+		if (cli_parse_u64(cmd, "--max-connections", val, 1, 10000, &u) != 0)
+			return -1;
+		a->cfg.max_connections = (unsigned)u;
+		return 0;
+	case OPT_TIMEOUT:
+		if (cli_parse_u64(cmd, "--timeout", val, 1, 86400, &u) != 0)
+			return -1;
+		a->cfg.timeout_s = (unsigned)u;
+		return 0;
+	case OPT_WEB:
+		a->cfg.web = val;
+		return 0;
+	case OPT_TRACE:
+		return add_to(a->open, &a->cfg.nopen, cmd, "traces", val);
+	default:
+		cli_usage_error(cmd, "unexpected argument '%s'", val);
+		return -1;
+	}
+}
+
+void cli_serve_init(struct serve_args *a)
+{
+	memset(a, 0, sizeof *a);
+	a->cfg.port = 8080;
+	a->cfg.roots = a->roots;
+	a->cfg.analyses = a->analyses;
+	a->cfg.open = a->open;
+}
+
+static int serve_opt(void *ctx, int id, const char *val)
+{
+	struct serve_args *a = ctx;
+
+	switch (id) {
+	case CLI_ARG_POS:
+		cli_usage_error("serve", "unexpected argument '%s'", val);
+		return -1;
+	case OPT_QUIET:
+		a->cfg.quiet = 1;
+		return 0;
+	case OPT_PORT_FILE:
+		a->cfg.port_file = val;
+		return 0;
+	default:
+		return cli_serve_opt(a, "serve", id, val);
+	}
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_args a;
+	int status;
+
+	cli_serve_init(&a);
+	status = cli_parse_options(argc, argv, 1, "serve", serve_opts,
+				   serve_usage, serve_opt, &a);
+	if (status < 0)
+		return cli_finish_output(CLI_OK);   /* --help */
+	if (status != CLI_OK)
+		return status;
+	return srv_run(&a.cfg) == 0 ? CLI_OK : CLI_FAIL;
+}
+
+#else
+
+int cmd_serve(int argc, char **argv)
+{
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
+			 strcmp(argv[1], "-h") == 0)) {
+		fputs(serve_usage, stdout);
+		return cli_finish_output(CLI_OK);
+	}
+	(void)serve_opts;
+	return cli_error("cannot serve: this sht was built without the server "
+			 "(SHT_WITH_SERVER=OFF: it needs libmicrohttpd and jansson)");
+}
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * counter.h: counters of the statistics history at many times
+ * (counter.c).
+ */
+#ifndef SHT_SERVER_COUNTER_H
+#define SHT_SERVER_COUNTER_H
+
+#include "out.h"
+
+/* out[i] = the counter quark's value at ts->t[i] (0 before its first
+ * event or before the history, its last value after the history). */
+int srv_counter_at(struct srv_hq *q, sht_quark quark, const struct srv_times *ts,
+		   const struct srv_xform *xf, int64_t *out);
+
+#endif /* SHT_SERVER_COUNTER_H */

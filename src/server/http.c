@@ -1,0 +1,308 @@
+/*
+ * http.c: the HTTP side, on libmicrohttpd: a thread pool answering on one
+ * address, with the limits of docs/SERVER.md "Security": request headers
+ * within MHD's connection memory (64 KiB), bodies up to SRV_BODY_MAX (413
+ * beyond), a bounded number of connections, an idle timeout.  Each
+ * request's body is gathered, handed to srv_handle (route.c), and its
+ * JSON answer sent with exactly "Content-Type: application/json" (the
+ * client compares that string), CORS headers for browser pages of other
+ * origins, and gzip when the client offers it and the body is big.  One
+ * log line per request: method, path, status, milliseconds.
+ */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "srv.h"
+
+/* One request in progress. */
+struct conn {
+	struct srv_buf body;
+	int too_big;
+	double t0;
+	int status;
+	char method[12];
+	char *path;
+};
+
+struct srv_http {
+	struct srv *srv;
+	struct MHD_Daemon *d;
+	atomic_int active;        /* requests between first call and sent */
+	unsigned port;
+};
+
+static const char *arg_of(void *conn, const char *key)
+{
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static enum srv_method method_of(const char *m)
+{
+	static const struct { const char *name; enum srv_method m; } t[] = {
+		{ "GET", SRV_GET }, { "POST", SRV_POST }, { "PUT", SRV_PUT },
+		{ "DELETE", SRV_DELETE }, { "OPTIONS", SRV_OPTIONS },
+		{ "HEAD", SRV_HEAD },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(m, t[i].name) == 0)
+			return t[i].m;
+	return SRV_OTHER;
+}
+
+/* A file of the viewer: its type, no caching without asking, and a
+ * policy that lets the page load only from this server. */
+static void add_page_headers(struct MHD_Response *r, const char *type)
+{
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; style-src 'self' 'unsafe-inline'; "
+				"img-src 'self' data:; "
+				"object-src 'none'; base-uri 'none'; "
+				"frame-ancestors 'none'");
+}
+
+static void add_headers(struct MHD_Response *r, const struct srv_reply *rep)
+{
+	if (rep->ctype) {
+		add_page_headers(r, rep->ctype);
+		return;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+	MHD_add_response_header(r, "Access-Control-Allow-Headers",
+				"origin, content-type, accept, authorization");
+	MHD_add_response_header(r, "Access-Control-Allow-Methods",
+				"GET, POST, PUT, DELETE, OPTIONS, HEAD");
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
+				  struct srv_reply *rep)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+	int gz = 0;
+
+	if (rep->gzip_ok && rep->len >= 4096 &&
+	    (!rep->ctype || strncmp(rep->ctype, "text/", 5) == 0))
+		gz = srv_gzip(rep) == 0;
+	r = MHD_create_response_from_buffer(rep->len, rep->body,
+					    MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(rep->body);
+		return MHD_NO;
+	}
+	rep->body = NULL;
+	add_headers(r, rep);
+	if (gz)
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	st->status = rep->status;
+	ok = MHD_queue_response(c, (unsigned)rep->status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static int accepts_gzip(struct MHD_Connection *c)
+{
+	const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     "Accept-Encoding");
+	return ae && strstr(ae, "gzip") != NULL;
+}
+
+static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
+			      struct conn *st, const char *url)
+{
+	struct srv_req req;
+	struct srv_reply rep;
+	enum MHD_Result ok;
+
+	memset(&rep, 0, sizeof rep);
+	rep.gzip_ok = accepts_gzip(c);
+	if (st->too_big) {
+		srv_reply_error(&rep, 413, "Request too large",
+				"the body exceeds %u bytes", SRV_BODY_MAX);
+		return send_reply(c, st, &rep);
+	}
+	memset(&req, 0, sizeof req);
+	req.srv = h->srv;
+	req.method = method_of(st->method);
+	req.path = url;
+	req.body = st->body.p;
+	req.body_len = st->body.len;
+	req.arg = arg_of;
+	req.conn = c;
+	srv_handle(&req, &rep);
+	json_decref(req.root);
+	ok = send_reply(c, st, &rep);
+	free(rep.body);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct srv_http *h = cls;
+	struct conn *st = *con_cls;
+	const char *cl;
+
+	(void)version;
+	if (!st) {
+		st = calloc(1, sizeof *st);
+		if (!st)
+			return MHD_NO;
+		st->t0 = srv_now();
+		snprintf(st->method, sizeof st->method, "%s", method);
+		st->path = strndup(url, 2048);
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						 "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_MAX)
+			st->too_big = 1;
+		atomic_fetch_add(&h->active, 1);
+		*con_cls = st;
+		/* Refused before its body is read (MHD then closes). */
+		return st->too_big ? answer(h, c, st, url) : MHD_YES;
+	}
+	if (st->status)               /* answered early: drop the rest */
+		return *upload_size = 0, MHD_YES;
+	if (*upload_size) {
+		if (st->body.len + *upload_size > SRV_BODY_MAX)
+			st->too_big = 1;
+		else
+			srv_buf_put(&st->body, upload, *upload_size);
+		if (st->body.oom)
+			st->too_big = 1;
+		*upload_size = 0;
+		return st->too_big ? answer(h, c, st, url) : MHD_YES;
+	}
+	return answer(h, c, st, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct srv_http *h = cls;
+	struct conn *st = *con_cls;
+
+	(void)c;
+	if (!st)
+		return;
+	srv_log(h->srv, "%s %s %d %.1f ms%s", st->method, st->path ? st->path : "?",
+		st->status, (srv_now() - st->t0) * 1e3,
+		why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+	srv_buf_free(&st->body);
+	free(st->path);
+	free(st);
+	*con_cls = NULL;
+	atomic_fetch_sub(&h->active, 1);
+}
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct srv_http *h = cls;
+	char msg[512];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	srv_log(h->srv, "http: %s", msg);
+}
+
+/* The listening address of bind:port. */
+static int resolve(const char *bind, int port, struct sockaddr_storage *sa,
+		   int *v6)
+{
+	struct addrinfo hints, *ai = NULL;
+	char ps[16];
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(ps, sizeof ps, "%d", port);
+	if (getaddrinfo(bind, ps, &hints, &ai) != 0 || !ai)
+		return -1;
+	memcpy(sa, ai->ai_addr, ai->ai_addrlen);
+	*v6 = ai->ai_family == AF_INET6;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+struct srv_http *srv_http_start(struct srv *s)
+{
+	struct srv_http *h = calloc(1, sizeof *h);
+	struct sockaddr_storage sa;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	int v6 = 0;
+
+	if (!h)
+		return NULL;
+	h->srv = s;
+	if (resolve(s->cfg.bind, s->cfg.port, &sa, &v6) != 0) {
+		fprintf(stderr, "sht: cannot serve: unknown address '%s'\n",
+			s->cfg.bind);
+		free(h);
+		return NULL;
+	}
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	h->d = MHD_start_daemon(flags, (uint16_t)s->cfg.port, NULL, NULL,
+		on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.workers,
+		MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_END);
+	if (!h->d && s->cfg.port_fallback && s->cfg.port != 0) {
+		srv_log(s, "port %d is taken: listening on any free port",
+			s->cfg.port);
+		s->cfg.port = 0;
+		free(h);
+		return srv_http_start(s);
+	}
+	if (!h->d) {
+		fprintf(stderr, "sht: cannot serve on %s port %d (in use, or "
+			"not an address of this machine)\n", s->cfg.bind,
+			s->cfg.port);
+		free(h);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : (unsigned)s->cfg.port;
+	return h;
+}
+
+unsigned srv_http_port(const struct srv_http *h)
+{
+	return h->port;
+}
+
+void srv_http_stop(struct srv_http *h, double grace_s)
+{
+	double t0 = srv_now();
+
+	if (!h)
+		return;
+	/* No new connection; the requests in flight finish (bounded). */
+	MHD_quiesce_daemon(h->d);
+	while (atomic_load(&h->active) > 0 && srv_now() - t0 < grace_s) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(h->d);
+	free(h);
+}

@@ -1,0 +1,372 @@
+/*
+ * out-cpu.c: "CPU Usage" (Trace Compass's CpuUsageDataProvider id,
+ * columns and series names), from the kernel history's running thread of
+ * each CPU (CPUs/<n>/Current_thread) instead of a separate state system:
+ * a thread's CPU time over a range is the length of the intervals where
+ * a CPU runs it.
+ *
+ * Tree (for the requested range, else the whole trace): per trace a
+ * "Total" entry, then one per thread that ran (tid > 0): [name, tid,
+ * percent of the range, time].  XY: for each ticked entry, y[i] = 100 x
+ * CPU time in (t[i-1], t[i]] / (t[i] - t[i-1]), summed over CPUs (the
+ * total can reach 100 x CPUs).  One 2D query (every interval of the
+ * CPUs' running threads over the range) per trace and request.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg.h"
+#include "xy.h"
+
+#define NONE SHT_QUARK_NONE
+
+static int cpu_applies(struct srv_exp *e)
+{
+	for (size_t i = 0; i < e->ntraces; i++)
+		if (e->traces[i]->kernel)
+			return 1;
+	return 0;
+}
+
+/* The Current_thread quarks of the CPUs (*n, malloc'd). */
+static sht_quark *running_quarks(struct srv_hist *h, size_t *n)
+{
+	const struct srv_attrs *a = &h->attrs;
+	sht_quark cpus, *v = NULL;
+	size_t k = 0, cap = 0;
+
+	pthread_rwlock_rdlock(&h->attrs.lock);
+	cpus = srv_attrs_child(a, NONE, "CPUs");
+	for (sht_quark c = cpus == NONE ? NONE : srv_attrs_first(a, cpus);
+	     c != NONE; c = srv_attrs_next(a, c)) {
+		sht_quark ct = srv_attrs_child(a, c, "Current_thread");
+
+		if (ct == NONE)
+			continue;
+		if (k == cap) {
+			void *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+			if (!p)
+				break;
+			v = p;
+		}
+		v[k++] = ct;
+	}
+	pthread_rwlock_unlock(&h->attrs.lock);
+	*n = k;
+	return v;
+}
+
+/* Every interval of the CPUs' running threads over [t1, t2] (trace
+ * times). */
+static sht_err running(struct srv_hq *q, sht_time t1, sht_time t2,
+		       sht_result *res)
+{
+	size_t n;
+	sht_quark *qs = running_quarks(q->h, &n);
+	sht_err err = srv_hq_2d(q, qs, n, t1, t2, 0, res);
+
+	free(qs);
+	return err;
+}
+
+/* ---- tree -------------------------------------------------------------------- */
+
+struct usage {
+	int64_t tid;
+	int64_t ns;
+};
+
+static int cmp_usage(const void *x, const void *y)
+{
+	const struct usage *a = x, *b = y;
+
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* CPU time per thread over [t1, t2]; *total the sum (tids > 0). */
+static struct usage *usage_of(const sht_result *res, sht_time t1, sht_time t2,
+			      size_t *n, int64_t *total)
+{
+	const sht_interval *iv = sht_result_items(res);
+	size_t m = sht_result_count(res), k = 0;
+	struct usage *u = malloc((m ? m : 1) * sizeof *u);
+
+	*total = 0;
+	if (!u)
+		return NULL;
+	for (size_t i = 0; i < m; i++) {
+		sht_time a = iv[i].start > t1 ? iv[i].start : t1;
+		sht_time b = iv[i].end < t2 ? iv[i].end : t2;
+
+		if (iv[i].value.type != SHT_TYPE_INT32 || iv[i].value.u.i32 <= 0 || a > b)
+			continue;
+		u[k].tid = iv[i].value.u.i32;
+		u[k++].ns = b - a + 1;
+	}
+	qsort(u, k, sizeof *u, cmp_usage);
+	*n = 0;
+	for (size_t i = 0; i < k; i++) {     /* merge equal tids */
+		if (*n && u[*n - 1].tid == u[i].tid)
+			u[*n - 1].ns += u[i].ns;
+		else
+			u[(*n)++] = u[i];
+		*total += u[i].ns;
+	}
+	return u;
+}
+
+/* The latest name (Exec_name) of each thread of u over [t1, t2]: one 2D
+ * query; names[i] points into res (NULL if none). */
+static void thread_names(struct srv_hq *q, const struct usage *u, size_t n,
+			 sht_time t1, sht_time t2, sht_result *res,
+			 const sht_value **names)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_quark threads, *qs = malloc((n ? n : 1) * sizeof *qs);
+	struct tg_group g = { 0 };
+	char num[24];
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!qs)
+		return;
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	threads = srv_attrs_child(a, NONE, "Threads");
+	for (size_t i = 0; i < n; i++) {
+		sht_quark x = threads == NONE ? NONE :
+			      srv_attrs_child(a, threads, srv_itoa(u[i].tid, num));
+
+		qs[i] = x == NONE ? NONE : srv_attrs_child(a, x, "Exec_name");
+	}
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	if (srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
+		for (size_t i = 0; i < n; i++) {
+			size_t lo, hi;
+
+			if (qs[i] == NONE)
+				continue;
+			tg_group_range(&g, qs[i], &lo, &hi);
+			while (hi-- > lo) {
+				const sht_interval *iv = &g.items[g.idx[hi]];
+
+				if (iv->value.type == SHT_TYPE_STRING) {
+					names[i] = &iv->value;
+					break;
+				}
+			}
+		}
+	tg_group_free(&g);
+	free(qs);
+}
+
+static void usage_entry(json_t *entries, int64_t id, int64_t parent,
+			const char *name, const char *tid, int64_t ns, sht_time range)
+{
+	json_t *e = srv_entry(id, parent, 0, 0, 0, 1);
+	char pct[32], dur[48];
+
+	snprintf(pct, sizeof pct, "%.3f %%", range > 0 ? 100.0 * (double)ns /
+		 (double)range : 0.0);
+	srv_entry_label(e, name);
+	srv_entry_label(e, tid);
+	srv_entry_label(e, pct);
+	srv_entry_label(e, srv_fmt_duration(ns, dur, sizeof dur));
+	json_array_append_new(entries, e);
+}
+
+static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
+		      int have_range, sht_time t1, sht_time t2)
+{
+	struct srv_trace *t = c->e->traces[ti];
+	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
+	sht_result *res = sht_result_create(), *names = sht_result_create();
+	struct srv_idkey kt = { (int64_t)ti, -1, 0 };
+	struct usage *u = NULL;
+	const sht_value **nv = NULL;
+	struct srv_hq q;
+	size_t n = 0;
+	int64_t total = 0, root;
+	char name[256], num[24];
+
+	srv_hist_acquire(h, &q);
+	if (!have_range) {
+		t1 = q.start;
+		t2 = q.end;
+	} else {
+		t1 = srv_from_exp(&t->xf, t1);
+		t2 = srv_from_exp(&t->xf, t2);
+	}
+	if (res && names && q.valid && running(&q, t1, t2, res) == SHT_OK)
+		u = usage_of(res, t1, t2, &n, &total);
+	root = srv_ids_get(c->ids, kt);
+	usage_entry(entries, root, -1, t->name, "Total", total, t2 - t1 + 1);
+	nv = u ? malloc((n ? n : 1) * sizeof *nv) : NULL;
+	if (nv)
+		thread_names(&q, u, n, t1, t2, names, nv);
+	for (size_t i = 0; nv && i < n; i++) {
+		struct srv_idkey k = { (int64_t)ti, u[i].tid, 0 };
+
+		snprintf(name, sizeof name, "%.*s", nv[i] ? (int)nv[i]->len : 0,
+			 nv[i] ? nv[i]->u.str : "");
+		usage_entry(entries, srv_ids_get(c->ids, k), root, name,
+			    srv_itoa(u[i].tid, num), u[i].ns, t2 - t1 + 1);
+	}
+	srv_hist_release(&q);
+	free(nv);
+	free(u);
+	sht_result_destroy(res);
+	sht_result_destroy(names);
+	return 0;
+}
+
+static const char *const headers[][2] = {
+	{ "Process", "The name of the thread" }, { "TID", "The ID of the thread" },
+	{ "%", "Share of the CPU time of the range" }, { "Time", "CPU time" },
+};
+
+static int cpu_tree(struct srv_out_ctx *c)
+{
+	json_t *model = json_object(), *h = json_array(), *entries = json_array();
+	struct srv_hist *hs[SRV_EXP_TRACES_MAX];
+	sht_time t1 = 0, t2 = 0;
+	size_t nh = 0;
+	int have = srv_req_range(c->req, c->rep, 0, &t1, &t2);
+
+	if (have < 0) {
+		json_decref(model);
+		json_decref(h);
+		json_decref(entries);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+		json_array_append_new(h, srv_header(headers[i][0], headers[i][1], NULL));
+	for (size_t i = 0; i < c->e->ntraces; i++) {
+		if (!c->e->traces[i]->kernel)
+			continue;
+		hs[nh++] = srv_trace_hist(c->e->traces[i], SRV_AN_KERNEL);
+		trace_tree(c, i, entries, have == 0, t1, t2);
+	}
+	json_object_set_new(model, "headers", h);
+	json_object_set_new(model, "entries", entries);
+	srv_reply_tree(c->rep, model, hs, nh);
+	return 0;
+}
+
+/* ---- xy ------------------------------------------------------------------------ */
+
+/* Add the running time of one interval [a, b] (experiment times) into the
+ * buckets (t[i-1], t[i]] it overlaps; bucket 0 is [t0 - w0, t0] with w0
+ * the second bucket's width. */
+static void spread(const struct srv_times *ts, sht_time a, sht_time b, double *ns)
+{
+	size_t i = srv_times_lower(ts, a);    /* first t[i] >= a */
+
+	for (; i < ts->n; i++) {
+		sht_time lo = i ? ts->t[i - 1] + 1 :
+			      ts->t[0] - (ts->n > 1 ? ts->t[1] - ts->t[0] : 1) + 1;
+		sht_time x = a > lo ? a : lo, y = b < ts->t[i] ? b : ts->t[i];
+
+		if (x <= y)
+			ns[i] += (double)(y - x + 1);
+		if (ts->t[i] >= b)
+			break;
+	}
+}
+
+static int trace_series(struct srv_out_ctx *c, struct xy_out *o, size_t ti,
+			const int64_t *ids, const struct srv_idkey *keys,
+			size_t n, const struct srv_times *ts, int *status)
+{
+	struct srv_trace *t = c->e->traces[ti];
+	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
+	sht_result *res = sht_result_create();
+	double *ns = malloc(ts->n * sizeof *ns);
+	sht_time w0 = ts->n > 1 ? ts->t[1] - ts->t[0] : 1;
+	struct srv_hq q;
+	char name[512];
+	int rc = -1;
+
+	if (!h || !res || !ns)
+		goto out;
+	srv_hist_acquire(h, &q);
+	if (!q.valid || running(&q, srv_from_exp(&t->xf, ts->t[0] - w0 + 1),
+				srv_from_exp(&t->xf, ts->end), res) == SHT_OK) {
+		const sht_interval *iv = sht_result_items(res);
+		size_t m = q.valid ? sht_result_count(res) : 0;
+
+		for (size_t s = 0; s < n; s++) {
+			if (keys[s].a != (int64_t)ti)
+				continue;
+			memset(ns, 0, ts->n * sizeof *ns);
+			for (size_t k = 0; k < m; k++)
+				if (iv[k].value.type == SHT_TYPE_INT32 && iv[k].value.u.i32 > 0 &&
+				    (keys[s].b < 0 || iv[k].value.u.i32 == keys[s].b))
+					spread(ts, srv_to_exp(&t->xf, iv[k].start),
+					       srv_to_exp(&t->xf, iv[k].end), ns);
+			for (size_t i = 0; i < ts->n; i++) {
+				sht_time width = i ? ts->t[i] - ts->t[i - 1] : w0;
+
+				ns[i] = width > 0 ? 100.0 * ns[i] / (double)width : 0;
+			}
+			if (keys[s].b < 0)
+				snprintf(name, sizeof name, "total:%s", t->name);
+			else
+				snprintf(name, sizeof name, "%s:%" PRId64, t->name, keys[s].b);
+			xy_series(o, ids[s], name, ts->t, ns, ts->n, "line");
+		}
+		if (srv_query_status(&q, 1, srv_from_exp(&t->xf, ts->end)) == SRV_RUNNING)
+			*status = SRV_RUNNING;
+		rc = 0;
+	}
+	srv_hist_release(&q);
+out:
+	sht_result_destroy(res);
+	free(ns);
+	return rc;
+}
+
+static int cpu_xy(struct srv_out_ctx *c)
+{
+	struct srv_times ts;
+	struct xy_out o;
+	int64_t *ids;
+	struct srv_idkey *keys;
+	size_t n, k = 0;
+	int status = SRV_COMPLETED;
+
+	if (srv_req_times(c->req, c->rep, 1, &ts) != 0)
+		return -1;
+	if (xy_items(c, &ids, &n) != 0) {
+		srv_times_free(&ts);
+		return -1;
+	}
+	keys = malloc((n ? n : 1) * sizeof *keys);
+	for (size_t i = 0; keys && i < n; i++)
+		if (srv_ids_key(c->ids, ids[i], &keys[k], NULL) == 0 &&
+		    (size_t)keys[k].a < c->e->ntraces)
+			ids[k++] = ids[i];
+	xy_begin(&o, "CPU Usage");
+	for (size_t ti = 0; keys && ti < c->e->ntraces; ti++)
+		if (c->e->traces[ti]->kernel &&
+		    trace_series(c, &o, ti, ids, keys, k, &ts, &status) != 0)
+			status = SRV_FAILED;
+	xy_end(&o, c->rep, status);
+	free(keys);
+	free(ids);
+	srv_times_free(&ts);
+	return 0;
+}
+
+const struct srv_output srv_out_cpu = {
+	.index = SRV_OUT_CPU,
+	.id = "org.eclipse.tracecompass.analysis.os.linux.core.cpuusage.CpuUsageDataProvider",
+	.name = "CPU Usage",
+	.description = "Show the CPU usage of a Linux kernel trace, returns the "
+		       "CPU usage per process and can be filtered by CPU core",
+	.type = SRV_OUT_XY,
+	.applies = cpu_applies,
+	.tree = cpu_tree,
+	.xy = cpu_xy,
+};

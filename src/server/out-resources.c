@@ -1,0 +1,818 @@
+/*
+ * out-resources.c: "Resources Status": the CPUs with their status,
+ * current thread, frequency, hard and soft IRQs (Trace Compass's
+ * ResourcesStatusDataProvider: its id, names, labels and style keys).
+ *
+ * Tree per trace: the trace; per CPU (by number) "CPU n Threads"
+ * (CPUs/n/Current_thread), "CPU n States" (CPUs/n) with its "IRQ <name>"
+ * and "SOFT_IRQ <v> <label>" children, "CPU n Frequency"; then the
+ * aggregate IRQs/<name> and Soft_IRQs/<v> rows, each with a "CPU n
+ * States" child per CPU that has a copy of it.
+ *
+ * States: one sampled 2D query over the rows' quarks (with each CPU's
+ * current thread and maximum frequency), then one over the Exec_name and
+ * System_call of the threads met, for the labels: two queries a screen.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lives.h"
+#include "tg.h"
+
+#define NONE SHT_QUARK_NONE
+
+/* Row kinds (the key's c; VARIANT marks an aggregate row's CPU child). */
+enum { K_TRACE, K_CPU, K_THREAD, K_FREQ, K_IRQ, K_SOFT };
+#define VARIANT 0x100
+
+static const char *const soft_names[] = {
+	"High priority tasklet", "Timer", "Network TX", "Network RX",
+	"Block device", "Block device IO Poll", "Tasklet", "Scheduler",
+	"High res timer", "RCU data",
+};
+
+static int res_applies(struct srv_exp *e)
+{
+	for (size_t i = 0; i < e->ntraces; i++)
+		if (e->traces[i]->kernel)
+			return 1;
+	return 0;
+}
+
+/* ---- tree ------------------------------------------------------------------ */
+
+struct rtree {
+	struct srv_out_ctx *c;
+	size_t ti;
+	const struct srv_attrs *a;
+	json_t *entries;
+	sht_time start, end;      /* experiment times */
+	int64_t root;
+};
+
+struct cpu {
+	long n;
+	sht_quark q;
+};
+
+static int cmp_cpu(const void *x, const void *y)
+{
+	const struct cpu *a = x, *b = y;
+
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+static int64_t add(struct rtree *r, sht_quark q, int kind, int64_t parent,
+		   const char *label, long cpu)
+{
+	struct srv_idkey k = { (int64_t)r->ti, q == NONE ? -1 : (int64_t)q, kind };
+	int64_t id = srv_ids_get(r->c->ids, k);
+	json_t *e = srv_entry(id, parent, 1, r->start, r->end, kind != K_TRACE);
+
+	srv_entry_label(e, label);
+	if (cpu >= 0)
+		json_object_set_new(e, "metadata",
+				    json_pack("{s:[I]}", "CPU", (json_int_t)cpu));
+	json_array_append_new(r->entries, e);
+	return id;
+}
+
+static void soft_label(char *buf, size_t size, const char *vec)
+{
+	char *end;
+	long v = strtol(vec, &end, 10);
+
+	snprintf(buf, size, "SOFT_IRQ %s %s", vec, !*end && v >= 0 && v < 10 ?
+		 soft_names[v] : "unknown");
+}
+
+/* The CPUs of the history, by number (*n of them, malloc'd). */
+static struct cpu *list_cpus(const struct srv_attrs *a, size_t *n)
+{
+	sht_quark cpus = srv_attrs_child(a, NONE, "CPUs");
+	struct cpu *v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (sht_quark q = cpus == NONE ? NONE : srv_attrs_first(a, cpus);
+	     q != NONE; q = srv_attrs_next(a, q)) {
+		char *end;
+		long num = strtol(a->name[q], &end, 10);
+
+		if (*end || end == a->name[q])
+			continue;
+		if (k == cap) {
+			void *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+			if (!p)
+				break;
+			v = p;
+		}
+		v[k].n = num;
+		v[k++].q = q;
+	}
+	qsort(v, k, sizeof *v, cmp_cpu);
+	*n = k;
+	return v;
+}
+
+static void cpu_rows(struct rtree *r, const struct cpu *cpu)
+{
+	const struct srv_attrs *a = r->a;
+	sht_quark ct = srv_attrs_child(a, cpu->q, "Current_thread");
+	sht_quark irqs = srv_attrs_child(a, cpu->q, "IRQs");
+	sht_quark softs = srv_attrs_child(a, cpu->q, "Soft_IRQs");
+	sht_quark freq = srv_attrs_child(a, cpu->q, "Frequency");
+	char label[256];
+	int64_t st;
+
+	if (ct != NONE) {
+		snprintf(label, sizeof label, "CPU %ld Threads", cpu->n);
+		add(r, ct, K_THREAD, r->root, label, cpu->n);
+	}
+	snprintf(label, sizeof label, "CPU %ld States", cpu->n);
+	st = add(r, cpu->q, K_CPU, r->root, label, cpu->n);
+	for (sht_quark q = irqs == NONE ? NONE : srv_attrs_first(a, irqs);
+	     q != NONE; q = srv_attrs_next(a, q)) {
+		snprintf(label, sizeof label, "IRQ %s", a->name[q]);
+		add(r, q, K_IRQ, st, label, -1);
+	}
+	for (sht_quark q = softs == NONE ? NONE : srv_attrs_first(a, softs);
+	     q != NONE; q = srv_attrs_next(a, q)) {
+		soft_label(label, sizeof label, a->name[q]);
+		add(r, q, K_SOFT, st, label, -1);
+	}
+	if (freq != NONE) {
+		snprintf(label, sizeof label, "CPU %ld Frequency", cpu->n);
+		add(r, freq, K_FREQ, r->root, label, cpu->n);
+	}
+}
+
+/* IRQs/<name> or Soft_IRQs/<v>: the aggregate row and its CPU copies. */
+static void aggregates(struct rtree *r, const struct cpu *cpus, size_t ncpu,
+		       const char *top, const char *sub, int kind)
+{
+	const struct srv_attrs *a = r->a;
+	sht_quark agg = srv_attrs_child(a, NONE, top);
+	char label[256];
+
+	for (sht_quark q = agg == NONE ? NONE : srv_attrs_first(a, agg);
+	     q != NONE; q = srv_attrs_next(a, q)) {
+		int64_t id;
+
+		if (kind == K_SOFT)
+			soft_label(label, sizeof label, a->name[q]);
+		else
+			snprintf(label, sizeof label, "IRQ %s", a->name[q]);
+		id = add(r, q, kind, r->root, label, -1);
+		for (size_t i = 0; i < ncpu; i++) {
+			sht_quark s = srv_attrs_child(a, cpus[i].q, sub);
+			sht_quark c = s == NONE ? NONE : srv_attrs_child(a, s, a->name[q]);
+
+			if (c == NONE)
+				continue;
+			snprintf(label, sizeof label, "CPU %ld States", cpus[i].n);
+			add(r, c, kind | VARIANT, id, label, cpus[i].n);
+		}
+	}
+}
+
+static int res_tree_trace(struct srv_out_ctx *c, size_t ti, json_t *entries,
+			  struct srv_hist *h)
+{
+	struct srv_trace *t = c->e->traces[ti];
+	struct rtree r = { c, ti, &h->attrs, entries, 0, 0, 0 };
+	struct srv_hq q;
+	struct cpu *cpus;
+	size_t ncpu = 0;
+
+	srv_hist_acquire(h, &q);
+	r.start = srv_to_exp(&t->xf, q.valid ? q.start : t->first_ts);
+	r.end = srv_to_exp(&t->xf, q.valid ? q.end : t->first_ts);
+	r.root = add(&r, NONE, K_TRACE, -1, t->name, -1);
+	if (q.valid) {
+		pthread_rwlock_rdlock(&h->attrs.lock);
+		cpus = list_cpus(r.a, &ncpu);
+		for (size_t i = 0; i < ncpu; i++)
+			cpu_rows(&r, &cpus[i]);
+		aggregates(&r, cpus, ncpu, "IRQs", "IRQs", K_IRQ);
+		aggregates(&r, cpus, ncpu, "Soft_IRQs", "Soft_IRQs", K_SOFT);
+		pthread_rwlock_unlock(&h->attrs.lock);
+		free(cpus);
+	}
+	srv_hist_release(&q);
+	return 0;
+}
+
+static int res_tree(struct srv_out_ctx *c)
+{
+	json_t *model = json_object(), *entries = json_array();
+	struct srv_hist *hs[SRV_EXP_TRACES_MAX];
+	size_t nh = 0;
+
+	for (size_t i = 0; i < c->e->ntraces; i++) {
+		struct srv_hist *h = srv_trace_hist(c->e->traces[i], SRV_AN_KERNEL);
+
+		if (h) {
+			hs[nh++] = h;
+			res_tree_trace(c, i, entries, h);
+		}
+	}
+	json_object_set_new(model, "headers", json_array());
+	json_object_set_new(model, "autoExpandLevel", json_integer(1));
+	json_object_set_new(model, "entries", entries);
+	c->cacheable = srv_reply_tree(c->rep, model, hs, nh) == SRV_COMPLETED;
+	return 0;
+}
+
+/* ---- states ------------------------------------------------------------------ */
+
+/* A thread met on a CPU: the quarks of its name and system call. */
+struct tid_q {
+	int64_t tid;
+	sht_quark exec, sys;
+};
+
+struct rstates {
+	struct srv_out_ctx *c;
+	struct srv_trace *t;
+	const struct srv_times *ts;
+	struct srv_hq q;
+	struct tg_group g1, g2;   /* rows' quarks; threads' names */
+	sht_result *r1, *r2;
+	struct tid_q *tids;
+	size_t ntids;
+	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
+	const struct srv_lives *lives; /* the history's thread lifetimes */
+};
+
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct tid_q *a = x, *b = y;
+
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* Among one quark's items idx[lo..hi) (in time order, disjoint), the
+ * last one starting at or before t (lo if none). */
+static size_t first_at(const struct tg_group *g, size_t lo, size_t hi, sht_time t)
+{
+	size_t r = lo;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (g->items[g->idx[m]].start <= t)
+			r = m, lo = m + 1;
+		else
+			hi = m;
+	}
+	return r;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static const struct tid_q *find_tid(const struct rstates *s, int64_t tid)
+{
+	struct tid_q k = { tid, NONE, NONE };
+
+	return bsearch(&k, s->tids, s->ntids, sizeof k, cmp_tid);
+}
+
+/* Whether [a, b] (trace times) holds a requested time; *at = the first. */
+static int hit(const struct rstates *s, sht_time a, sht_time b, sht_time *at)
+{
+	const struct srv_xform *xf = &s->t->xf;
+	size_t i = srv_times_lower(s->ts, srv_to_exp(xf, a));
+
+	if (i >= s->ts->n || s->ts->t[i] > srv_to_exp(xf, b))
+		return 0;
+	if (at)
+		*at = srv_from_exp(xf, s->ts->t[i]);
+	return 1;
+}
+
+/* The first query's quarks: each row's, with what its states need. */
+static size_t row_quarks(struct rstates *s, const struct tg_row *rows, size_t n,
+			 size_t ti, sht_quark *qs)
+{
+	const struct srv_attrs *a = &s->q.h->attrs;
+	size_t k = 0;
+
+	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
+	for (size_t i = 0; i < n; i++) {
+		sht_quark q = (sht_quark)rows[i].k.b, p;
+
+		s->ct[i] = s->maxf[i] = NONE;
+		if (!rows[i].known || rows[i].k.a != (int64_t)ti || rows[i].k.b < 0 ||
+		    (uint64_t)rows[i].k.b >= a->n)
+			continue;
+		qs[k++] = q;
+		if ((rows[i].k.c & 0xff) == K_CPU &&
+		    (s->ct[i] = srv_attrs_child(a, q, "Current_thread")) != NONE)
+			qs[k++] = s->ct[i];
+		if ((rows[i].k.c & 0xff) == K_FREQ && (p = a->parent[q]) != NONE &&
+		    (s->maxf[i] = srv_attrs_child(a, p, "Max frequency")) != NONE)
+			qs[k++] = s->maxf[i];
+		if ((rows[i].k.c & 0xff) == K_THREAD)
+			s->ct[i] = q;
+	}
+	pthread_rwlock_unlock(&s->q.h->attrs.lock);
+	return k;
+}
+
+/* A string value of the second query (quark q at t), or NULL. */
+static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
+			   size_t *len)
+{
+	const sht_interval *iv = q == NONE ? NULL : tg_group_at(&s->g2, q, t);
+
+	if (!iv || iv->value.type != SHT_TYPE_STRING)
+		return NULL;
+	*len = iv->value.len;
+	return iv->value.u.str;
+}
+
+/* 1 if the CPU row (status quark cq, running thread ct) is in a system
+ * call while tid runs: the system call's name is then needed. */
+static void syscall_tids(const struct rstates *s, sht_quark cq, sht_quark ct,
+			 uint8_t *need, const int64_t *tid_of, size_t ntid)
+{
+	size_t lo, hi, clo, chi;
+
+	tg_group_range(&s->g1, cq, &lo, &hi);
+	tg_group_range(&s->g1, ct, &clo, &chi);
+	for (size_t k = lo; k < hi; k++) {
+		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+
+		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4)
+			continue;
+		for (size_t j = first_at(&s->g1, clo, chi, iv->start); j < chi; j++) {
+			const sht_interval *c = &s->g1.items[s->g1.idx[j]];
+			const int64_t *p;
+
+			if (c->start > iv->end)
+				break;
+			if (c->value.type != SHT_TYPE_INT32)
+				continue;
+			p = bsearch(&(int64_t){ c->value.u.i32 }, tid_of, ntid,
+				    sizeof *tid_of, cmp_i64);
+			if (p)
+				need[p - tid_of] = 1;
+		}
+	}
+}
+
+/* The threads running in the first result and their quarks; then the
+ * second query: their System_call where a CPU is in a system call, and
+ * their Exec_name unless the history's thread lifetimes give the names. */
+static int thread_names(struct rstates *s, const struct tg_row *rows, size_t n,
+			size_t ti)
+{
+	const sht_interval *iv = sht_result_items(s->r1);
+	size_t m = sht_result_count(s->r1), k = 0;
+	const struct srv_attrs *a = &s->q.h->attrs;
+	sht_quark threads, *qs;
+	int64_t *tid_of;
+	uint8_t *need;
+	char name[24];
+
+	s->lives = srv_hist_lives(&s->q);
+	s->tids = malloc((m ? m : 1) * sizeof *s->tids);
+	tid_of = malloc((m ? m : 1) * sizeof *tid_of);
+	need = calloc(m ? m : 1, 1);
+	qs = malloc((2 * m + 1) * sizeof *qs);
+	if (!s->tids || !qs || !tid_of || !need) {
+		free(qs);
+		free(tid_of);
+		free(need);
+		return -1;
+	}
+	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
+	threads = srv_attrs_child(a, NONE, "Threads");
+	for (size_t i = 0; i < m; i++) {
+		sht_quark x;
+
+		if (iv[i].value.type != SHT_TYPE_INT32 || iv[i].value.u.i32 <= 0 ||
+		    strcmp(a->name[iv[i].quark], "Current_thread") != 0 ||
+		    threads == NONE ||
+		    (x = srv_attrs_child(a, threads, srv_itoa(iv[i].value.u.i32, name))) == NONE)
+			continue;
+		s->tids[s->ntids].tid = iv[i].value.u.i32;
+		s->tids[s->ntids].exec = srv_attrs_child(a, x, "Exec_name");
+		s->tids[s->ntids++].sys = srv_attrs_child(a, x, "System_call");
+	}
+	pthread_rwlock_unlock(&s->q.h->attrs.lock);
+	qsort(s->tids, s->ntids, sizeof *s->tids, cmp_tid);
+	for (size_t i = 0; i < s->ntids; i++)    /* distinct tids */
+		if (k == 0 || s->tids[i].tid != s->tids[k - 1].tid)
+			s->tids[k++] = s->tids[i];
+	s->ntids = k;
+	for (size_t i = 0; i < s->ntids; i++)
+		tid_of[i] = s->tids[i].tid;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].known && rows[i].k.a == (int64_t)ti && s->ct[i] != NONE &&
+		    (rows[i].k.c & 0xff) == K_CPU)
+			syscall_tids(s, (sht_quark)rows[i].k.b, s->ct[i], need, tid_of,
+				     s->ntids);
+	k = 0;
+	for (size_t i = 0; i < s->ntids; i++) {
+		if (!s->lives && s->tids[i].exec != NONE)
+			qs[k++] = s->tids[i].exec;
+		if (need[i] && s->tids[i].sys != NONE)
+			qs[k++] = s->tids[i].sys;
+	}
+	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
+	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
+	free(qs);
+	free(tid_of);
+	free(need);
+	return k ? -1 : 0;
+}
+
+/* The name of thread tid at t: from the lifetimes if the history has
+ * them, else from the second query. */
+static const char *exec_at(const struct rstates *s, const struct tid_q *tq,
+			   sht_time t, size_t *len)
+{
+	const struct srv_lives *l = s->lives;
+	size_t lo = 0, hi;
+
+	if (!l)
+		return name_at(s, tq->exec, t, len);
+	hi = l->n;
+	while (lo < hi) {          /* last lifetime of tid starting <= t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].tid < tq->tid ||
+		    (l->v[mid].tid == tq->tid && l->v[mid].start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || l->v[lo - 1].tid != tq->tid || l->v[lo - 1].end < t)
+		return NULL;
+	*len = l->v[lo - 1].name_len;
+	return l->names + l->v[lo - 1].name_off;
+}
+
+static const char *cpu_key(int32_t v)
+{
+	switch (v) {
+	case 0: return "Idle";
+	case 1: return "Soft Irq raised";
+	case 2: return "Usermode";
+	case 4: return "System call";
+	case 8: return "Soft Irq";
+	case 16: return "Interrupt";
+	default: return "Unknown";
+	}
+}
+
+/* A CPU in user mode or a system call: one state per thread it ran. */
+static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *iv,
+		      sht_quark ct)
+{
+	const struct srv_xform *xf = &s->t->xf;
+	size_t lo, hi, n = 0;
+
+	tg_group_range(&s->g1, ct, &lo, &hi);
+	for (size_t k = first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
+		const sht_interval *c = &s->g1.items[s->g1.idx[k]];
+
+		if (c->start > iv->end)
+			break;
+		sht_time a = c->start > iv->start ? c->start : iv->start;
+		sht_time b = c->end < iv->end ? c->end : iv->end, at;
+		const struct tid_q *tq;
+		const char *label = NULL;
+		size_t len = 0;
+
+		if (a > b || !hit(s, a, b, &at))
+			continue;
+		if (c->value.type == SHT_TYPE_INT32 &&
+		    (tq = find_tid(s, c->value.u.i32)) != NULL)
+			label = iv->value.u.i32 == 2 ? exec_at(s, tq, at, &len)
+						      : name_at(s, tq->sys, at, &len);
+		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
+			 cpu_key(iv->value.u.i32), label, len);
+		n++;
+	}
+	if (n == 0)
+		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+			 cpu_key(iv->value.u.i32), NULL, 0);
+}
+
+/* 25 hues of saturation and brightness 0.8 (Trace Compass's palette). */
+static void thread_color(int64_t tid, char out[8])
+{
+	double h = (double)((tid + 14) % 25) / 25.0 * 6.0, v = 0.8, s = 0.8;
+	double f = h - floor(h), p = v * (1 - s), q = v * (1 - s * f),
+	       t = v * (1 - s * (1 - f)), r, g, b;
+
+	switch ((int)h % 6) {
+	case 0: r = v, g = t, b = p; break;
+	case 1: r = q, g = v, b = p; break;
+	case 2: r = p, g = v, b = t; break;
+	case 3: r = p, g = q, b = v; break;
+	case 4: r = t, g = p, b = v; break;
+	default: r = v, g = p, b = q; break;
+	}
+	snprintf(out, 8, "#%02x%02x%02x", (int)(r * 255 + 0.5), (int)(g * 255 + 0.5),
+		 (int)(b * 255 + 0.5));
+}
+
+static void thread_state(struct rstates *s, struct tg_out *o,
+			 const sht_interval *iv, sht_time at)
+{
+	const struct srv_xform *xf = &s->t->xf;
+	const struct tid_q *tq;
+	char label[320], values[96], color[8];
+	const char *name = NULL;
+	size_t len = 0;
+	int32_t tid = iv->value.u.i32;
+
+	if (iv->value.type != SHT_TYPE_INT32 || tid == 0) {
+		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+			 NULL, NULL, 0);
+		return;
+	}
+	if ((tq = find_tid(s, tid)) != NULL)
+		name = exec_at(s, tq, at, &len);
+	snprintf(label, sizeof label, "%.*s (%" PRId32 ")", (int)(len > 256 ? 256 : len),
+		 name ? name : "", tid);
+	thread_color(tid, color);
+	snprintf(values, sizeof values, "{\"background-color\":\"%s\","
+		 "\"style-name\":\"%" PRId32 "\"}", color, tid);
+	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+		   "thread", label, strlen(label), values);
+}
+
+static void freq_state(struct rstates *s, struct tg_out *o,
+		       const sht_interval *iv, sht_quark maxq, sht_time at)
+{
+	const struct srv_xform *xf = &s->t->xf;
+	const sht_interval *m = maxq == NONE ? NULL : tg_group_at(&s->g1, maxq, at);
+	double hz, max;
+	char label[64], values[64];
+
+	if (iv->value.type != SHT_TYPE_INT64) {
+		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+			 NULL, NULL, 0);
+		return;
+	}
+	hz = (double)iv->value.u.i64;
+	max = m && m->value.type == SHT_TYPE_INT64 && m->value.u.i64 > 0 ?
+	      (double)m->value.u.i64 : hz;
+	if (hz >= 1e9)
+		snprintf(label, sizeof label, "%.1f GHz", hz / 1e9);
+	else if (hz >= 1e6)
+		snprintf(label, sizeof label, "%.1f MHz", hz / 1e6);
+	else
+		snprintf(label, sizeof label, "%.0f Hz", hz);
+	snprintf(values, sizeof values, "{\"height\":%.4g}",
+		 max > 0 ? (hz / max > 1 ? 1.0 : hz / max) : 1.0);
+	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+		   "frequency", label, strlen(label), values);
+}
+
+static const char *simple_key(int kind, const sht_value *v)
+{
+	if (v->type != SHT_TYPE_INT32)
+		return v->type == SHT_TYPE_NULL ? NULL : "Unknown";
+	if (kind == K_IRQ)
+		return "Interrupt";
+	if (kind == K_SOFT)
+		return v->u.i32 == 1 ? "Soft Irq raised" : v->u.i32 == 8 ? "Soft Irq"
+									  : "Unknown";
+	return cpu_key(v->u.i32);
+}
+
+static void row_states(struct rstates *s, struct tg_out *o,
+		       const struct tg_row *r, size_t i)
+{
+	const struct srv_xform *xf = &s->t->xf;
+	int kind = (int)(r->k.c & 0xff);
+	size_t lo, hi;
+
+	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
+	for (size_t k = lo; k < hi; k++) {
+		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+		sht_time at;
+
+		if (!hit(s, iv->start, iv->end, &at))
+			continue;
+		if (kind == K_CPU && iv->value.type == SHT_TYPE_INT32 &&
+		    (iv->value.u.i32 == 2 || iv->value.u.i32 == 4) && s->ct[i] != NONE)
+			cpu_split(s, o, iv, s->ct[i]);
+		else if (kind == K_THREAD)
+			thread_state(s, o, iv, at);
+		else if (kind == K_FREQ)
+			freq_state(s, o, iv, s->maxf[i], at);
+		else
+			tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
+				 simple_key(kind, &iv->value), NULL, 0);
+	}
+}
+
+static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
+			size_t n, const struct srv_times *ts, struct tg_out *o,
+			int *status)
+{
+	struct rstates s;
+	struct srv_hist *h = srv_trace_hist(c->e->traces[ti], SRV_AN_KERNEL);
+	sht_quark *qs = malloc((3 * n + 1) * sizeof *qs);
+	size_t nq;
+	int rc = -1;
+
+	memset(&s, 0, sizeof s);
+	s.c = c;
+	s.t = c->e->traces[ti];
+	s.ts = ts;
+	s.r1 = sht_result_create();
+	s.r2 = sht_result_create();
+	s.ct = malloc((n + 1) * sizeof *s.ct);
+	s.maxf = malloc((n + 1) * sizeof *s.maxf);
+	if (!h || !qs || !s.r1 || !s.r2 || !s.ct || !s.maxf)
+		goto out;
+	srv_hist_acquire(h, &s.q);
+	nq = row_quarks(&s, rows, n, ti, qs);
+	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
+	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s, rows, n, ti) == 0) {
+		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
+		for (size_t i = 0; i < n; i++) {
+			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
+				continue;
+			tg_row_begin(o, rows[i].id);
+			if (rows[i].k.b >= 0)
+				row_states(&s, o, &rows[i], i);
+			tg_row_end(o);
+		}
+		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
+		    SRV_RUNNING)
+			*status = SRV_RUNNING;
+		rc = 0;
+	}
+	srv_hist_release(&s.q);
+out:
+	tg_group_free(&s.g1);
+	tg_group_free(&s.g2);
+	sht_result_destroy(s.r1);
+	sht_result_destroy(s.r2);
+	free(s.tids);
+	free(s.ct);
+	free(s.maxf);
+	free(qs);
+	return rc;
+}
+
+static int res_states(struct srv_out_ctx *c)
+{
+	struct tg_states s;
+
+	if (tg_states_begin(c, &s) != 0)
+		return -1;
+	for (size_t ti = 0; ti < c->e->ntraces; ti++)
+		if (srv_trace_hist(c->e->traces[ti], SRV_AN_KERNEL) &&
+		    trace_states(c, ti, s.rows, s.n, &s.ts, &s.o, &s.status) != 0)
+			s.status = SRV_FAILED;
+	tg_states_end(c, &s);
+	return 0;
+}
+
+/* ---- tooltip and styles ---------------------------------------------------------- */
+
+/* The value of q at t as text into m[key]. */
+static void tip(json_t *m, struct srv_hq *q, sht_quark quark, const char *key,
+		sht_time t, sht_result *res, sht_value *out)
+{
+	char buf[64];
+	size_t len = 0;
+	const char *s;
+
+	if (quark == NONE || srv_hq_at(q, quark, t, res) != SHT_OK ||
+	    sht_result_count(res) == 0)
+		return;
+	if (out)
+		*out = sht_result_at(res, 0)->value;
+	s = tg_value_label(&sht_result_at(res, 0)->value, buf, sizeof buf, &len);
+	if (s && key)
+		json_object_set_new(m, key, srv_jstrn(s, len));
+}
+
+/* The thread running on CPU quark cpu at t: TID, Process, System_call. */
+static void tip_thread(json_t *m, struct srv_hq *q, sht_quark ct, sht_time t,
+		       sht_result *res)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_value v = sht_value_null();
+	sht_quark th = NONE, exec = NONE, sys = NONE, threads;
+	char name[24];
+
+	tip(m, q, ct, "TID", t, res, &v);
+	if (v.type != SHT_TYPE_INT32 || v.u.i32 <= 0)
+		return;
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	threads = srv_attrs_child(a, NONE, "Threads");
+	if (threads != NONE)
+		th = srv_attrs_child(a, threads, srv_itoa(v.u.i32, name));
+	if (th != NONE) {
+		exec = srv_attrs_child(a, th, "Exec_name");
+		sys = srv_attrs_child(a, th, "System_call");
+	}
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	tip(m, q, exec, "Process", t, res, NULL);
+	tip(m, q, sys, "System_call", t, res, NULL);
+}
+
+static int res_tooltip(struct srv_out_ctx *c)
+{
+	struct tg_row r;
+	struct srv_trace *t;
+	struct srv_hist *h;
+	struct srv_hq q;
+	sht_result *res;
+	json_t *m;
+	sht_time at;
+	int kind;
+
+	if (srv_tooltip_args(c, &at, &r) != 0)
+		return -1;
+	if (!r.known || r.k.b < 0 || (size_t)r.k.a >= c->e->ntraces ||
+	    !(h = srv_trace_hist(t = c->e->traces[r.k.a], SRV_AN_KERNEL))) {
+		srv_reply_model(c->rep, json_object(), SRV_COMPLETED, NULL);
+		return 0;
+	}
+	at = srv_from_exp(&t->xf, at);
+	kind = (int)(r.k.c & 0xff);
+	m = json_object();
+	res = sht_result_create();
+	srv_hist_acquire(h, &q);
+	if (res && q.valid && (uint64_t)r.k.b < h->attrs.n) {
+		sht_quark quark = (sht_quark)r.k.b, ct;
+		sht_value v = sht_value_null();
+
+		if (kind == K_CPU) {
+			tip(m, &q, quark, NULL, at, res, &v);
+			if (v.type == SHT_TYPE_INT32)
+				json_object_set_new(m, "Status", json_string(cpu_key(v.u.i32)));
+			pthread_rwlock_rdlock(&h->attrs.lock);
+			ct = srv_attrs_child(&h->attrs, quark, "Current_thread");
+			pthread_rwlock_unlock(&h->attrs.lock);
+			if (v.type == SHT_TYPE_INT32 && (v.u.i32 == 2 || v.u.i32 == 4))
+				tip_thread(m, &q, ct, at, res);
+		} else if (kind == K_THREAD) {
+			tip_thread(m, &q, quark, at, res);
+		} else {
+			tip(m, &q, quark, kind == K_FREQ ? "Frequency" : "CPU", at,
+			    res, NULL);
+		}
+	}
+	srv_hist_release(&q);
+	sht_result_destroy(res);
+	srv_reply_model(c->rep, m, SRV_COMPLETED, NULL);
+	return 0;
+}
+
+static json_t *res_styles(void)
+{
+	json_t *m = json_object();
+	static const struct { const char *name, *color; double h; } s[] = {
+		{ "Idle", "#c8c8c8", 0.66 }, { "Usermode", "#00c800", 1.0 },
+		{ "System call", "#0000c8", 1.0 }, { "Interrupt", "#c80064", 1.0 },
+		{ "Soft Irq", "#c89664", 1.0 }, { "Soft Irq raised", "#c8c800", 1.0 },
+		{ "Unknown", "#646464", 1.0 },
+	};
+
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+		json_object_set_new(m, s[i].name, srv_style_def(s[i].name, s[i].color,
+							      s[i].h, 1.0, "CPU states"));
+	json_object_set_new(m, "thread", srv_style_def("Thread", "#00c800", 1.0,
+						      1.0, "Other"));
+	json_object_set_new(m, "frequency", srv_style_def("Frequency", "#00c800",
+							 1.0, 1.0, "Other"));
+	return m;
+}
+
+const struct srv_output srv_out_resources = {
+	.index = SRV_OUT_RESOURCES,
+	.id = "org.eclipse.tracecompass.internal.analysis.os.linux.core."
+	      "threadstatus.ResourcesStatusDataProvider",
+	.name = "Resources Status",
+	.description = "Show the state of CPUs (SYSCALL, RUNNING, IRQ, SOFT_IRQ "
+		       "or IDLE) and its IRQs/SOFT_IRQs as well as its frequency.",
+	.type = SRV_OUT_TIME_GRAPH,
+	.applies = res_applies,
+	.cache_tree = 1,
+	.tree = res_tree,
+	.states = res_states,
+	.tooltip = res_tooltip,
+	.arrows = srv_no_arrows,
+	.styles = res_styles,
+};

@@ -1,0 +1,46 @@
+/*
+ * serve.h: the entry point of `sht serve`, the Trace Server Protocol
+ * server (src/server/), for the command line (src/cli/cmd-serve.c).
+ *
+ * The server is built on the public API of libsht only (<sht/sht.h>),
+ * libmicrohttpd for HTTP and jansson for JSON; docs/SERVER.md describes
+ * what it serves.
+ */
+#ifndef SHT_SERVER_SERVE_H
+#define SHT_SERVER_SERVE_H
+
+#include <stddef.h>
+
+/* What the command line says. */
+struct srv_config {
+	const char *bind;         /* address to listen on: "127.0.0.1" */
+	int port;                 /* 8080; 0: any free port */
+	const char **roots;       /* directories traces may be opened from */
+	size_t nroots;            /* 0: the current directory */
+	const char *cache;        /* history cache; NULL: $XDG_CACHE_HOME/sht */
+	int workers;              /* HTTP threads; 0: two per CPU, 8 at least */
+	const char **analyses;    /* rules files run on every trace */
+	size_t nanalyses;
+	unsigned max_connections; /* 0: 64 */
+	unsigned timeout_s;       /* idle connection timeout; 0: 60 */
+	int quiet;                /* no request log */
+	const char *port_file;    /* write the port there once listening */
+	const char *web;          /* the viewer's files; NULL: found */
+	/* sht view: traces opened as one experiment at start-up */
+	const char **open;
+	size_t nopen;
+	const char *exp_name;     /* the experiment's name; NULL: from the
+	                             first trace */
+	int browser;              /* start a browser on the page (xdg-open,
+	                             when a display is set) */
+	int port_fallback;        /* port busy: take any free port */
+};
+
+/*
+ * Run the server until SIGINT or SIGTERM: print its URL, serve, then stop
+ * cleanly (requests in flight finish, analyses stop and leave no history
+ * behind).  Returns 0, or 1 after printing why it could not start.
+ */
+int srv_run(const struct srv_config *cfg);
+
+#endif /* SHT_SERVER_SERVE_H */

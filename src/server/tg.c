@@ -1,0 +1,231 @@
+/*
+ * tg.c: helpers of the time-graph outputs (tg.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tg.h"
+
+int tg_rows(struct srv_out_ctx *c, struct tg_row **rows, size_t *n)
+{
+	int64_t *ids;
+	size_t k;
+	struct tg_row *r;
+
+	if (srv_req_ints(c->req, c->rep, "requested_items", 0, INT64_C(1) << 53,
+			 SRV_ITEMS_MAX, 1, &ids, &k) != 0)
+		return -1;
+	r = calloc(k ? k : 1, sizeof *r);
+	if (!r) {
+		free(ids);
+		return srv_reply_error(c->rep, 500, "Out of memory", NULL);
+	}
+	for (size_t i = 0; i < k; i++) {
+		r[i].id = ids[i];
+		r[i].known = srv_ids_key(c->ids, ids[i], &r[i].k, r[i].aux) == 0;
+	}
+	free(ids);
+	*rows = r;
+	*n = k;
+	return 0;
+}
+
+/* ---- grouping ------------------------------------------------------------- */
+
+/* A stable counting sort by quark: the 2D result is in (start, quark)
+ * order, so each quark's items stay in start order. */
+int tg_group(struct tg_group *g, const sht_result *res)
+{
+	size_t n = sht_result_count(res), range;
+	sht_quark qmin = SHT_QUARK_MAX, qmax = 0;
+	uint32_t *count;
+
+	memset(g, 0, sizeof *g);
+	g->items = sht_result_items(res);
+	g->n = n;
+	if (n > UINT32_MAX)
+		return -1;
+	g->idx = malloc((n ? n : 1) * sizeof *g->idx);
+	if (!g->idx)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (g->items[i].quark < qmin)
+			qmin = g->items[i].quark;
+		if (g->items[i].quark > qmax)
+			qmax = g->items[i].quark;
+	}
+	range = n ? (size_t)(qmax - qmin) + 2 : 1;
+	count = calloc(range, sizeof *count);
+	if (!count)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		count[g->items[i].quark - qmin + 1]++;
+	for (size_t q = 1; q < range; q++)
+		count[q] += count[q - 1];
+	for (size_t i = 0; i < n; i++)
+		g->idx[count[g->items[i].quark - qmin]++] = (uint32_t)i;
+	free(count);
+	return 0;
+}
+
+void tg_group_free(struct tg_group *g)
+{
+	free(g->idx);
+	memset(g, 0, sizeof *g);
+}
+
+void tg_group_range(const struct tg_group *g, sht_quark q, size_t *lo,
+		    size_t *hi)
+{
+	size_t a = 0, b = g->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (g->items[g->idx[m]].quark < q)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = g->n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (g->items[g->idx[m]].quark <= q)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
+				sht_time t)
+{
+	size_t lo, hi;
+
+	tg_group_range(g, q, &lo, &hi);
+	while (lo < hi) {             /* last item starting at or before t */
+		size_t m = lo + (hi - lo) / 2;
+
+		if (g->items[g->idx[m]].start <= t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == 0)
+		return NULL;
+	{
+		const sht_interval *iv = &g->items[g->idx[lo - 1]];
+
+		return iv->quark == q && iv->start <= t && t <= iv->end ? iv : NULL;
+	}
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+void tg_begin(struct tg_out *o)
+{
+	memset(o, 0, sizeof *o);
+	srv_buf_puts(&o->b, "{\"model\":{\"rows\":[");
+}
+
+void tg_row_begin(struct tg_out *o, int64_t id)
+{
+	if (o->nrows++)
+		srv_buf_put(&o->b, ",", 1);
+	srv_buf_puts(&o->b, "{\"entryId\":");
+	srv_buf_i64(&o->b, id);
+	srv_buf_puts(&o->b, ",\"states\":[");
+	o->nstates = 0;
+}
+
+void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
+	      const char *label, size_t label_len)
+{
+	tg_state_v(o, start, end, key, label, label_len, NULL);
+}
+
+void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
+		const char *key, const char *label, size_t label_len,
+		const char *values)
+{
+	if (o->nstates++)
+		srv_buf_put(&o->b, ",", 1);
+	srv_buf_puts(&o->b, "{\"start\":");
+	srv_buf_i64(&o->b, start);
+	srv_buf_puts(&o->b, ",\"end\":");
+	srv_buf_i64(&o->b, end);
+	if (label) {
+		srv_buf_puts(&o->b, ",\"label\":");
+		srv_buf_jstr(&o->b, label, label_len);
+	}
+	if (key) {
+		srv_buf_puts(&o->b, ",\"style\":{\"parentKey\":");
+		srv_buf_jstr(&o->b, key, strlen(key));
+		srv_buf_puts(&o->b, ",\"values\":");
+		srv_buf_puts(&o->b, values ? values : "{}");
+		srv_buf_put(&o->b, "}", 1);
+	}
+	srv_buf_put(&o->b, "}", 1);
+}
+
+void tg_row_end(struct tg_out *o)
+{
+	srv_buf_puts(&o->b, "]}");
+}
+
+void tg_end(struct tg_out *o, struct srv_reply *rep, int status)
+{
+	srv_buf_puts(&o->b, "]},\"status\":\"");
+	srv_buf_puts(&o->b, srv_status_name(status));
+	srv_buf_puts(&o->b, "\",\"statusMessage\":\"");
+	srv_buf_puts(&o->b, srv_status_message(status));
+	srv_buf_puts(&o->b, "\"}");
+	srv_reply_buf(rep, &o->b);
+}
+
+int tg_states_begin(struct srv_out_ctx *c, struct tg_states *s)
+{
+	s->rows = NULL;
+	s->n = 0;
+	s->status = SRV_COMPLETED;
+	if (srv_req_times(c->req, c->rep, 1, &s->ts) != 0)
+		return -1;
+	if (tg_rows(c, &s->rows, &s->n) != 0) {
+		srv_times_free(&s->ts);
+		return -1;
+	}
+	tg_begin(&s->o);
+	return 0;
+}
+
+void tg_states_end(struct srv_out_ctx *c, struct tg_states *s)
+{
+	tg_end(&s->o, c->rep, s->status);
+	free(s->rows);
+	srv_times_free(&s->ts);
+}
+
+const char *tg_value_label(const sht_value *v, char *buf, size_t size,
+			   size_t *len)
+{
+	switch (v->type) {
+	case SHT_TYPE_INT32:
+		snprintf(buf, size, "%" PRId32, v->u.i32);
+		break;
+	case SHT_TYPE_INT64:
+		snprintf(buf, size, "0x%" PRIx64, (uint64_t)v->u.i64);
+		break;
+	case SHT_TYPE_STRING:
+		*len = v->len;
+		return v->u.str;
+	default:
+		return NULL;
+	}
+	*len = strlen(buf);
+	return buf;
+}

@@ -1,0 +1,89 @@
+/*
+ * tg.h: helpers of the time-graph outputs (tg.c): the rows a states
+ * request names, a 2D result grouped by quark, and the states answer
+ * written straight into a buffer.
+ *
+ * A screen of states can hold a million intervals; building one jansson
+ * object per state and value costs several allocations each, so the
+ * states array is written into a growing buffer: numbers by srv_buf_i64,
+ * strings (labels) escaped by jansson (srv_buf_jstr), the style of each
+ * key dumped once by jansson.
+ */
+#ifndef SHT_SERVER_TG_H
+#define SHT_SERVER_TG_H
+
+#include "out.h"
+
+/* A row asked for: its entry id and key (trace index, quark, ...). */
+struct tg_row {
+	int64_t id;
+	struct srv_idkey k;
+	int64_t aux[2];
+	int known;                /* the id exists */
+};
+
+/* The rows of requested_items (unknown ids kept, known = 0). */
+int tg_rows(struct srv_out_ctx *c, struct tg_row **rows, size_t *n);
+
+/* A 2D result grouped by quark: the items of one quark in start order. */
+struct tg_group {
+	const sht_interval *items;
+	uint32_t *idx;            /* item indices sorted by (quark, start) */
+	size_t n;
+};
+
+int tg_group(struct tg_group *g, const sht_result *res);
+void tg_group_free(struct tg_group *g);
+/* The items of quark q: idx[*lo .. *hi). */
+void tg_group_range(const struct tg_group *g, sht_quark q, size_t *lo,
+		    size_t *hi);
+/* The item of quark q holding t, or NULL. */
+const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
+				sht_time t);
+
+/* Writing the states answer. */
+struct tg_out {
+	struct srv_buf b;
+	int nrows, nstates;       /* written so far in the row / model */
+};
+
+void tg_begin(struct tg_out *o);
+void tg_row_begin(struct tg_out *o, int64_t id);
+/* A state [start, end) (experiment times); style key NULL: a null state;
+ * label may be NULL. */
+void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
+	      const char *label, size_t label_len);
+/* The same with style values: values is the text of a JSON object. */
+void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
+		const char *key, const char *label, size_t label_len,
+		const char *values);
+void tg_row_end(struct tg_out *o);
+/* Close the model with its status and reply. */
+void tg_end(struct tg_out *o, struct srv_reply *rep, int status);
+
+/* The frame of a states request: its sample times and rows, the answer
+ * begun, the status so far (COMPLETED until a trace says otherwise). */
+struct tg_states {
+	struct srv_times ts;
+	struct tg_row *rows;
+	size_t n;
+	struct tg_out o;
+	int status;
+};
+
+/* Parse the request into s and begin the answer; -1: an error reply is
+ * set, nothing to free. */
+int tg_states_begin(struct srv_out_ctx *c, struct tg_states *s);
+/* Close the answer with s->status, reply, free s. */
+void tg_states_end(struct srv_out_ctx *c, struct tg_states *s);
+
+/* The label of a value (int decimal, long 0x hex, string, double none). */
+const char *tg_value_label(const sht_value *v, char *buf, size_t size,
+			   size_t *len);
+
+/* The first requested_times and requested_items of a tooltip request. */
+int srv_tooltip_args(struct srv_out_ctx *c, sht_time *t, struct tg_row *row);
+/* An empty arrows answer. */
+int srv_no_arrows(struct srv_out_ctx *c);
+
+#endif /* SHT_SERVER_TG_H */

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+# bt2-events.py TRACE...: every event of the CTF traces as "ts<TAB>name<TAB>cpu"
+# lines, sorted by time (stable), read with the babeltrace2 Python bindings
+# (Debian python3-bt2) straight from src.ctf.fs's streams, without the
+# muxer (which rejects some real traces): the events table's oracle.
+# The cpu is the packet context's cpu_id (-1 if none).
+import sys
+
+import bt2
+
+events = []
+
+
+class Sink(bt2._UserSinkComponent):
+    def __init__(self, config, params, obj):
+        for i in range(int(params['n'])):
+            self._add_input_port('in%d' % i)
+        self._its = []
+
+    def _user_graph_is_configured(self):
+        self._its = [self._create_message_iterator(p)
+                     for p in self._input_ports.values()]
+
+    def _user_consume(self):
+        done = []
+        for it in self._its:
+            try:
+                for _ in range(1000):
+                    handle(next(it))
+            except StopIteration:
+                done.append(it)
+        for d in done:
+            self._its.remove(d)
+        if not self._its:
+            raise bt2.Stop
+
+
+def handle(msg):
+    if type(msg) is not bt2._EventMessageConst:
+        return
+    ev = msg.event
+    pc = ev.packet.context_field if ev.packet is not None else None
+    cpu = int(pc['cpu_id']) if pc is not None and 'cpu_id' in pc else -1
+    events.append((msg.default_clock_snapshot.ns_from_origin, ev.name, cpu))
+
+
+def run(path):
+    g = bt2.Graph()
+    cls = bt2.find_plugin('ctf').source_component_classes['fs']
+    src = g.add_component(cls, 'src', params={'inputs': [path]})
+    ports = list(src.output_ports.values())
+    sink = g.add_component(Sink, 'sink', params={'n': len(ports)})
+    for p, ip in zip(ports, sink.input_ports.values()):
+        g.connect_ports(p, ip)
+    g.run()
+
+
+for path in sys.argv[1:]:
+    run(path)
+events.sort(key=lambda e: e[0])
+out = sys.stdout
+for ts, name, cpu in events:
+    out.write('%d\t%s\t%d\n' % (ts, name, cpu))

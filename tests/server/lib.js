@@ -1,0 +1,207 @@
+// lib.js: what the server tests share: TAP output, the Eclipse TSP client
+// (tsp-typescript-client) with every response it receives checked against
+// the protocol's OpenAPI specification (API.yaml, read from SHT_SHARED),
+// and helpers to run the sht tool and read big integers exactly.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const YAML = require('yaml');
+const Ajv = require('ajv');
+const JSONBig = require('json-bigint')({ useNativeBigInt: true });
+const tsp = require('tsp-typescript-client');
+
+// ---- TAP -------------------------------------------------------------------
+
+let run = 0;
+let failed = 0;
+
+function ok(cond, desc, detail) {
+    run++;
+    if (cond) {
+        console.log(`ok ${run} - ${desc}`);
+    } else {
+        failed++;
+        console.log(`not ok ${run} - ${desc}`);
+        if (detail !== undefined)
+            console.log('# ' + String(typeof detail === 'string' ? detail :
+                JSONBig.stringify(detail)).slice(0, 2000).replace(/\n/g, '\n# '));
+    }
+    return cond;
+}
+
+function is(got, want, desc) {
+    const g = typeof got === 'bigint' ? got.toString() : JSONBig.stringify(got);
+    const w = typeof want === 'bigint' ? want.toString() : JSONBig.stringify(want);
+    if (g !== w && Array.isArray(got) && Array.isArray(want)) {
+        const i = got.findIndex((x, k) => JSONBig.stringify(x) !== JSONBig.stringify(want[k]));
+        return ok(false, desc, `lengths ${got.length} ${want.length}; first difference at ` +
+                  `${i}: got ${JSONBig.stringify(got[i])}, want ${JSONBig.stringify(want[i])}`);
+    }
+    return ok(g === w, desc, `got ${g}, want ${w}`);
+}
+
+function diag(msg) {
+    console.log('# ' + msg);
+}
+
+function done() {
+    console.log(`1..${run}`);
+    process.exit(failed ? 1 : 0);
+}
+
+// ---- the specification ---------------------------------------------------------
+
+const shared = process.env.SHT_SHARED || path.join(__dirname, '../../../shared');
+const spec = YAML.parse(fs.readFileSync(path.join(shared, 'tsp/API.yaml'), 'utf8'));
+
+// Two schemas of the spec (StyleValue, MetadataValue) say "type: object"
+// beside a oneOf of primitive types: read literally, no value satisfies
+// them (a string is not an object; 1.0 is both a number and an integer).
+// They mean "a string or a number": read them so.
+(function primitives(node) {
+    if (!node || typeof node !== 'object')
+        return;
+    if (Array.isArray(node.oneOf) && node.oneOf.every((x) => x && x.type &&
+            ['string', 'number', 'integer', 'boolean'].includes(x.type))) {
+        node.anyOf = node.oneOf;
+        delete node.oneOf;
+        delete node.type;
+    }
+    Object.values(node).forEach(primitives);
+})(spec);
+const ajv = new Ajv({
+    strict: false, allErrors: true, validateFormats: true,
+    formats: { int64: true, int32: true, double: true, uri: true,
+               uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ },
+});
+ajv.addSchema(spec, 'api');
+
+// The spec's paths as regular expressions, most literal first, so that
+// outputs/markerSets wins over outputs/{outputId}.
+const routes = Object.keys(spec.paths).map((p) => ({
+    template: p,
+    re: new RegExp('^' + p.replace(/\{[^}]+\}/g, '[^/]+') + '$'),
+    literal: p.split('/').filter((s) => s && !s.startsWith('{')).length,
+})).sort((a, b) => b.literal - a.literal);
+
+const validators = new Map();
+
+function pointer(...keys) {
+    return keys.map((k) => String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+}
+
+// The validator of the response schema of (method, route, status), or null.
+function validatorOf(method, template, status) {
+    const key = `${method} ${template} ${status}`;
+    if (validators.has(key))
+        return validators.get(key);
+    const op = spec.paths[template][method];
+    let v = null;
+    const resp = op && op.responses && op.responses[String(status)];
+    if (resp && resp.content && resp.content['application/json']) {
+        v = ajv.compile({ $ref: 'api#/' + pointer('paths', template, method,
+            'responses', String(status), 'content', 'application/json', 'schema') });
+    }
+    validators.set(key, v);
+    return v;
+}
+
+const stats = { validated: 0, unchecked: new Set(), failures: 0 };
+
+// Check one exchange against the spec: content type, declared status,
+// body schema.
+function checkExchange(req, res) {
+    const url = new URL(req.url);
+    const p = url.pathname.replace(/^\/tsp\/api/, '');
+    const method = req.method.toLowerCase();
+    const route = routes.find((r) => r.re.test(p) && spec.paths[r.template][method]);
+    const where = `${req.method} ${p} -> ${res.status}`;
+    const ct = res.headers.get('Content-Type');
+    if (ct !== 'application/json') {
+        stats.failures++;
+        ok(false, `Content-Type is exactly application/json (${where})`, ct);
+        return;
+    }
+    if (!route) {
+        stats.unchecked.add(`${req.method} ${p}`);
+        return;
+    }
+    const v = validatorOf(method, route.template, res.status);
+    if (!v) {
+        if (res.status < 400) {
+            stats.failures++;
+            ok(false, `status ${res.status} is declared by the spec (${where})`);
+        }
+        return;
+    }
+    let body;
+    try {
+        body = JSON.parse(res.text);
+    } catch (e) {
+        stats.failures++;
+        ok(false, `body is JSON (${where})`, e.toString());
+        return;
+    }
+    stats.validated++;
+    if (!v(body)) {
+        stats.failures++;
+        ok(false, `response matches the spec (${where})`,
+           { errors: v.errors.slice(0, 5), body: res.text.slice(0, 500) });
+    }
+}
+
+// Every request of the client goes through this wrapper.
+const origRequest = tsp.RestClient.httpRequest.bind(tsp.RestClient);
+tsp.RestClient.httpRequest = async function (req) {
+    const res = await origRequest(req);
+    if (!process.env.SHT_NO_VALIDATE)
+        checkExchange(req, res);
+    return res;
+};
+
+// ---- helpers ---------------------------------------------------------------------
+
+function client() {
+    return new tsp.HttpTspClient(process.env.SHT_SERVER_URL);
+}
+
+function query(params) {
+    return new tsp.Query(params);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Run the sht tool, parse its JSON output exactly.
+function sht(...args) {
+    const out = execFileSync(process.env.SHT, args, { maxBuffer: 1 << 30 });
+    return JSONBig.parse(out.toString());
+}
+
+// The history file of an analysis of a trace in the server's cache.
+function historyOf(trace, analysis) {
+    const cache = process.env.SHT_CACHE;
+    const base = path.basename(trace);
+    for (const d of fs.readdirSync(cache)) {
+        const f = path.join(cache, d, analysis + '.sht');
+        if (d.startsWith(base + '-') && fs.existsSync(f))
+            return f;
+    }
+    return null;
+}
+
+// The events of traces from babeltrace2's Python bindings: [[ts, name, cpu]].
+function referenceEvents(traces) {
+    const out = execFileSync(path.join(__dirname, 'bt2-events.py'), traces,
+                             { maxBuffer: 1 << 30 }).toString();
+    return out.split('\n').filter((l) => l).map((l) => {
+        const [ts, name, cpu] = l.split('\t');
+        return [BigInt(ts), name, Number(cpu)];
+    });
+}
+
+module.exports = {
+    ok, is, diag, done, client, query, sleep, sht, historyOf, referenceEvents,
+    stats, JSONBig, tsp,
+};
