@@ -87,6 +87,8 @@ def per_trace(med, label):
 
 def scaling(med, cpus):
     label = f"scale-{cpus}-cpus"
+    if not any(k[0] == label for k in med):
+        return []
     out = [f"### Scaling, {cpus} CPUs' streams", "",
            "| threads | decode wall s | build wall s | build CPU s | main / decode / place / write s | predicted build wall: enough cores / 2 cores |",
            "|---:|---:|---:|---:|---|---:|"]
@@ -119,18 +121,23 @@ def seeks(path):
            f"{rows[0].get('queries', '?')} queries), each answered from the CTF "
            "trace (packet-index seeks) and from its VSTF copy.  Medians over the runs "
            "of each run's median.", "",
-           "| decoding threads | CTF open ms | CTF query ms (median / p90) | VSTF query ms (median / p90) | CTF - VSTF ms | different answers |",
-           "|---:|---:|---:|---:|---:|---:|"]
+           "| decoding threads | CTF open ms | CTF query ms (median / p90) | VSTF query ms (median / p90) | CTF - VSTF ms | CPU ms CTF / VSTF | CTF - VSTF CPU ms | different answers |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for j in sorted({r["jobs"] for r in rows}):
         ctf = [r for r in rows if r["jobs"] == j and r.get("trace") == "ctf"]
         vst = [r for r in rows if r["jobs"] == j and r.get("trace") == "vstf"]
         dif = [r for r in rows if r["jobs"] == j and "ctf_minus_vstf_median_ms" in r]
         med = statistics.median
-        out.append("| {} | {:.1f} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {:+.1f} | {} |".format(
+        def cpu(rs, f):
+            v = [r[f] for r in rs if f in r]
+            return med(v) if v else float("nan")
+        out.append("| {} | {:.1f} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {:+.1f} | {:.1f} / {:.1f} | {:+.1f} | {} |".format(
             j, med(r["open_ms"] for r in ctf),
             med(r["median_ms"] for r in ctf), med(r["p90_ms"] for r in ctf),
             med(r["median_ms"] for r in vst), med(r["p90_ms"] for r in vst),
             med(r["ctf_minus_vstf_median_ms"] for r in dif),
+            cpu(ctf, "median_cpu_ms"), cpu(vst, "median_cpu_ms"),
+            cpu(dif, "ctf_minus_vstf_median_cpu_ms"),
             sum(r["different_answers"] for r in dif)))
     out.append("")
     return out

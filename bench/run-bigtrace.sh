@@ -25,7 +25,7 @@
 # CPUs: decode and build with 1, 2, 4, 8 (and 16) threads.
 # Seeks: a partial history of the synthetic trace (--partial N, default
 # 100000 events between checkpoints) queried by seek-bench on the CTF
-# trace (1 and 2 decoding threads) and on its VSTF copy (sht convert):
+# trace (0: on the caller's thread, 1 and 2 decoding threads) and on its VSTF copy (sht convert):
 # --queries Q (default 30) full queries at random times, K seeds; the
 # same answers on both or the script fails.
 # --part runs one of the three (build: the per-trace runs above; default
@@ -109,7 +109,8 @@ timed()
 		/usr/bin/time -o "$dir/time.out" -f '%e %U %S %M' "$@" >/dev/null 2>&1
 		read -r w u s m <"$dir/time.out"
 		printf '{"label":"%s","run":"run","mode":"%s","wall_s":%s,"cpu_s":%.2f,"rss_mib":%.1f}\n' \
-			"$label" "$what" "$w" "$(echo "$u + $s" | bc)" "$(echo "$m / 1024" | bc -l)" >>"$jsonl"
+			"$label" "$what" "$w" "$(awk "BEGIN { print $u + $s }")" \
+			"$(awk "BEGIN { print $m / 1024 }")" >>"$jsonl"
 	done
 }
 
@@ -146,7 +147,7 @@ seeks()
 	"$sht" build "$trace" -o "$dir/partial.sht" --partial "$partial" --force \
 		--no-progress --no-resume >/dev/null
 	[ -f "$trace.vstf" ] || "$sht" convert "$trace" -o "$trace.vstf" >/dev/null
-	for j in 1 2; do
+	for j in 0 1 2; do
 		for k in $(seq 1 "$repeat"); do
 			"$seekb" "$dir/partial.sht" "$trace" "$trace.vstf" --queries "$queries" \
 				--jobs $j --seed $k |
