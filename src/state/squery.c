@@ -128,23 +128,33 @@ sht_err sht_state_query_full(sht_state *ss, sht_time t, sht_result *res)
 	return err;
 }
 
-/* Add the ongoing intervals the 2D query selects, then restore the order. */
+/* Add the ongoing interval of qq (< ncur) if the 2D query samples it. */
+static sht_err overlay_one(sht_state *ss, const sht_query2d *q, sht_quark qq,
+			   sht_result *res)
+{
+	sht_interval iv;
+
+	ongoing_iv(ss, qq, &iv);
+	if (!sht__q2d_hits(q->t1, q->t2, q->resolution, iv.start, iv.end))
+		return SHT_OK;
+	return sht_result_append(res, &iv);
+}
+
+/* Add the ongoing intervals the 2D query selects (its set's quarks, or
+ * its range, not every attribute), then restore the order. */
 static sht_err overlay_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 {
 	sht_quark *sel = NULL;
 	size_t nsel = 0;
 	sht_err err = SHT_OK;
 
-	if (q->quarks)
+	if (q->quarks) {
 		err = sht__q2d_selection(q, &sel, &nsel);
-	for (size_t i = 0; err == SHT_OK && i < ss->ncur; i++) {
-		sht_quark qq = (sht_quark)i;
-		sht_interval iv;
-		if (q->quarks ? !sht__quark_in(sel, nsel, qq) : (qq < q->qmin || qq > q->qmax))
-			continue;
-		ongoing_iv(ss, qq, &iv);
-		if (sht__q2d_hits(q->t1, q->t2, q->resolution, iv.start, iv.end))
-			err = sht_result_append(res, &iv);
+		for (size_t k = 0; err == SHT_OK && k < nsel && sel[k] < ss->ncur; k++)
+			err = overlay_one(ss, q, sel[k], res);
+	} else {
+		for (uint64_t qq = q->qmin; err == SHT_OK && qq <= q->qmax && qq < ss->ncur; qq++)
+			err = overlay_one(ss, q, (sht_quark)qq, res);
 	}
 	free(sel);
 	if (err == SHT_OK)

@@ -7,6 +7,9 @@
  * classic SHT siblings are disjoint, so this is one branch; in the eSHT it
  * is the small subtree of overlapping siblings.  Levels strictly decrease
  * on the way down (checked), so a corrupt file cannot make a query loop.
+ * A 2D query enters a child only if it holds a sample time and one of the
+ * selected quarks, and reads a node's records through q2d.c, which jumps
+ * from sample to sample instead of walking them.
  */
 #include <stdlib.h>
 
@@ -99,10 +102,7 @@ struct qspec {
 	int kind;                    /* Q_SINGLE, Q_FULL, Q_2D */
 	sht_quark q;                 /* single */
 	sht_time t;                  /* single, full */
-	const sht_quark *sel;        /* 2D: sorted distinct quarks, or NULL */
-	size_t nsel;
-	sht_quark qlo, qhi;          /* 2D: quark bounds of the selection */
-	sht_time t1, t2, r;          /* 2D */
+	struct sht__q2d g;           /* 2D (keep and ctx unset) */
 	uint8_t *found;              /* full: bitmap, dense mode */
 	uint64_t dense;              /* full: quark_count if dense, else 0 */
 	int done;                    /* single: answer found */
@@ -119,8 +119,8 @@ static int node_relevant(const struct qspec *x, sht_time s, sht_time e,
 	case Q_FULL:
 		return s <= x->t && x->t <= e;
 	default:
-		return qmin <= x->qhi && x->qlo <= qmax &&
-		       sht__q2d_hits(x->t1, x->t2, x->r, s, e);
+		return sht__q2d_meets(&x->g, qmin, qmax) &&
+		       sht__q2d_hits(x->g.t1, x->g.t2, x->g.r, s, e);
 	}
 }
 
@@ -147,10 +147,10 @@ static int rec_matches(const struct qspec *x, const struct sht__rec *r)
 	case Q_FULL:
 		return r->start <= x->t && x->t <= r->end;
 	default:
-		if (r->quark < x->qlo || r->quark > x->qhi ||
-		    !sht__q2d_hits(x->t1, x->t2, x->r, r->start, r->end))
+		if (r->quark < x->g.qlo || r->quark > x->g.qhi ||
+		    !sht__q2d_hits(x->g.t1, x->g.t2, x->g.r, r->start, r->end))
 			return 0;
-		return !x->sel || sht__quark_in(x->sel, x->nsel, r->quark);
+		return !x->g.sel || sht__quark_in(x->g.sel, x->g.nsel, r->quark);
 	}
 }
 
@@ -180,7 +180,7 @@ static sht_err flat_keep(struct sht__store *st, const struct sht__node *n,
 	return keep(st, n, r, x, res);
 }
 
-/* Flat node: records of quark range [lo, hi] (single and 2D queries).
+/* Flat node: records of quark range [lo, hi] (single queries).
  * Fields are decoded as the filters need them. */
 static sht_err flat_quarks(struct sht__store *st, const struct sht__node *n,
 			   sht_quark lo, sht_quark hi, struct qspec *x,
@@ -234,55 +234,6 @@ static sht_err run_at(struct sht__store *st, const struct sht__node *n,
 	return keep(st, n, &r, x, res);
 }
 
-/* RUNS node, 2D: the records of run k that the query samples. */
-static sht_err run_2d(struct sht__store *st, const struct sht__node *n,
-		      uint32_t k, const struct sht__tkey *key, struct qspec *x,
-		      sht_result *res)
-{
-	struct sht__cur c;
-	struct sht__rec r;
-	uint32_t q, a, b;
-	sht_time s0;
-	sht_err err;
-	int rc;
-
-	sht__run_get(n, k, &q, &a, &b, &s0);
-	sht__cur_from(&c, n, k, sht__run_seek(n, a, b, key));
-	while ((rc = sht__cur_next(&c, &r)) == 1 && r.start <= x->t2) {
-		if (rec_matches(x, &r) && (err = keep(st, n, &r, x, res)) != SHT_OK)
-			return err;
-	}
-	return rc < 0 ? (sht_err)rc : SHT_OK;
-}
-
-static sht_err runs_2d(struct sht__store *st, const struct sht__node *n,
-		       struct qspec *x, sht_result *res)
-{
-	struct sht__tkey key;
-	sht_err err = SHT_OK;
-
-	sht__tkey_make(n, x->t1, &key);
-	if (x->sel) {
-		for (size_t k = 0; err == SHT_OK && k < x->nsel; k++) {
-			uint32_t run = sht__run_find(n, x->sel[k]);
-			if (run < n->nruns)
-				err = run_2d(st, n, run, &key, x, res);
-		}
-		return err;
-	}
-	for (uint32_t k = sht__run_lower_bound(n, x->qlo);
-	     err == SHT_OK && k < n->nruns; k++) {
-		uint32_t q, a, b;
-		sht_time s0;
-
-		sht__run_get(n, k, &q, &a, &b, &s0);
-		if (q > x->qhi)
-			break;
-		err = run_2d(st, n, k, &key, x, res);
-	}
-	return err;
-}
-
 static sht_err scan_runs(struct sht__store *st, const struct sht__node *n,
 			 struct qspec *x, sht_result *res)
 {
@@ -290,8 +241,6 @@ static sht_err scan_runs(struct sht__store *st, const struct sht__node *n,
 	sht_err err = SHT_OK;
 	uint32_t k;
 
-	if (x->kind == Q_2D)
-		return runs_2d(st, n, x, res);
 	sht__tkey_make(n, x->t, &key);
 	if (x->kind == Q_SINGLE) {
 		k = sht__run_find(n, x->q);
@@ -327,20 +276,29 @@ static sht_err scan_full(struct sht__store *st, const struct sht__node *n,
 	return SHT_OK;
 }
 
-static sht_err scan_2d_set(struct sht__store *st, const struct sht__node *n,
-			   struct qspec *x, sht_result *res)
+/* 2D: where q2d.c's scan puts the records it keeps. */
+struct keep_2d {
+	struct sht__store *st;
+	sht_result *res;
+};
+
+static sht_err keep_2d(void *ctx, const struct sht__node *n,
+		       const struct sht__rec *r)
 {
-	for (size_t k = 0; k < x->nsel; k++) {
-		sht_err err;
-		if (x->sel[k] < n->qmin)
-			continue;
-		if (x->sel[k] > n->qmax)
-			break;
-		err = flat_quarks(st, n, x->sel[k], x->sel[k], x, res);
-		if (err != SHT_OK)
-			return err;
-	}
-	return SHT_OK;
+	struct keep_2d *k = ctx;
+
+	return append_rec(k->st, n, r, k->res);
+}
+
+static sht_err scan_2d(struct sht__store *st, const struct sht__node *n,
+		       const struct qspec *x, sht_result *res)
+{
+	struct keep_2d k = { st, res };
+	struct sht__q2d g = x->g;
+
+	g.keep = keep_2d;
+	g.ctx = &k;
+	return sht__q2d_scan(n, &g);
 }
 
 static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
@@ -350,19 +308,15 @@ static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
 		return SHT_OK;
 	if (x->kind == Q_SINGLE && (x->q < n->qmin || x->q > n->qmax))
 		return SHT_OK;
-	if (x->kind == Q_2D && (x->qhi < n->qmin || x->qlo > n->qmax))
-		return SHT_OK;
+	if (x->kind == Q_2D)
+		return scan_2d(st, n, x, res);
 	if (n->flags & SHT__NFLAG_RUNS)
 		return scan_runs(st, n, x, res);
 	switch (x->kind) {
 	case Q_SINGLE:
 		return flat_quarks(st, n, x->q, x->q, x, res);
-	case Q_FULL:
-		return scan_full(st, n, x, res);
 	default:
-		if (x->sel)
-			return scan_2d_set(st, n, x, res);
-		return flat_quarks(st, n, x->qlo, x->qhi, x, res);
+		return scan_full(st, n, x, res);
 	}
 }
 
@@ -486,6 +440,30 @@ sht_err sht__q_full(const struct sht__root *rt, sht_time t, sht_result *res)
 	       ? sht__error(err, "Cannot allocate a full query result") : err;
 }
 
+/* A validated 2D query as a node scan reads it; *owned: the sorted set
+ * (to free), if q has one.  An empty set gives qlo > qhi. */
+static sht_err spec_2d(const sht_query2d *q, struct sht__q2d *g,
+		       sht_quark **owned)
+{
+	sht_err err;
+
+	memset(g, 0, sizeof *g);
+	g->t1 = q->t1;
+	g->t2 = q->t2;
+	g->r = q->resolution;
+	g->qlo = q->qmin;
+	g->qhi = q->qmax;
+	if (!q->quarks)
+		return SHT_OK;
+	err = sht__q2d_selection(q, owned, &g->nsel);
+	if (err != SHT_OK)
+		return err;
+	g->sel = *owned;
+	g->qlo = g->nsel ? g->sel[0] : 1;
+	g->qhi = g->nsel ? g->sel[g->nsel - 1] : 0;
+	return SHT_OK;
+}
+
 sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 		  sht_result *res)
 {
@@ -499,17 +477,8 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 		return err;
 	memset(&x, 0, sizeof x);
 	x.kind = Q_2D;
-	x.t1 = q->t1;
-	x.t2 = q->t2;
-	x.r = q->resolution;
-	x.qlo = q->qmin;
-	x.qhi = q->qmax;
-	if (q->quarks && (err = sht__q2d_selection(q, &owned, &x.nsel)) == SHT_OK) {
-		x.sel = owned;
-		x.qlo = x.nsel ? owned[0] : 1;
-		x.qhi = x.nsel ? owned[x.nsel - 1] : 0;
-	}
-	if (err == SHT_OK && x.qlo <= x.qhi)
+	err = spec_2d(q, &x.g, &owned);
+	if (err == SHT_OK && x.g.qlo <= x.g.qhi)
 		err = visit_root(rt, &x, res);
 	free(owned);
 	if (err != SHT_OK) {
@@ -629,17 +598,8 @@ sht_err sht__cursor_open(const struct sht__root *rt, const sht_query2d *q,
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a cursor");
 	c->st = rt->st;
 	c->x.kind = Q_2D;
-	c->x.t1 = q->t1;
-	c->x.t2 = q->t2;
-	c->x.r = q->resolution;
-	c->x.qlo = q->qmin;
-	c->x.qhi = q->qmax;
-	if (q->quarks && (err = sht__q2d_selection(q, &c->owned, &c->x.nsel)) == SHT_OK) {
-		c->x.sel = c->owned;
-		c->x.qlo = c->x.nsel ? c->owned[0] : 1;
-		c->x.qhi = c->x.nsel ? c->owned[c->x.nsel - 1] : 0;
-	}
-	if (err == SHT_OK && c->x.qlo <= c->x.qhi && rt->depth > 0)
+	err = spec_2d(q, &c->x.g, &c->owned);
+	if (err == SHT_OK && c->x.g.qlo <= c->x.g.qhi && rt->depth > 0)
 		err = cur_push(c, rt->disk_root, rt->depth - 1);
 	if (err == SHT_OK)
 		err = sht__cursor_new(cur_next, cur_free, c, out);

@@ -63,19 +63,13 @@ uint32_t sht__rec_lower_bound(const struct sht__node *n, uint32_t q)
 
 /* ---- runs --------------------------------------------------------------- */
 
-static inline uint32_t run_quark(const struct sht__node *n, uint32_t r)
-{
-	return n->qmin + (uint32_t)sht__getbits(n->dir, (uint64_t)r * n->dirw,
-						n->qbits);
-}
-
 uint32_t sht__run_lower_bound(const struct sht__node *n, uint32_t q)
 {
 	uint32_t lo = 0, hi = n->nruns;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (run_quark(n, mid) < q)
+		if (sht__run_quark(n, mid) < q)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -87,7 +81,7 @@ uint32_t sht__run_find(const struct sht__node *n, uint32_t q)
 {
 	uint32_t r = sht__run_lower_bound(n, q);
 
-	return r < n->nruns && run_quark(n, r) == q ? r : n->nruns;
+	return r < n->nruns && sht__run_quark(n, r) == q ? r : n->nruns;
 }
 
 /* ETAB: index of the first end-table entry >= x (nends if none): the
@@ -154,17 +148,6 @@ uint32_t sht__run_seek(const struct sht__node *n, uint32_t a, uint32_t b,
 	return a;
 }
 
-static inline uint32_t exc_index(const struct sht__node *n, uint32_t x)
-{
-	return (uint32_t)sht__getbits(n->exc, (uint64_t)x * n->excw, n->ibits);
-}
-
-static inline sht_time exc_start(const struct sht__node *n, uint32_t x)
-{
-	return (sht_time)(n->sbase + sht__getbits(n->exc, (uint64_t)x * n->excw + n->ibits,
-						  n->sbits));
-}
-
 /* First exception whose record index is >= i (nexc if none). */
 static uint32_t exc_lower_bound(const struct sht__node *n, uint32_t i)
 {
@@ -172,7 +155,7 @@ static uint32_t exc_lower_bound(const struct sht__node *n, uint32_t i)
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (exc_index(n, mid) < i)
+		if (sht__exc_index(n, mid) < i)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -191,8 +174,8 @@ sht_err sht__run_start(const struct sht__node *n, uint32_t a, sht_time s0,
 		return SHT_OK;
 	}
 	x = exc_lower_bound(n, i);
-	if (x < n->nexc && exc_index(n, x) == i) {
-		*s = exc_start(n, x);
+	if (x < n->nexc && sht__exc_index(n, x) == i) {
+		*s = sht__exc_start(n, x);
 		return SHT_OK;
 	}
 	if (!sht__rec_end(n, i - 1, &prev))
@@ -215,7 +198,7 @@ sht_err sht__run_rec(const struct sht__node *n, uint32_t q, uint32_t a,
 static void cur_exc(struct sht__cur *c, uint32_t x)
 {
 	c->exc = x;
-	c->xidx = x < c->n->nexc ? exc_index(c->n, x) : UINT32_MAX;
+	c->xidx = x < c->n->nexc ? sht__exc_index(c->n, x) : UINT32_MAX;
 }
 
 static void cur_load_run(struct sht__cur *c)
@@ -273,7 +256,7 @@ static sht_err cur_start(struct sht__cur *c, sht_time *s)
 	if (i == c->first) {
 		*s = c->s0;
 	} else if (c->xidx == i) {
-		*s = exc_start(n, c->exc);
+		*s = sht__exc_start(n, c->exc);
 		cur_exc(c, c->exc + 1);
 		c->from_exc = 1;
 		c->used_exc++;

@@ -231,6 +231,25 @@ static inline void sht__run_get(const struct sht__node *n, uint32_t r,
 						  n->sbits));
 }
 
+/* RUNS: the quark of run r (< nruns). */
+static inline uint32_t sht__run_quark(const struct sht__node *n, uint32_t r)
+{
+	return n->qmin + (uint32_t)sht__getbits(n->dir, (uint64_t)r * n->dirw,
+						n->qbits);
+}
+
+/* RUNS: start exception x (< nexc): its record index, its start. */
+static inline uint32_t sht__exc_index(const struct sht__node *n, uint32_t x)
+{
+	return (uint32_t)sht__getbits(n->exc, (uint64_t)x * n->excw, n->ibits);
+}
+
+static inline sht_time sht__exc_start(const struct sht__node *n, uint32_t x)
+{
+	return (sht_time)(n->sbase + sht__getbits(n->exc, (uint64_t)x * n->excw + n->ibits,
+						  n->sbits));
+}
+
 /* RUNS: index of the run of quark q, or nruns if q has none here. */
 uint32_t sht__run_find(const struct sht__node *n, uint32_t q);
 /* RUNS: first run whose quark is >= q (nruns if none). */
@@ -284,6 +303,26 @@ void sht__cur_from(struct sht__cur *c, const struct sht__node *n,
 		   uint32_t r, uint32_t from);
 /* The next record: 1, 0 at the end, or SHT_ERR_CORRUPT. */
 int sht__cur_next(struct sht__cur *c, struct sht__rec *r);
+
+/* ---- 2D query inside a node (q2d.c) ---------------------------------- */
+
+/* A 2D query as a node scan needs it: the sample grid (t1, t1 + r, ...
+ * <= t2, and t2; r = 0: every time), the quarks (a sorted set of nsel
+ * distinct quarks, or sel NULL: the range), and where kept records go
+ * (record whole, its quark in the selection). */
+struct sht__q2d {
+	sht_time t1, t2, r;
+	const sht_quark *sel;   /* sorted distinct, or NULL */
+	size_t nsel;
+	sht_quark qlo, qhi;     /* the range, or the set's first and last */
+	sht_err (*keep)(void *ctx, const struct sht__node *n,
+			const struct sht__rec *r);
+	void *ctx;
+};
+/* Pass every record of node n that q keeps to q->keep, in storage order. */
+sht_err sht__q2d_scan(const struct sht__node *n, const struct sht__q2d *q);
+/* Can a subtree of quarks [qmin, qmax] hold a quark q selects? */
+int sht__q2d_meets(const struct sht__q2d *q, uint32_t qmin, uint32_t qmax);
 
 static inline void sht__child_get(const struct sht__node *n, uint32_t i,
 				  struct sht__child *c)

@@ -1,6 +1,7 @@
 /*
  * query2d.c: the parts of a 2D query every backend shares: the sampling
- * rule, the quark selection, the validation and the output order.
+ * rule, the quark selection, the validation and the order by quark (by
+ * time: sort-time.c).
  */
 #include <stdlib.h>
 
@@ -61,21 +62,6 @@ sht_err sht__q2d_selection(const sht_query2d *q, sht_quark **out, size_t *n)
 	*out = s;
 	*n = k;
 	return SHT_OK;
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-	const sht_interval *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->quark < y->quark ? -1 : x->quark > y->quark;
-}
-
-void sht__result_sort_time(sht_result *res)
-{
-	if (res->count > 1)
-		qsort(res->items, res->count, sizeof *res->items, cmp_time);
 }
 
 static int cmp_quark(const void *a, const void *b)

@@ -135,6 +135,14 @@ static void query_reader(sht_reader *r)
 	sht_err err = sht_reader_query_2d(r, &q2, res);
 	if (sound == SHT_OK)
 		must_not_be_corrupt(err, "query_2d");
+	/* A set of quarks at every nanosecond of the history: the query
+	 * jumps from sample to sample (however many there are). */
+	sht_quark set[4] = { 0, 1, (sht_quark)(info.quark_count / 2),
+			     (sht_quark)(info.quark_count ? info.quark_count - 1 : 0) };
+	sht_query2d q3 = { set, 4, 0, 0, info.start, info.end, 1 };
+	err = sht_reader_query_2d(r, &q3, res);
+	if (sound == SHT_OK)
+		must_not_be_corrupt(err, "query_2d (set, resolution 1)");
 	sht_result_destroy(res);
 }
 

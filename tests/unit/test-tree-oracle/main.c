@@ -19,6 +19,8 @@
  *   (a) single queries at random (quark, t) and at interval boundaries;
  *   (b) full queries at random t;
  *   (c) 2D queries (quark sets and ranges, resolution 0 and > 0);
+ *       then sampled.c's histories with many records per quark in
+ *       every node layout and sampled 2D queries made to skip records;
  *   (d) sht_reader_check() == SHT_OK;
  *   (e) sht_reader_info_get() counts and bounds.
  *
@@ -251,6 +253,8 @@ int main(void)
 		run(&o, &small, &r, &e_hard, "strings");
 		orc_free(&o);
 	}
+	/* Sampled 2D queries skipping records in every layout. */
+	sampled_2d(&r);
 	printf("# total %.1f s\n", now_s() - t0);
 	scratch_done();
 	return done_testing();

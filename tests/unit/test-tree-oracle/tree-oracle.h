@@ -77,4 +77,11 @@ void wl_values(orc *o, struct rng *r, const config *c, size_t nq,
 
 void wl_tiny(orc *o, struct rng *r, const config *c, size_t n);
 
+/* ---- sampled 2D queries (sampled.c) ----------------------------------- */
+
+/* Histories with many records per quark in a node, in every layout, and
+ * sampled 2D queries on them (grids aligned on interval bounds, tiny and
+ * huge resolutions), against the oracle and through cursors. */
+void sampled_2d(struct rng *r);
+
 #endif /* SHT_TEST_TREE_ORACLE_H */
