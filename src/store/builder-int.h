@@ -64,6 +64,11 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
 sht_err sht__pipe_start(struct sht_builder *b);
 void sht__pipe_stop(struct sht_builder *b);
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv);
+/* A threaded builder that failed (b->failed set by its threads): the
+ * threads' error for the first caller told (I/O, memory: as the
+ * single-threaded call that failed would have returned), SHT_ERR_STATE
+ * after; the message names the cause.  what: "add a section", ... */
+sht_err sht__pipe_failed(struct sht_builder *b, const char *what);
 /* Hand the inserting thread's partial batch over. */
 void sht__pipe_flush(struct sht_builder *b);
 /* With b->lock held: everything accepted is placed and written. */

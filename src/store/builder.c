@@ -287,7 +287,9 @@ sht_err sht_builder_add_section(sht_builder *b, uint32_t kind, uint32_t version,
 	struct sht__section *sec;
 
 	pthread_mutex_lock(&b->lock);
-	if (b->failed || b->finished)
+	if (b->failed && b->pipe)
+		err = sht__pipe_failed(b, "add a section");
+	else if (b->failed || b->finished)
 		err = sht__error(SHT_ERR_STATE, "Cannot add a section: builder is %s",
 				 b->failed ? "failed" : "finished");
 	else if (kind == 0 || b->nsections == SHT__SECTION_SLOTS ||
@@ -469,6 +471,8 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 {
 	sht_err err;
 
+	if (b->failed && b->pipe)
+		return sht__pipe_failed(b, "finish history");
 	if (b->failed || b->finished)
 		return sht__error(SHT_ERR_STATE, "Cannot finish history: builder is %s",
 				  b->failed ? "failed" : "finished");

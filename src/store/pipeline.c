@@ -357,6 +357,19 @@ static sht_err get_filling(struct sht__pipe *p)
 	return p->filling ? SHT_OK : sht__error(SHT_ERR_NOMEM, "Cannot allocate an interval batch");
 }
 
+sht_err sht__pipe_failed(struct sht_builder *b, const char *what)
+{
+	struct sht__pipe *p = b->pipe;
+	sht_err err;
+
+	pthread_mutex_lock(&p->mu);
+	err = p->told || p->err == SHT_OK ? SHT_ERR_STATE : p->err;
+	p->told = 1;
+	sht__error(err, "Cannot %s: builder failed: %s", what, p->msg);
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
 /* The inserting thread only: no lock while the batch fills. */
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv)
 {
