@@ -21,6 +21,7 @@ on that cache (histories reused), and then measures:
   cf       states of 500 rows x 1920 times, at full and at 1/1000 zoom;
   res      Resources tree + states of every row x 1920 times;
   page     100 table lines at random places (CTF and VSTF);
+           --pages-only TRACE: this one only, on TRACE (and TRACE.vstf);
   rss      the server's peak resident memory (VmHWM) in a fresh server
            after one viewer's session on the analysed trace (first
            screens, resources, 20 table pages).
@@ -122,6 +123,23 @@ def measure(res, name, values, unit='ms'):
           (name, res[name]['median'], unit, min(values), max(values), len(values)), flush=True)
 
 
+def table_pages(s, trace, vstf, label, res, runs):
+    """100 table lines at 2 x runs random places of trace (CTF: seeks by
+    time through its packet index) and of its VSTF copy."""
+    rnd = random.Random(1)
+    for path, tag in [(trace, 'ctf'), (vstf, 'vstf')]:
+        if not path:
+            continue
+        x = wait_done(s, open_exp(s, path, 'page-' + tag)['UUID'])
+        pages = []
+        for i in range(runs * 2):
+            idx = rnd.randrange(x['nbEvents'] - 100)
+            ms, _ = timed(lambda: s.req('POST', '/experiments/%s/outputs/table/%s/lines' % (x['UUID'], TB),
+                                        {'requested_table_index': idx, 'requested_table_count': 100}))
+            pages.append(ms)
+        measure(res, '%s table page (%s)' % (label, tag), pages)
+
+
 def bench_trace(a, trace, vstf, label, res):
     s = Server(a.sht, a.work, a.work)
     t0 = time.perf_counter()
@@ -178,20 +196,7 @@ def bench_trace(a, trace, vstf, label, res):
         ms, _ = timed(lambda: screen(s, x, RS, 1920, 10 ** 6))
         rst.append(ms)
     measure(res, label + ' resources screen', rst)
-    rnd = random.Random(1)
-    for path, tag in [(trace, 'ctf'), (vstf, 'vstf')]:
-        if not path:
-            continue
-        x = wait_done(s, open_exp(s, path, 'page-' + tag)['UUID'])
-        pages = []
-        # A CTF trace's page far in a big trace is read from the closest
-        # cursor: seconds each (until a fast CTF seek): fewer of them.
-        for i in range(runs * 2 if tag == 'vstf' or x['nbEvents'] < 10 ** 7 else 3):
-            idx = rnd.randrange(x['nbEvents'] - 100)
-            ms, _ = timed(lambda: s.req('POST', '/experiments/%s/outputs/table/%s/lines' % (x['UUID'], TB),
-                                        {'requested_table_index': idx, 'requested_table_count': 100}))
-            pages.append(ms)
-        measure(res, '%s table page (%s)' % (label, tag), pages)
+    table_pages(s, trace, vstf, label, res, runs)
     s.stop()
     session_rss(a, trace, vstf, label, res)
 
@@ -222,10 +227,27 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--json')
+    ap.add_argument('--pages-only', metavar='TRACE',
+                    help='only the table pages of TRACE (a CTF directory; with its '
+                         'VSTF copy TRACE.vstf if there is one)')
     a = ap.parse_args()
     a.sht = os.path.abspath(a.sht)
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
+    if a.pages_only:
+        trace = os.path.abspath(a.pages_only)
+        vstf = trace + '.vstf' if os.path.exists(trace + '.vstf') else None
+        res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
+        print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
+        s = Server(a.sht, a.work, os.path.dirname(trace))
+        table_pages(s, trace, vstf, os.path.basename(trace), res, a.runs)
+        s.stop()
+        res['load_after'] = os.getloadavg()
+        print('# load after %.1f %.1f %.1f' % res['load_after'])
+        if a.json:
+            with open(a.json, 'w') as f:
+                json.dump(res, f, indent=1)
+        return 0
     size, threads = ('200m', '3000') if a.quick else ('2g', '30000')
     big, many = os.path.join(a.work, 'k' + size), os.path.join(a.work, 't' + threads)
     gen(a.sht, big, ['--size', size])

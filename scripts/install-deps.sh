@@ -25,6 +25,9 @@ command -v npm >/dev/null || required+=(npm)
 # The viewer's tests and benchmark (tests/viewer/, bench/run-viewer.sh)
 # drive Debian's Chromium headless through puppeteer-core.
 required+=(chromium)
+# bench/run-bigtrace.sh times babeltrace2 and sht build with GNU time
+# (wall, CPU and peak RSS of a command).
+required+=(time)
 optional=(libclang-rt-14-dev)   # clang's sanitizer runtimes, if Debian has it
 
 installed() {

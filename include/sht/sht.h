@@ -17,5 +17,6 @@
 #include "sht/trace.h"
 #include "sht/vstf.h"
 #include "sht/sync.h"
+#include "sht/resume.h"
 
 #endif /* SHT_SHT_H */

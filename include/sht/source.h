@@ -97,12 +97,29 @@ typedef struct sht_source_ops {
 	sht_err (*seek)(void *src, uint64_t pos);
 	/* Counters so far (may be NULL: all zero but events). */
 	void (*stats)(void *src, sht_source_stats *out);
+	/* Optional (may be NULL: seek is used): seek(pos) for a caller that
+	 * knows the event at pos to be the first of the source at or after
+	 * time ts (the event before it, if any, is earlier), as a partial
+	 * history's checkpoint or a resumable build's does.  A source that
+	 * can seek by time (a CTF trace, through its packet index) uses ts
+	 * and trusts pos. */
+	sht_err (*seek_at)(void *src, uint64_t pos, sht_time ts);
 } sht_source_ops;
+
 
 typedef struct sht_source {
 	const sht_source_ops *ops;
 	void *src;
 } sht_source;
+
+/* src's seek_at if it has one, else its seek. */
+static inline sht_err sht_source_seek_at(const sht_source *src, uint64_t pos,
+					 sht_time ts)
+{
+	if (src->ops->seek_at)
+		return src->ops->seek_at(src->src, pos, ts);
+	return src->ops->seek(src->src, pos);
+}
 
 typedef struct sht_provider {
 	const char *id;           /* identity stored in the history */
@@ -112,6 +129,12 @@ typedef struct sht_provider {
 	void *ctx;
 	/* What its attributes and values mean (model.h), or NULL. */
 	const sht_model *model;
+	/* Optional, for resumable builds (NULL: the provider keeps nothing
+	 * between events but caches): its own state between two events as
+	 * bytes (*data malloc'd), and that state put back into a provider
+	 * made the same way (SHT_ERR_CORRUPT if the bytes are not its own). */
+	sht_err (*save)(void *ctx, void **data, size_t *len);
+	sht_err (*load)(void *ctx, const void *data, size_t len);
 } sht_provider;
 
 #ifdef __cplusplus

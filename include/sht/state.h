@@ -248,6 +248,22 @@ SHT_API sht_err sht_state_run(sht_state *ss, const sht_source *src,
 			      uint64_t *skipped);
 
 /*
+ * sht_state_run, calling hook(ctx, ev) before each event whose time is
+ * later than the previous event's (and before the first): the points
+ * where a resumable build can stop and start again (sht_state_checkpoint
+ * there, and the source resumed with seek_at(ev->pos, ev->ts): no event
+ * of an earlier time is left).  SHT_OK from the hook goes on; anything
+ * else stops the run before ev is handled and is returned (SHT_END: a
+ * clean stop).  The hook gets the events handled and skipped so far in
+ * this run; *events and *skipped count them as sht_state_run does.
+ */
+typedef sht_err (*sht_run_hook)(void *ctx, const sht_event *next,
+				uint64_t events, uint64_t skipped);
+SHT_API sht_err sht_state_run_hook(sht_state *ss, const sht_source *src,
+				   const sht_provider *p, sht_run_hook hook,
+				   void *ctx, uint64_t *events, uint64_t *skipped);
+
+/*
  * Open a partial history: queries rebuild the states between checkpoints
  * by seeking src to the checkpoint before them and replaying p, which must
  * be the provider (same identity and version) that built the file.  src
@@ -279,6 +295,37 @@ SHT_API sht_err sht_state_add_section(sht_state *ss, uint32_t kind,
 				      size_t len);
 SHT_API sht_err sht_state_section(sht_state *ss, uint32_t kind,
 				  uint32_t *version, void **data, size_t *len);
+
+/* ---- resumable builds ------------------------------------------------- */
+
+/*
+ * Between two events of a build into a file (tree or partial backend):
+ * everything that decides the rest of the history into *data (malloc'd,
+ * *len bytes): the attribute tree, every ongoing state and type lock, the
+ * clock, a partial history's checkpoints, and the history tree's open
+ * branch (sht_builder_checkpoint).  sht_state_resume continues from it to
+ * the same file byte for byte, given the same events from the next one
+ * on and the provider in the state it had (sht_provider.save).  The file's
+ * blocks may not be on the disk yet: sht_state_sync (fsync; from any
+ * thread, while the build goes on) before keeping data as durable.
+ * @return SHT_OK; SHT_ERR_STATE (not building a file, finished, failed);
+ *         SHT_ERR_NOMEM; a threaded builder's I/O error.
+ */
+SHT_API sht_err sht_state_checkpoint(sht_state *ss, void **data, size_t *len);
+SHT_API sht_err sht_state_sync(sht_state *ss);
+
+/*
+ * Continue the build of the history file at path from data
+ * (sht_state_checkpoint of a build of that file): opts must give the same
+ * backend, provider id and version, checkpoint spacing and tree geometry
+ * (threaded and no_sync may differ).  The file is cut after the blocks
+ * the checkpoint counts.
+ * @return SHT_OK (*out set, building); SHT_ERR_INVALID (other options);
+ *         SHT_ERR_CORRUPT (data damaged, or the file lost blocks it
+ *         counts); SHT_ERR_IO; SHT_ERR_NOMEM.
+ */
+SHT_API sht_err sht_state_resume(const char *path, const void *data, size_t len,
+				 const sht_state_opts *opts, sht_state **out);
 
 /* Provider identity stored with the history ("" and 0 if none). */
 SHT_API sht_err sht_state_provider(sht_state *ss, const char **id,

@@ -33,14 +33,28 @@
  * synctraces).  A directory holding several traces (several "metadata"
  * files below it) is refused unless opts->merge is set.
  *
- * seek(pos) makes the event of ordinal pos the next one delivered.  A
- * seek forward reads on; a seek backward rebuilds the babeltrace2 graph
- * (its seek-beginning can hand back stale empty strings in 2.0.4) and
- * skips pos events, so it
- * costs about the decoding of pos events (babeltrace2 2.0.4 has no real
- * time seek in src.ctf.fs: it emulates one the same way, and its
- * emulation can abort the process).  A sparse index (ordinal ->
- * timestamp and the number of equal-timestamp events before it, every
+ * Two readers give the same events in the same order:
+ *
+ *   the stream reader (default)   every stream decoded on its own (one
+ *            babeltrace2 graph per decoding thread, opts->jobs threads,
+ *            or the caller's thread when 0), merged by sht in the order
+ *            of babeltrace2 2.0.4's flt.utils.muxer, ties included;
+ *            events are copied (every field, strings included) out of
+ *            babeltrace2 as they are decoded, at most a few hundred KiB
+ *            per stream ahead of the caller.  Seeks go through the LTTng
+ *            packet index (below).
+ *   the babeltrace2 graph (opts->muxer)   src.ctf.fs and
+ *            flt.utils.muxer on the caller's thread, as sht read traces
+ *            before; sht_ctf_event_bt() works only here.
+ *
+ * seek(pos) makes the event of ordinal pos the next one delivered (the
+ * costs are below sht_ctf_time_span).  Through the babeltrace2 graph a
+ * seek forward reads on; a seek backward rebuilds the graph (its
+ * seek-beginning can hand back stale empty strings in 2.0.4) and skips
+ * pos events, so it costs about the decoding of pos events (babeltrace2
+ * 2.0.4 has no real time seek in src.ctf.fs: it emulates one the same
+ * way, and its emulation can abort the process).  A sparse index (ordinal
+ * -> timestamp and the number of equal-timestamp events before it, every
  * index_every events) is built on the first read and checked on every
  * re-read: if babeltrace2 ever gave the events in another order, the
  * source fails (SHT_ERR_CORRUPT) instead of delivering wrong positions.
@@ -76,9 +90,17 @@ typedef struct sht_ctf_opts {
 	                             several traces and merge them in time */
 	uint32_t index_every;     /* events between index entries (which
 	                             check re-reads); 0: 4096 */
+	uint32_t jobs;            /* decoding threads (stream reader); 0:
+	                             decode on the caller's thread; at most
+	                             256 */
+	bool muxer;               /* one babeltrace2 graph with its
+	                             flt.utils.muxer, on the caller's
+	                             thread (the reference order; no packet
+	                             seeks, jobs ignored) */
 } sht_ctf_opts;
 
-/* Fill opts with the defaults (no merging, index every 4096 events). */
+/* Fill opts with the defaults (no merging, index every 4096 events, the
+ * stream reader decoding on the caller's thread). */
 SHT_API void sht_ctf_opts_init(sht_ctf_opts *opts);
 
 /*
@@ -114,6 +136,8 @@ typedef struct sht_ctf_info {
 	uint64_t seek_skipped;    /* events read and skipped by seeks */
 	uint64_t rebuilds;        /* graphs rebuilt (iterator not seekable) */
 	uint64_t index_entries;   /* sparse seek index size */
+	uint32_t jobs;            /* decoding threads (0: the caller's) */
+	uint64_t packet_seeks;    /* seeks through the packet index */
 } sht_ctf_info;
 
 /* Fill *out for a source opened by sht_ctf_open().  SHT_ERR_INVALID for
@@ -177,6 +201,53 @@ SHT_API sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
  */
 SHT_API sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
 				  sht_time *end);
+
+/*
+ * Seeks, for callers that page through a trace (an events table): by
+ * ordinal with src->ops->seek, by time with sht_ctf_seek_time, and
+ * sht_ctf_index to make every later seek cheap.
+ *
+ * How they work (the stream reader, opts->muxer unset): the source keeps
+ * a sparse index of what it has read (the ordinal, time and
+ * equal-timestamp run of every index_every-th event).  A seek to ordinal
+ * pos starts at the index entry at or before pos: it restarts babeltrace2
+ * on a view of the trace whose streams begin at the packet (LTTng packet
+ * index, <trace>/index/<stream file>.idx, else the packets' own headers)
+ * that holds the entry's time, drops the events before that time, and
+ * reads on to pos.  So it costs one graph
+ * build (the metadata parsed again per decoding thread), the decoding of
+ * about one packet per stream and at most index_every events, wherever
+ * pos is.  A seek to an ordinal near ahead (four index spacings, and
+ * what decodes while the graphs are built) reads on.  A seek beyond what
+ * was read reads on from the last index entry (building the index as it
+ * goes).  A trace whose packets cannot all be found (a stream file
+ * without an index, and packet headers of no fixed layout or damaged)
+ * seeks from its start as before, and so does the babeltrace2 graph
+ * (opts->muxer).  src->ops->seek_at(pos, ts)
+ * (source.h), for callers that know pos to be the first event at or after
+ * ts, seeks by time at once, wherever pos is.
+ */
+
+/*
+ * Make the first event at or after time t the next one delivered (the
+ * source's end if there is none), and put its ordinal in *pos (may be
+ * NULL).  Costs as a seek to an ordinal within the index (above); a time
+ * beyond what was read reads on to it.
+ * @return SHT_OK; SHT_ERR_INVALID if src is not a CTF source (and in a
+ *         libsht built without libbabeltrace2); the source's errors.
+ */
+SHT_API sht_err sht_ctf_seek_time(const sht_source *src, sht_time t,
+				  uint64_t *pos);
+
+/*
+ * Read the trace to its end (on the decoding threads), building the index
+ * of every index_every-th event, then seek back to where the source was:
+ * after it, a seek to any ordinal or time costs as described above.  The
+ * trace's event count into *events (may be NULL).
+ * @return SHT_OK; SHT_ERR_INVALID as sht_ctf_seek_time; the source's
+ *         errors (a trace that fails while read).
+ */
+SHT_API sht_err sht_ctf_index(const sht_source *src, uint64_t *events);
 
 /*
  * Where the event src delivered last comes from, for messages about it:

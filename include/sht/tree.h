@@ -104,6 +104,37 @@ SHT_API sht_err sht_builder_add_section(sht_builder *b, uint32_t kind,
 					uint32_t version, const void *data,
 					size_t len);
 
+/*
+ * Resumable builds.  Everything a builder holds that its file does not
+ * (counters, sections' table, the open branch: at most one node per
+ * level, as its records in insertion order and its strings) into *data
+ * (malloc'd, *len bytes): sht_builder_resume continues from it, in this
+ * process or another, to the same file byte for byte.  A threaded builder
+ * places and writes what it accepted first.  Call it from the inserting
+ * thread, between inserts.  The blocks the checkpoint counts are in the
+ * file but maybe not yet on the disk: sht_builder_sync (fsync; from any
+ * thread, while the build goes on) before keeping data as durable.
+ * @return SHT_OK; SHT_ERR_STATE (failed or finished builder);
+ *         SHT_ERR_NOMEM; an I/O error of a threaded builder.
+ */
+SHT_API sht_err sht_builder_checkpoint(sht_builder *b, void **data,
+				       size_t *len);
+SHT_API sht_err sht_builder_sync(sht_builder *b);
+
+/*
+ * Continue the build of the file at path from a checkpoint of its
+ * builder: the file is cut after the blocks the checkpoint counts (blocks
+ * written after it are written again) and the builder is as it was, ready
+ * for the next insert.  opts must give the same variant, block size and
+ * child count (threaded and no_sync may differ).
+ * @return SHT_OK (*out set); SHT_ERR_IO (path cannot be opened or cut);
+ *         SHT_ERR_CORRUPT (data damaged, or the file shorter than the
+ *         blocks it counts); SHT_ERR_INVALID (other geometry); SHT_ERR_NOMEM.
+ */
+SHT_API sht_err sht_builder_resume(const char *path, const void *data,
+				   size_t len, const sht_builder_opts *opts,
+				   sht_builder **out);
+
 /* Free the builder.  If it was not finished, the file stays incomplete
  * (readers refuse it).  NULL is a no-op. */
 SHT_API void sht_builder_close(sht_builder *b);

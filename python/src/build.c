@@ -212,6 +212,14 @@ static sht_err prog_seek(void *src, uint64_t pos)
 	return pg->inner->ops->seek(pg->inner->src, pos);
 }
 
+/* A CTF trace seeks through its packet index when told the time. */
+static sht_err prog_seek_at(void *src, uint64_t pos, sht_time ts)
+{
+	struct progress *pg = src;
+
+	return sht_source_seek_at(pg->inner, pos, ts);
+}
+
 static void prog_stats(void *src, sht_source_stats *out)
 {
 	struct progress *pg = src;
@@ -223,7 +231,8 @@ static void prog_stats(void *src, sht_source_stats *out)
 		out->events = pg->n;
 }
 
-static const sht_source_ops prog_ops = { prog_next, prog_seek, prog_stats };
+static const sht_source_ops prog_ops = { prog_next, prog_seek, prog_stats,
+						 prog_seek_at };
 
 /* ---- reuse ---------------------------------------------------------------------- */
 

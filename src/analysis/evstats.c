@@ -391,6 +391,70 @@ void sht_evstats_destroy(sht_evstats *s)
 	free(s);
 }
 
+/* Resumable builds: the counters and the names met (info.names counts
+ * them); the quarks are caches. */
+#define EVS_SAVE_MAGIC 0x53564531u    /* "EVS1" */
+
+static sht_err evs_save(void *ctx, void **data, size_t *len)
+{
+	const sht_evstats *s = ctx;
+	size_t n = 4 + 4 * 8 + 8;
+	uint8_t *p, *q;
+
+	for (size_t i = 0; i < s->nnames; i++)
+		n += 8 + s->names[i].len;
+	if (!(p = malloc(n)))
+		return sht__error(SHT_ERR_NOMEM, "Cannot save the statistics analysis: out of memory");
+	sht__put_u32(p, EVS_SAVE_MAGIC);
+	sht__put_u64(p + 4, s->info.events);
+	sht__put_u64(p + 12, s->info.unknown_cpu);
+	sht__put_u64(p + 20, s->info.unnamed);
+	sht__put_u64(p + 28, s->nnames);
+	sht__put_u64(p + 36, 0);
+	q = p + 44;
+	for (size_t i = 0; i < s->nnames; i++) {
+		sht__put_u64(q, s->names[i].len);
+		memcpy(q + 8, s->names[i].text, s->names[i].len);
+		q += 8 + s->names[i].len;
+	}
+	*data = p;
+	*len = n;
+	return SHT_OK;
+}
+
+static sht_err evs_load(void *ctx, const void *data, size_t len)
+{
+	sht_evstats *s = ctx;
+	const uint8_t *p = data, *q = p + 44;
+	uint64_t n;
+	sht_err err = SHT_OK;
+
+	if (len < 44 || sht__get_u32(p) != EVS_SAVE_MAGIC || s->nnames)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot resume the statistics analysis: "
+				  "its saved state is not of this analysis");
+	n = sht__get_u64(p + 28);
+	for (uint64_t i = 0; err == SHT_OK && i < n; i++) {
+		uint64_t l = (size_t)(p + len - q) >= 8 ? sht__get_u64(q) : UINT64_MAX;
+		char *text;
+		size_t idx;
+
+		if (l > (size_t)(p + len - q) - 8 || memchr(q + 8, 0, (size_t)l))
+			return sht__error(SHT_ERR_CORRUPT, "Cannot resume the statistics "
+					  "analysis: a saved name is damaged");
+		if (!(text = malloc((size_t)l + 1)))
+			return sht__error(SHT_ERR_NOMEM, "Cannot resume: out of memory");
+		memcpy(text, q + 8, (size_t)l);
+		text[l] = '\0';
+		err = intern(s, text, &idx);
+		free(text);
+		q += 8 + l;
+	}
+	s->info.events = sht__get_u64(p + 4);
+	s->info.unknown_cpu = sht__get_u64(p + 12);
+	s->info.unnamed = sht__get_u64(p + 20);
+	return err;
+}
+
 void sht_evstats_provider(sht_evstats *s, sht_provider *out)
 {
 	out->id = SHT_EVSTATS_PROVIDER_ID;
@@ -398,6 +462,8 @@ void sht_evstats_provider(sht_evstats *s, sht_provider *out)
 	out->handle = handle;
 	out->ctx = s;
 	out->model = sht_evstats_model();
+	out->save = evs_save;
+	out->load = evs_load;
 }
 
 void sht_evstats_info_get(const sht_evstats *s, sht_evstats_info *out)

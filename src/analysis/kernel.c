@@ -302,6 +302,48 @@ void sht_kernel_destroy(sht_kernel *k)
 	free(k);
 }
 
+/* Resumable builds: the layouts still possible (an AUTO layout decides
+ * by the names it meets) and the counters; the rest are caches. */
+#define KERN_SAVE_MAGIC 0x4b524e31u   /* "KRN1" */
+#define KERN_SAVE_LEN 44u
+
+static sht_err kern_save(void *ctx, void **data, size_t *len)
+{
+	const sht_kernel *k = ctx;
+	uint8_t *p = malloc(KERN_SAVE_LEN);
+
+	if (!p)
+		return sht__error(SHT_ERR_NOMEM, "Cannot save the kernel analysis: out of memory");
+	sht__put_u32(p, KERN_SAVE_MAGIC);
+	sht__put_u32(p + 4, k->layouts);
+	sht__put_u32(p + 8, (uint32_t)k->layout);
+	sht__put_u64(p + 12, k->stats.events);
+	sht__put_u64(p + 20, k->stats.handled);
+	sht__put_u64(p + 28, k->stats.stopped);
+	sht__put_u64(p + 36, k->stats.malformed);
+	*data = p;
+	*len = KERN_SAVE_LEN;
+	return SHT_OK;
+}
+
+static sht_err kern_load(void *ctx, const void *data, size_t len)
+{
+	sht_kernel *k = ctx;
+	const uint8_t *p = data;
+
+	if (len != KERN_SAVE_LEN || sht__get_u32(p) != KERN_SAVE_MAGIC ||
+	    sht__get_u32(p + 8) != (uint32_t)k->layout ||
+	    (sht__get_u32(p + 4) & ~layout_bits(k->layout)))
+		return sht__error(SHT_ERR_CORRUPT, "Cannot resume the kernel analysis: "
+				  "its saved state is not of this analysis and layout");
+	k->layouts = sht__get_u32(p + 4);
+	k->stats.events = sht__get_u64(p + 12);
+	k->stats.handled = sht__get_u64(p + 20);
+	k->stats.stopped = sht__get_u64(p + 28);
+	k->stats.malformed = sht__get_u64(p + 36);
+	return SHT_OK;
+}
+
 void sht_kernel_provider(sht_kernel *k, sht_provider *out)
 {
 	out->id = SHT_KERNEL_PROVIDER_ID;
@@ -309,6 +351,8 @@ void sht_kernel_provider(sht_kernel *k, sht_provider *out)
 	out->handle = handle;
 	out->ctx = k;
 	out->model = sht_kernel_model();
+	out->save = kern_save;
+	out->load = kern_load;
 }
 
 sht_kernel_layout sht_kernel_layout_in_use(const sht_kernel *k)

@@ -375,6 +375,40 @@ sht_err sht_rules_load(const char *path, const char *provider_id, sht_rules **ou
 	return err;
 }
 
+/* Resumable builds: the counters; the memos and quarks are caches (a
+ * rules program keeps its state in the state system). */
+#define RULES_SAVE_MAGIC 0x4c555231u  /* "RUL1" */
+
+static sht_err rules_save(void *ctx, void **data, size_t *len)
+{
+	const sht_rules *r = ctx;
+	uint8_t *p = malloc(28);
+
+	if (!p)
+		return sht__error(SHT_ERR_NOMEM, "Cannot save the rules analysis: out of memory");
+	sht__put_u32(p, RULES_SAVE_MAGIC);
+	sht__put_u64(p + 4, r->stats.events);
+	sht__put_u64(p + 12, r->stats.handled);
+	sht__put_u64(p + 20, r->stats.skipped);
+	*data = p;
+	*len = 28;
+	return SHT_OK;
+}
+
+static sht_err rules_load(void *ctx, const void *data, size_t len)
+{
+	sht_rules *r = ctx;
+	const uint8_t *p = data;
+
+	if (len != 28 || sht__get_u32(p) != RULES_SAVE_MAGIC)
+		return sht__error(SHT_ERR_CORRUPT, "Cannot resume the rules analysis: "
+				  "its saved state is not of this analysis");
+	r->stats.events = sht__get_u64(p + 4);
+	r->stats.handled = sht__get_u64(p + 12);
+	r->stats.skipped = sht__get_u64(p + 20);
+	return SHT_OK;
+}
+
 void sht_rules_provider(sht_rules *r, sht_provider *out)
 {
 	out->id = r->id;
@@ -382,6 +416,8 @@ void sht_rules_provider(sht_rules *r, sht_provider *out)
 	out->handle = rules_handle;
 	out->ctx = r;
 	out->model = r->nlabels ? &r->model : NULL;
+	out->save = rules_save;
+	out->load = rules_load;
 }
 
 void sht_rules_stats_get(const sht_rules *r, sht_rules_stats *out)

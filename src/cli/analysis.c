@@ -169,7 +169,7 @@ static int open_partial(const char *path, const char *trace, const char *rules,
 				 "*.rules)", rules);
 	/* A history of several merged traces was built with --merge; for a
 	 * single trace merging changes nothing. */
-	if (cli_trace_open(trace, 1, &h->trace) != CLI_OK)
+	if (cli_trace_open(trace, 1, cli_default_jobs(), &h->trace) != CLI_OK)
 		return CLI_FAIL;
 	h->have_trace = 1;
 	if (cli_analysis_create(&h->an, name, &h->trace) != CLI_OK)

@@ -23,6 +23,8 @@ struct build_opts {
 	int merge;                /* --merge: several traces, merged */
 	int single_thread;        /* --single-thread: no builder threads */
 	int want_sync;            /* --sync */
+	uint64_t jobs;            /* --jobs N: CTF decoding threads */
+	int no_resume;            /* --no-resume: start over */
 	/* experiment builds: the trace's transform and the whole result,
 	 * stored with the history (NULL otherwise) */
 	const sht_transform *transform;

@@ -101,9 +101,12 @@ typedef struct cli_trace {
 } cli_trace;
 
 /* Open path: a directory as CTF (merge: accept a directory holding
- * several traces and merge them in time), a file as VSTF.  On failure
- * report "cannot open ..." and return CLI_FAIL. */
-int cli_trace_open(const char *path, int merge, cli_trace *t);
+ * several traces and merge them in time; jobs: decoding threads, 0 on
+ * this thread), a file as VSTF.  On failure report "cannot open ..." and
+ * return CLI_FAIL. */
+int cli_trace_open(const char *path, int merge, uint32_t jobs, cli_trace *t);
+/* The default number of decoding threads: the CPUs online (1 .. 256). */
+uint32_t cli_default_jobs(void);
 void cli_trace_close(cli_trace *t);
 /* An environment entry, as sht_ctf_env / sht_vstf_env. */
 sht_err cli_trace_env(const cli_trace *t, const char *name, sht_field *out);
@@ -234,6 +237,7 @@ struct cli_progress {
 	int show;                 /* print the line (stderr is a terminal) */
 	uint64_t events;          /* passed on so far */
 	sht_time first_ts;        /* the trace's first event (set by caller) */
+	sht_time last_ts;         /* the last one passed on, as the trace has it */
 	double t0, last;
 	int printed;              /* a line is on the terminal */
 };

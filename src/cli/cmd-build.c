@@ -5,9 +5,10 @@
  * end; an existing complete history of the same trace, analysis and
  * backend is reused instead of rebuilt.
  *
- * The file is written under a temporary name next to FILE and renamed
- * over it once complete, so a failed build removes its partial output and
- * leaves an older FILE as it was.
+ * The file is written as FILE.building and renamed over FILE once
+ * complete, so an older FILE stays as it was until then; the build is
+ * resumable (resume.h): an interrupted one leaves FILE.building and its
+ * checkpoint FILE.resume, and the same command goes on from there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 
 #include "build.h"
 #include "cli.h"
+#include "resume.h"
 #include "reuse.h"
 #include "stall.h"
 
@@ -80,6 +82,11 @@ static const char build_usage[] =
 "                     history tree places intervals and encodes and\n"
 "                     writes its nodes on two threads of its own; the\n"
 "                     file is the same byte for byte)\n"
+"  --jobs N           decode a CTF trace's streams on N threads (default:\n"
+"                     the CPUs online; 0: on the analysis's thread); the\n"
+"                     events and the history are the same for every N\n"
+"  --no-resume        start over even if FILE.resume holds a checkpoint of\n"
+"                     this build (see below)\n"
 "  --no-progress      no progress line (it is shown only when stderr is a\n"
 "                     terminal: percent done, events, events/s, time\n"
 "                     elapsed and left; without a CTF packet index the\n"
@@ -93,7 +100,19 @@ static const char build_usage[] =
 "exit status 1 and no FILE; events the tracer lost are counted in the\n"
 "summary and a warning.  A trace reader that makes no progress for 60 s\n"
 "(SHT_STALL_SECONDS; 0: no limit), or aborts (babeltrace2 asserts on some\n"
-"corrupt streams), stops the build the same way (RELIABILITY.md).\n";
+"corrupt streams), stops the build the same way (RELIABILITY.md).\n"
+"\n"
+"Resumable builds: the history is written into FILE.building, renamed to\n"
+"FILE when complete; every 10 s (SHT_RESUME_SECONDS) a checkpoint of the\n"
+"build is kept durably in FILE.resume.  A build that is interrupted\n"
+"(SIGINT or SIGTERM: a last checkpoint first, exit status 130 / 143),\n"
+"killed, or stopped by an I/O error or a full disk leaves both files;\n"
+"the same command then resumes from the checkpoint (\"resuming ...\" on\n"
+"stderr), and FILE is the same, byte for byte, as an uninterrupted\n"
+"build's.  The checkpoint is used only by the same build: the same trace\n"
+"files (names, sizes, times), analysis, --partial, --merge and clock\n"
+"transform; --jobs may differ.  A second build of FILE while one runs is\n"
+"refused.  (BIG-TRACES.md)\n";
 
 enum {
 	OPT_OUTPUT = 1,
@@ -105,6 +124,8 @@ enum {
 	OPT_MERGE,
 	OPT_SINGLE_THREAD,
 	OPT_SYNC,
+	OPT_JOBS,
+	OPT_NO_RESUME,
 };
 
 static const cli_opt build_opts[] = {
@@ -117,6 +138,8 @@ static const cli_opt build_opts[] = {
 	{ "merge", 0, 0, OPT_MERGE },
 	{ "single-thread", 0, 0, OPT_SINGLE_THREAD },
 	{ "sync", 0, 0, OPT_SYNC },
+	{ "jobs", 'j', 1, OPT_JOBS },
+	{ "no-resume", 0, 0, OPT_NO_RESUME },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -210,17 +233,43 @@ static void warn_discarded(const struct build_opts *o, const sht_source_stats *s
 		st->discarded_events, st->discarded_packets);
 }
 
-/* Build into tmp (removed on failure). */
-static int build_history(const struct build_opts *o, const char *tmp,
-			 struct cli_progress *pg, struct cli_analysis *an,
-			 struct build_result *res)
+/* Errors after which the same build can go on from its last checkpoint:
+ * the disk's and the memory's (and a signal's); a trace that cannot be
+ * read would fail again at the same place. */
+static int resumable(sht_err err)
 {
-	sht_source src, fixed;
-	sht_state_opts so;
-	sht_state *ss = NULL;
+	return err == SHT_ERR_IO || err == SHT_ERR_NOMEM || err == SHT_END;
+}
+
+/* The run stopped (err): keep the files to resume, or remove them. */
+static int run_stopped(const struct build_opts *o, struct cli_resume *rs,
+		       sht_err err)
+{
+	if (err == SHT_END) {
+		fprintf(stderr, "sht: the build of %s was interrupted at event %" PRIu64
+			": run the same command again to resume it (--no-resume "
+			"starts over)\n", o->trace, rs->stop_pos);
+		return 128 + cli_resume_signal();
+	}
+	if (resumable(err) && !o->no_resume && rs->taken + (rs->base[RS_EVENTS] > 0)) {
+		fprintf(stderr, "sht: %s and %s are kept: run the same command again "
+			"to resume the build from its last checkpoint\n",
+			rs->building, rs->rfile);
+		return CLI_FAIL;
+	}
+	cli_resume_abandon(rs);
+	return CLI_FAIL;
+}
+
+/* The state system: resumed from FILE.resume, else created. */
+static int build_state(const struct build_opts *o, struct cli_resume *rs,
+		       struct cli_progress *pg, struct cli_analysis *an,
+		       struct build_result *res, sht_state **ss)
+{
 	struct cli_notes notes;
-	sht_reader *r;
+	sht_state_opts so;
 	sht_err err;
+	int status;
 
 	cli_notes_build(&notes, o->trace, pg->trace, an, o->partial, o->merge);
 	sht_state_opts_init(&so);
@@ -231,48 +280,85 @@ static int build_history(const struct build_opts *o, const char *tmp,
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
 	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	err = sht_state_create(tmp, res->start, &so, &ss);
-	cli_notes_free(&notes);   /* copied */
-	if (err < 0) {
-		remove(tmp);
-		return cli_fail(err, "create %s", tmp);
+	status = cli_resume_try(rs, o->no_resume, &so, &an->prov, pg->trace, ss);
+	if (status == CLI_OK && *ss) {
+		pg->events = rs->base[RS_EVENTS];
+	} else if (status == CLI_OK) {
+		err = sht_state_create(rs->building, res->start, &so, ss);
+		if (err == SHT_OK && o->sync)   /* a resumed one has it already */
+			err = sht_sync_store(o->sync, *ss);
+		if (err < 0) {
+			if (*ss)
+				sht_state_close(*ss);
+			*ss = NULL;
+			cli_resume_abandon(rs);
+			status = cli_fail(err, "create %s", rs->building);
+		}
 	}
+	cli_notes_free(&notes);   /* copied */
+	return status;
+}
+
+/* Build into FILE.building, resumable (resume.h). */
+static int build_history(const struct build_opts *o, struct cli_resume *rs,
+			 struct cli_progress *pg, struct cli_analysis *an,
+			 struct build_result *res)
+{
+	sht_source src, fixed;
+	sht_state *ss = NULL;
+	sht_reader *r;
+	sht_err err = SHT_OK;
+
+	if (build_state(o, rs, pg, an, res, &ss) != CLI_OK)
+		return CLI_FAIL;
 	cli_progress_source(pg, &src);   /* it feeds the watchdog too */
-	err = SHT_OK;
 	if (o->transform) {
-		/* Outside the progress source: progress sees the trace's own
-		 * times, the analysis the corrected ones. */
+		/* Outside the progress source: progress (and the checkpoints'
+		 * trace positions) see the trace's own times, the analysis the
+		 * corrected ones. */
 		err = sht_transform_source(&src, o->transform, &fixed);
 		src = fixed;
 	}
-	if (err == SHT_OK && o->sync)
-		err = sht_sync_store(o->sync, ss);
-	if (err == SHT_OK)
-		err = sht_state_run(ss, &src, &an->prov, &res->events,
-				    &res->skipped);
+	if (err == SHT_OK && cli_resume_start(rs, ss, &an->prov, pg) != CLI_OK)
+		err = SHT_ERR_INVALID;    /* reported */
+	if (err != SHT_OK) {
+		if (err != SHT_ERR_INVALID)
+			cli_fail(err, "build the history of %s", o->trace);
+		if (o->transform)
+			sht_transform_source_free(&fixed);
+		sht_state_close(ss);
+		cli_resume_abandon(rs);
+		return CLI_FAIL;
+	}
+	err = sht_state_run_hook(ss, &src, &an->prov, cli_resume_hook, rs,
+				 &res->events, &res->skipped);
 	if (o->transform)
 		sht_transform_source_free(&fixed);
 	cli_stall_disarm();
 	cli_progress_clear(pg);
+	cli_resume_stop(rs);
 	if (err < 0) {
-		run_failed(o, pg, ss, err, res->events);
-	} else {
+		run_failed(o, pg, ss, err, rs->base[RS_EVENTS] + res->events);
+	} else if (err == SHT_OK) {
 		res->end = sht_state_end(ss);
 		err = sht_state_finish(ss, res->end);
 		if (err < 0)
 			cli_fail(err, "build the history of %s", o->trace);
 	}
-	if (err < 0) {
+	res->events += rs->base[RS_EVENTS];
+	res->skipped += rs->base[RS_SKIPPED];
+	if (err != SHT_OK) {
 		sht_state_close(ss);
-		remove(tmp);
-		return CLI_FAIL;
+		return run_stopped(o, rs, err);
 	}
 	res->attributes = sht_state_attr_count(ss);
 	sht_state_close(ss);
 	cli_progress_stats(pg, &res->sst);
+	res->sst.discarded_events += rs->base[RS_DISC_EVENTS];
+	res->sst.discarded_packets += rs->base[RS_DISC_PACKETS];
 	warn_discarded(o, &res->sst);
-	if (cli_open_reader(tmp, &r) != CLI_OK) {
-		remove(tmp);
+	if (cli_open_reader(rs->building, &r) != CLI_OK) {
+		cli_resume_abandon(rs);
 		return CLI_FAIL;
 	}
 	sht_reader_info_get(r, &res->info);
@@ -353,6 +439,48 @@ static char *default_output(const char *trace)
 	return out;
 }
 
+/* What the resume file must agree on besides the trace (resume.h). */
+static void build_options(const struct build_opts *o, const struct cli_analysis *an,
+			  char *buf, size_t size)
+{
+	sht_builder_opts bo;
+
+	sht_builder_opts_init(&bo);
+	snprintf(buf, size, "analysis %s\nprovider %s %" PRIu32 "\npartial %" PRIu64
+		 "\nmerge %d\ntree %d %" PRIu32 " %" PRIu32 "\ntransform %s %s",
+		 an->name, an->prov.id, an->prov.version, o->partial, o->merge,
+		 (int)bo.variant, bo.block_size, bo.max_children,
+		 o->transform ? sht_transform_slope(o->transform) : "-",
+		 o->transform ? sht_transform_offset(o->transform) : "-");
+}
+
+/* Build FILE through FILE.building and FILE.resume. */
+static int build_resumable(const struct build_opts *o, const char *file,
+			   struct cli_progress *pg, struct cli_analysis *an,
+			   struct build_result *res)
+{
+	struct cli_resume rs;
+	char options[1024];
+	int status;
+
+	build_options(o, an, options, sizeof options);
+	status = cli_resume_init(&rs, o->trace, file, options, res->start);
+	if (status == CLI_OK) {
+		cli_progress_start(pg);
+		cli_stall_output(rs.building);
+		status = build_history(o, &rs, pg, an, res);
+	}
+	if (status == CLI_OK && rename(rs.building, file) != 0) {
+		status = cli_error("cannot rename %s to %s: %s", rs.building, file,
+				   strerror(errno));
+		cli_resume_abandon(&rs);
+	}
+	if (status == CLI_OK)
+		cli_resume_done(&rs);
+	cli_resume_free(&rs);
+	return status;
+}
+
 /* Run the build once the trace is open in pg->trace. */
 int cli_build_run(const struct build_opts *o, const char *file,
 		  struct cli_progress *pg)
@@ -361,8 +489,6 @@ int cli_build_run(const struct build_opts *o, const char *file,
 	struct build_result res;
 	sht_state *old = NULL;
 	sht_event ev;
-	char *tmp;
-	size_t len;
 	sht_err err;
 	double t0 = cli_now();
 	int status;
@@ -397,22 +523,7 @@ int cli_build_run(const struct build_opts *o, const char *file,
 		return status;
 	}
 	sht_state_close(old);
-	len = strlen(file) + 32;
-	tmp = malloc(len);
-	if (!tmp) {
-		cli_analysis_destroy(&an);
-		return cli_error("cannot build %s: out of memory", o->trace);
-	}
-	snprintf(tmp, len, "%s.tmp-%ld", file, (long)getpid());
-	cli_progress_start(pg);
-	cli_stall_output(tmp);
-	status = build_history(o, tmp, pg, &an, &res);
-	if (status == CLI_OK && rename(tmp, file) != 0) {
-		status = cli_error("cannot rename %s to %s: %s", tmp, file,
-				   strerror(errno));
-		remove(tmp);
-	}
-	free(tmp);
+	status = build_resumable(o, file, pg, &an, &res);
 	if (status == CLI_OK) {
 		res.seconds = cli_now() - t0;
 		status = cli_finish_output(cli_build_print_summary(o, file,
@@ -469,6 +580,11 @@ static int build_opt(void *ctx, int id, const char *val)
 	case OPT_SINGLE_THREAD:
 		o->single_thread = 1;
 		return 0;
+	case OPT_NO_RESUME:
+		o->no_resume = 1;
+		return 0;
+	case OPT_JOBS:
+		return cli_parse_u64("build", "--jobs", val, 0, 256, &o->jobs);
 	default:                  /* OPT_NO_PROGRESS */
 		o->no_progress = 1;
 		return 0;
@@ -484,6 +600,7 @@ int cmd_build(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.analysis = "kernel";
+	o.jobs = cli_default_jobs();
 	o.traces = calloc((size_t)argc + 1, sizeof(*o.traces));
 	if (!o.traces)
 		return cli_error("cannot build: out of memory");
@@ -524,7 +641,8 @@ static int build_one(struct build_opts *o_)
 		file = def;
 	}
 	cli_stall_arm(o.trace, NULL);
-	status = cli_trace_open(o.trace, o.merge, &trace);
+	cli_resume_signals();
+	status = cli_trace_open(o.trace, o.merge, (uint32_t)o.jobs, &trace);
 	if (status == CLI_OK) {
 		cli_progress_init(&pg, &trace, "building",
 				  !o.no_progress && isatty(STDERR_FILENO));

@@ -114,6 +114,7 @@ int cmd_convert(int argc, char **argv)
 	t0 = cli_now();
 	sht_ctf_opts_init(&co);
 	co.merge = o.merge;
+	co.jobs = cli_default_jobs();
 	err = sht_ctf_open(o.trace, &co, &src);
 	if (err < 0) {
 		free(tmp);

@@ -89,7 +89,7 @@ int cli_exp_open(struct cli_exp *e, char **paths, size_t n)
 		return cli_error("cannot open the traces: out of memory");
 	}
 	for (i = 0; i < n; i++) {
-		if (cli_trace_open(paths[i], 0, &e->tr[i]) != CLI_OK)
+		if (cli_trace_open(paths[i], 0, cli_default_jobs(), &e->tr[i]) != CLI_OK)
 			break;
 		e->n = i + 1;
 		if (exp_identify(e, i) != CLI_OK)

@@ -79,6 +79,7 @@ static sht_err progress_next(void *s, sht_event *ev)
 
 	if (err != SHT_OK)
 		return err;
+	p->last_ts = ev->ts;
 	if (p->events++ == 0 && p->first_ts == 0)
 		p->first_ts = ev->ts;    /* the caller did not read it first */
 	if ((p->events & 1023u) == 0)
@@ -99,13 +100,21 @@ static sht_err progress_seek(void *s, uint64_t pos)
 	return p->trace->src.ops->seek(p->trace->src.src, pos);
 }
 
+static sht_err progress_seek_at(void *s, uint64_t pos, sht_time ts)
+{
+	struct cli_progress *p = s;
+
+	cli_stall_progress();
+	return sht_source_seek_at(&p->trace->src, pos, ts);
+}
+
 static void progress_stats_op(void *s, sht_source_stats *out)
 {
 	cli_progress_stats(s, out);
 }
 
 static const sht_source_ops progress_ops = {
-	progress_next, progress_seek, progress_stats_op
+	progress_next, progress_seek, progress_stats_op, progress_seek_at
 };
 
 void cli_progress_source(struct cli_progress *p, sht_source *out)

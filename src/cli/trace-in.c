@@ -6,10 +6,18 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
-int cli_trace_open(const char *path, int merge, cli_trace *t)
+uint32_t cli_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 256 ? 256u : (uint32_t)n;
+}
+
+int cli_trace_open(const char *path, int merge, uint32_t jobs, cli_trace *t)
 {
 	struct stat sb;
 	sht_vstf_info vi;
@@ -23,6 +31,7 @@ int cli_trace_open(const char *path, int merge, cli_trace *t)
 	if (S_ISDIR(sb.st_mode)) {
 		sht_ctf_opts_init(&co);
 		co.merge = merge;
+		co.jobs = jobs;
 		err = sht_ctf_open(path, &co, &t->src);
 		if (err < 0)
 			return cli_fail(err, "open the CTF trace %s", path);

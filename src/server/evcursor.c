@@ -5,13 +5,17 @@
  * on through a table reads on from where the last page stopped.
  *
  * Every move of a cursor goes through pick() and cursor_seek(), the one
- * place that decides how to reach an ordinal: a VSTF file seeks through
- * its index (a short way forward is read); a CTF trace, in libsht today,
- * re-decodes from its start to seek backward, so the cursor closest
- * before the ordinal reads on to it instead.  A faster CTF seek (through
- * LTTng's packet index) changes only these two functions.  The time of an event is found
- * through the sparse index of the trace's pass (evindex.c): a binary
- * search, then at most SRV_INDEX_EVERY events read.
+ * place that decides how to reach an ordinal: a short way forward is
+ * read; further, a VSTF file seeks through its own index, a CTF trace by
+ * time through its packet index (seek_at, libsht's stream reader: the
+ * graphs start again at the packets holding that time, tens of ms) to
+ * the first event of the time of the pass's checkpoint before the
+ * ordinal (evindex.c), then reads on to it (at most about
+ * SRV_INDEX_EVERY events).  Before the pass has reached the ordinal, a
+ * CTF trace seeks by ordinal (libsht's own marks; from its start if it
+ * has none there).  The time of an event is found through the same
+ * sparse index: a binary search, then at most SRV_INDEX_EVERY events
+ * read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +23,11 @@
 #include "evtab.h"
 
 #define NCURSORS 8
+/* Events read on rather than seeking: a VSTF seek costs a few reads, a
+ * CTF one restarts babeltrace2's graphs (about as long as decoding some
+ * 30 000 events). */
 #define FORWARD_MAX (4 * SRV_INDEX_EVERY)
+#define FORWARD_MAX_CTF (16 * SRV_INDEX_EVERY)
 
 struct srv_cursor {
 	sht_source src;
@@ -71,14 +79,19 @@ void srv_cursors_free(struct srv_cursors *p)
 	free(p);
 }
 
+static uint64_t forward_max(const struct srv_cursors *p)
+{
+	return p->vstf ? FORWARD_MAX : FORWARD_MAX_CTF;
+}
+
 /* The best free cursor for ordinal ord (under the lock): the closest one
- * at or before it (for a VSTF file only within FORWARD_MAX: its seek is
- * cheap; a CTF trace's seek back decodes from the start, so reading on
- * from any earlier cursor costs less), else a closed slot, else the
- * furthest one; NULL if all are busy. */
+ * at or before it within forward_max (further, a seek costs less than
+ * reading on), else a closed slot, else the furthest one; NULL if all
+ * are busy. */
 static struct srv_cursor *pick(struct srv_cursors *p, uint64_t ord)
 {
 	struct srv_cursor *best = NULL, *any = NULL, *closed = NULL;
+	uint64_t fwd = forward_max(p);
 
 	for (int i = 0; i < NCURSORS; i++) {
 		struct srv_cursor *c = &p->c[i];
@@ -87,7 +100,7 @@ static struct srv_cursor *pick(struct srv_cursors *p, uint64_t ord)
 			continue;
 		if (!c->open) {
 			closed = closed ? closed : c;
-		} else if (c->pos <= ord && (!p->vstf || ord - c->pos <= FORWARD_MAX) &&
+		} else if (c->pos <= ord && ord - c->pos <= fwd &&
 			   (!best || c->pos > best->pos)) {
 			best = c;
 		} else if (!any || c->pos > any->pos) {
@@ -97,22 +110,35 @@ static struct srv_cursor *pick(struct srv_cursors *p, uint64_t ord)
 	return best ? best : closed ? closed : any;
 }
 
-/* Make ord the next event of c: read forward (a short way for VSTF, any
- * way for CTF: see pick), else seek. */
-static sht_err cursor_seek(struct srv_cursors *p, struct srv_cursor *c,
-			   uint64_t ord)
+static sht_err read_on(struct srv_cursor *c, uint64_t ord)
 {
 	sht_event ev;
 	sht_err err;
 
-	if (c->pos <= ord && (!p->vstf || ord - c->pos <= FORWARD_MAX)) {
-		while (c->pos < ord) {
-			err = c->src.ops->next(c->src.src, &ev);
-			if (err != SHT_OK)
-				return err;
-			c->pos++;
-		}
-		return SHT_OK;
+	while (c->pos < ord) {
+		err = c->src.ops->next(c->src.src, &ev);
+		if (err != SHT_OK)
+			return err;
+		c->pos++;
+	}
+	return SHT_OK;
+}
+
+/* Make ord the next event of c: read forward a short way, else seek (a
+ * CTF trace: by time to the index's anchor before ord, then read on). */
+static sht_err cursor_seek(struct srv_trace *t, struct srv_cursors *p,
+			   struct srv_cursor *c, uint64_t ord)
+{
+	uint64_t at;
+	sht_time ts;
+	sht_err err;
+
+	if (c->pos <= ord && ord - c->pos <= forward_max(p))
+		return read_on(c, ord);
+	if (!p->vstf && srv_evindex_anchor(&t->index, ord, &at, &ts)) {
+		err = sht_source_seek_at(&c->src, at, ts);
+		c->pos = at;
+		return err == SHT_OK ? read_on(c, ord) : err;
 	}
 	err = c->src.ops->seek(c->src.src, ord);
 	if (err == SHT_OK)
@@ -136,12 +162,12 @@ struct srv_cursor *srv_cursor_take(struct srv_trace *t, uint64_t ord,
 	pthread_mutex_unlock(&p->lock);
 	*err = SHT_OK;
 	if (!c->open) {
-		*err = srv_trace_source(t, &c->src);
+		*err = srv_trace_source(t, 0, &c->src);
 		c->open = *err == SHT_OK;
 		c->pos = 0;
 	}
 	if (*err == SHT_OK)
-		*err = cursor_seek(p, c, ord);
+		*err = cursor_seek(t, p, c, ord);
 	if (*err != SHT_OK) {
 		srv_cursor_give(t, c, 1);
 		return NULL;

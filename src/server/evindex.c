@@ -5,8 +5,13 @@
  * the event of a time (binary search, then a short read) and the number
  * of events is known when the histories are reused.
  *
- * File: "SHTEVIX1", u32 every, u32 0, u64 events, i64 first, i64 last,
- * u64 n, n x i64 times, u64 FNV-1a of everything before; little-endian
+ * With each checkpoint, how many events of its time come just before it,
+ * so that the first event of that time has a known ordinal: a CTF trace
+ * is sought there by time (seek_at, through its packet index).
+ *
+ * File: "SHTEVIX2", u32 every, u32 0, u64 events, i64 first, i64 last,
+ * u64 n, n x i64 times, n x u32 events before, u64 FNV-1a of everything
+ * before; little-endian
  * (the machine's: the cache is local).  Written under a temporary name
  * and renamed.
  */
@@ -17,7 +22,7 @@
 
 #include "srv.h"
 
-static const char MAGIC[8] = "SHTEVIX1";
+static const char MAGIC[8] = "SHTEVIX2";
 
 void srv_evindex_init(struct srv_evindex *x)
 {
@@ -28,7 +33,25 @@ void srv_evindex_init(struct srv_evindex *x)
 void srv_evindex_free(struct srv_evindex *x)
 {
 	free(x->ts);
+	free(x->before);
 	pthread_mutex_destroy(&x->lock);
+}
+
+/* Room for twice as many checkpoints (under the lock); 0 or -1. */
+static int grow(struct srv_evindex *x)
+{
+	size_t cap = x->cap ? x->cap * 2 : 1024;
+	sht_time *ts = realloc(x->ts, cap * sizeof *ts);
+	uint32_t *b;
+
+	if (!ts)
+		return -1;
+	x->ts = ts;
+	if (!(b = realloc(x->before, cap * sizeof *b)))
+		return -1;
+	x->before = b;
+	x->cap = cap;
+	return 0;
 }
 
 void srv_evindex_add(struct srv_evindex *x, uint64_t ord, sht_time ts)
@@ -36,22 +59,17 @@ void srv_evindex_add(struct srv_evindex *x, uint64_t ord, sht_time ts)
 	pthread_mutex_lock(&x->lock);
 	if (ord == 0)
 		x->first = ts;
+	else if (ts == x->last)
+		x->run += x->run < UINT32_MAX;
+	else
+		x->run = 0;
 	x->last = ts;
 	x->events = ord + 1;
-	if (ord % SRV_INDEX_EVERY == 0 && ord / SRV_INDEX_EVERY == x->n) {
-		if (x->n == x->cap) {
-			size_t cap = x->cap ? x->cap * 2 : 1024;
-			sht_time *p = realloc(x->ts, cap * sizeof *p);
-
-			if (!p) {
-				pthread_mutex_unlock(&x->lock);
-				return;   /* the index stays shorter: seeks read more */
-			}
-			x->ts = p;
-			x->cap = cap;
-		}
-		x->ts[x->n++] = ts;
-	}
+	if (ord % SRV_INDEX_EVERY == 0 && ord / SRV_INDEX_EVERY == x->n &&
+	    (x->n < x->cap || grow(x) == 0)) {
+		x->ts[x->n] = ts;
+		x->before[x->n++] = x->run;
+	}   /* else the index stays shorter: seeks read more */
 	pthread_mutex_unlock(&x->lock);
 }
 
@@ -71,6 +89,22 @@ uint64_t srv_evindex_before(struct srv_evindex *x, sht_time t)
 	}
 	pthread_mutex_unlock(&x->lock);
 	return lo ? (uint64_t)(lo - 1) * SRV_INDEX_EVERY : 0;
+}
+
+int srv_evindex_anchor(struct srv_evindex *x, uint64_t ord, uint64_t *pos,
+		       sht_time *ts)
+{
+	uint64_t k = ord / SRV_INDEX_EVERY;
+	int ok;
+
+	pthread_mutex_lock(&x->lock);
+	ok = k < x->n;
+	if (ok) {
+		*ts = x->ts[k];
+		*pos = k * SRV_INDEX_EVERY - x->before[k];
+	}
+	pthread_mutex_unlock(&x->lock);
+	return ok;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -113,8 +147,10 @@ int srv_evindex_save(struct srv_evindex *x, const char *path)
 	h.n = x->n;
 	sum = fnv(UINT64_C(0xcbf29ce484222325), &h, sizeof h);
 	sum = fnv(sum, x->ts, x->n * sizeof *x->ts);
+	sum = fnv(sum, x->before, x->n * sizeof *x->before);
 	ok = fwrite(&h, sizeof h, 1, f) == 1 &&
 	     fwrite(x->ts, sizeof *x->ts, x->n, f) == x->n &&
+	     fwrite(x->before, sizeof *x->before, x->n, f) == x->n &&
 	     fwrite(&sum, sizeof sum, 1, f) == 1;
 	pthread_mutex_unlock(&x->lock);
 	ok = (fclose(f) == 0) && ok;
@@ -130,6 +166,7 @@ int srv_evindex_load(struct srv_evindex *x, const char *path)
 	struct ix_head h;
 	uint64_t sum, want;
 	sht_time *ts = NULL;
+	uint32_t *before = NULL;
 	FILE *f = fopen(path, "rb");
 	int ok;
 
@@ -140,19 +177,27 @@ int srv_evindex_load(struct srv_evindex *x, const char *path)
 	     SRV_INDEX_EVERY && h.n < (UINT64_C(1) << 40) &&
 	     (ts = malloc((h.n ? h.n : 1) * sizeof *ts)) != NULL &&
 	     fread(ts, sizeof *ts, h.n, f) == h.n &&
+	     (before = malloc((h.n ? h.n : 1) * sizeof *before)) != NULL &&
+	     fread(before, sizeof *before, h.n, f) == h.n &&
 	     fread(&want, sizeof want, 1, f) == 1;
 	fclose(f);
 	if (ok) {
 		sum = fnv(UINT64_C(0xcbf29ce484222325), &h, sizeof h);
-		ok = fnv(sum, ts, h.n * sizeof *ts) == want;
+		sum = fnv(sum, ts, h.n * sizeof *ts);
+		ok = fnv(sum, before, h.n * sizeof *before) == want;
 	}
+	for (uint64_t k = 0; ok && k < h.n; k++)
+		ok = before[k] <= k * SRV_INDEX_EVERY;
 	if (!ok) {
 		free(ts);
+		free(before);
 		return -1;
 	}
 	pthread_mutex_lock(&x->lock);
 	free(x->ts);
+	free(x->before);
 	x->ts = ts;
+	x->before = before;
 	x->n = x->cap = h.n;
 	x->events = h.events;
 	x->first = h.first;

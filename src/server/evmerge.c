@@ -82,7 +82,7 @@ static void *merge_main(void *arg)
 	int *live = calloc(nt, sizeof *live), j, ok = src && head && pos && live;
 
 	for (size_t k = 0; ok && k < nt; k++) {
-		ok = srv_trace_source(e->traces[k], &src[k]) == SHT_OK;
+		ok = srv_trace_source(e->traces[k], 0, &src[k]) == SHT_OK;
 		live[k] = ok && src[k].ops->next(src[k].src, &head[k]) == SHT_OK;
 	}
 	while (ok && !atomic_load(&m->cancel) && (j = min_head(head, live, nt, e)) >= 0) {

@@ -316,6 +316,16 @@ static void pass_finish(struct srv_trace *t, struct pass_an *an, size_t n,
 	}
 }
 
+/* The pass decodes a CTF trace's streams on a thread per CPU (at most
+ * 8), the analyses run on its own; the cursors of the events table
+ * decode on their callers' threads. */
+static uint32_t pass_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 8 ? 8u : (uint32_t)n;
+}
+
 static void *pass_main(void *arg)
 {
 	struct srv_trace *t = arg;
@@ -330,7 +340,7 @@ static void *pass_main(void *arg)
 	memset(an, 0, sizeof an);
 	if (n > 0)
 		n = pass_setup(t, an);
-	err = srv_trace_source(t, &src);
+	err = srv_trace_source(t, pass_jobs(), &src);
 	if (err != SHT_OK) {
 		pass_finish(t, an, n, err, 0);
 		return NULL;

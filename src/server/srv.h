@@ -267,7 +267,9 @@ void srv_hist_failed(struct srv_hist *h, int status, const char *msg);
 struct srv_evindex {
 	pthread_mutex_t lock;
 	sht_time *ts;             /* ts[k] = time of event k * EVERY */
+	uint32_t *before;         /* events of time ts[k] just before it */
 	size_t n, cap;
+	uint32_t run;             /* events of time `last` before the last */
 	uint64_t events;          /* events counted so far */
 	sht_time first, last;     /* first and last event times */
 	int complete;             /* the whole trace was counted */
@@ -281,6 +283,12 @@ int srv_evindex_save(struct srv_evindex *x, const char *path);
 int srv_evindex_load(struct srv_evindex *x, const char *path);
 /* The last checkpoint whose time is < t: its ordinal (0 if none). */
 uint64_t srv_evindex_before(struct srv_evindex *x, sht_time t);
+/* A place at or before event ord from which a source can go on with
+ * seek_at (sht/source.h): the first event of the time of the checkpoint
+ * at or before ord, its ordinal *pos and time *ts; 0 if the index does
+ * not reach ord's checkpoint (yet). */
+int srv_evindex_anchor(struct srv_evindex *x, uint64_t ord, uint64_t *pos,
+		       sht_time *ts);
 
 /* ---- traces (trace.c, pass.c) ------------------------------------------ */
 
@@ -342,8 +350,10 @@ void srv_trace_ref(struct srv_trace *t);
 void srv_trace_unref(struct srv_trace *t);
 /* Stop the pass (and wait for it). */
 void srv_trace_stop(struct srv_trace *t);
-/* Open a new source over the trace (for the events table). */
-sht_err srv_trace_source(const struct srv_trace *t, sht_source *out);
+/* Open a new source over the trace: a CTF trace decoded on jobs threads
+ * (0: the caller's; sht_ctf_opts.jobs). */
+sht_err srv_trace_source(const struct srv_trace *t, uint32_t jobs,
+			 sht_source *out);
 void srv_trace_source_close(const struct srv_trace *t, sht_source *src);
 /* The trace's events so far and the time of the last one. */
 uint64_t srv_trace_events(struct srv_trace *t, sht_time *last);

@@ -13,13 +13,15 @@
 
 #include "srv.h"
 
-sht_err srv_trace_source(const struct srv_trace *t, sht_source *out)
+sht_err srv_trace_source(const struct srv_trace *t, uint32_t jobs,
+			 sht_source *out)
 {
 	sht_ctf_opts co;
 
 	if (t->vstf)
 		return sht_vstf_open(t->path, out);
 	sht_ctf_opts_init(&co);
+	co.jobs = jobs;
 	return sht_ctf_open(t->path, &co, out);
 }
 
@@ -152,7 +154,7 @@ struct srv_trace *srv_trace_open(struct srv *s, const char *path,
 		return NULL;
 	}
 	t->vstf = S_ISREG(st.st_mode);
-	err = srv_trace_source(t, &src);
+	err = srv_trace_source(t, 0, &src);
 	if (err < 0) {
 		srv_reply_error(rep, err == SHT_ERR_INVALID ? 501 : 406,
 				t->vstf ? "Cannot open the VSTF file"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "state/state-int.h"
+#include "util/buf.h"
 
 #define DEFAULT_EVERY 50000u
 
@@ -217,3 +218,73 @@ const struct sht__backend_ops sht__backend_partial = {
 	partial_query_full, partial_query_2d, partial_destroy,
 	partial_add_section,
 };
+
+/* ---- resumable builds (resume.c) ----------------------------------------- */
+
+sht_builder *sht__partial_builder(void *be)
+{
+	return ((struct pbuild *)be)->b;
+}
+
+void sht__partial_save(void *be, struct sht__wbuf *w)
+{
+	const struct pbuild *p = be;
+
+	sht__w_u64(w, p->every);
+	sht__w_u64(w, p->events);
+	sht__w_u64(w, p->next_at);
+	sht__w_u64(w, (uint64_t)p->last_ts);
+	sht__w_u64(w, p->kept);
+	sht__w_u64(w, p->dropped);
+	sht__w_u64(w, p->n);
+	for (size_t i = 0; i < p->n; i++) {
+		sht__w_u64(w, p->cp[i].attrs);
+		sht__w_u64(w, p->cp[i].index);
+		sht__w_u64(w, p->cp[i].pos);
+		sht__w_u64(w, (uint64_t)p->cp[i].ts);
+	}
+}
+
+void sht__partial_set_builder(void *be, sht_builder *b)
+{
+	((struct pbuild *)be)->b = b;
+}
+
+sht_err sht__partial_resume(sht_state *ss, const sht_state_opts *opts,
+			    struct sht__rbuf *r, void **out)
+{
+	struct pbuild *p = calloc(1, sizeof *p);
+	uint64_t n;
+
+	if (!p)
+		return sht__error(SHT_ERR_NOMEM, "Cannot resume: out of memory");
+	p->ss = ss;
+	p->every = sht__r_u64(r);
+	p->events = sht__r_u64(r);
+	p->next_at = sht__r_u64(r);
+	p->last_ts = (sht_time)sht__r_u64(r);
+	p->kept = sht__r_u64(r);
+	p->dropped = sht__r_u64(r);
+	n = sht__r_u64(r);
+	if (r->bad || n > (r->n - r->off) / 32 ||
+	    p->every != (opts->checkpoint_events ? opts->checkpoint_events : DEFAULT_EVERY)) {
+		uint64_t every = p->every;
+		free(p);
+		return sht__error(r->bad || every == 0 ? SHT_ERR_CORRUPT : SHT_ERR_INVALID,
+				  "Cannot resume the build: its checkpoints are damaged, or "
+				  "were placed every %llu events", (unsigned long long)every);
+	}
+	if (n && !(p->cp = malloc(n * sizeof *p->cp))) {
+		free(p);
+		return sht__error(SHT_ERR_NOMEM, "Cannot resume: out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		p->cp[i].attrs = sht__r_u64(r);
+		p->cp[i].index = sht__r_u64(r);
+		p->cp[i].pos = sht__r_u64(r);
+		p->cp[i].ts = (sht_time)sht__r_u64(r);
+	}
+	p->n = p->cap = (size_t)n;
+	*out = p;
+	return SHT_OK;
+}

@@ -170,7 +170,9 @@ static sht_err seed_segment(sht_state *ss, struct sht__partial *pq, size_t k, sh
 static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
 {
 	sht_event ev;
-	sht_err err = pq->src.ops->seek(pq->src.src, pq->cp[k].pos);
+	/* The checkpoint's event is the first at or after its time: a source
+	 * that seeks by time (CTF, its packet index) goes straight there. */
+	sht_err err = sht_source_seek_at(&pq->src, pq->cp[k].pos, pq->cp[k].ts);
 	int first = 1;
 
 	while (err == SHT_OK && (err = pq->src.ops->next(pq->src.src, &ev)) == SHT_OK) {

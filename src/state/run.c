@@ -36,8 +36,17 @@ static int skippable(sht_err err)
 sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *p,
 		      uint64_t *events, uint64_t *skipped)
 {
+	return sht_state_run_hook(ss, src, p, NULL, NULL, events, skipped);
+}
+
+sht_err sht_state_run_hook(sht_state *ss, const sht_source *src,
+			   const sht_provider *p, sht_run_hook hook, void *ctx,
+			   uint64_t *events, uint64_t *skipped)
+{
 	uint64_t n = 0, skip = 0;
 	sht_state *held = sht__held;
+	sht_time last = 0;
+	int stopped = 0;
 	sht_event ev;
 	sht_err err;
 
@@ -47,6 +56,13 @@ sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *
 	if (err != SHT_OK)
 		return err;
 	while ((err = src->ops->next(src->src, &ev)) == SHT_OK) {
+		/* A new time: no event of the last one is left. */
+		if (hook && (n == 0 || ev.ts > last) &&
+		    (err = hook(ctx, &ev, n, skip)) != SHT_OK) {
+			stopped = 1;
+			break;
+		}
+		last = ev.ts;
 		/* One lock per event: the handler's calls on ss skip it. */
 		sht__lock(ss);
 		sht__held = ss;
@@ -65,5 +81,7 @@ sht_err sht_state_run(sht_state *ss, const sht_source *src, const sht_provider *
 		*events = n;
 	if (skipped)
 		*skipped = skip;
+	if (stopped)
+		return err;              /* the hook's: SHT_END, or an error */
 	return err == SHT_END ? SHT_OK : err;
 }

@@ -71,6 +71,15 @@ sht_err sht__backend_tree_create(const char *path, sht_time start,
 sht_err sht__backend_mem_create(void **out);
 sht_err sht__backend_partial_create(sht_state *ss, const char *path,
 				    const sht_state_opts *opts, void **out);
+/* Resumable builds (resume.c): a partial backend's builder; its fields
+ * into a snapshot, and back (the builder set afterwards). */
+struct sht__wbuf;
+struct sht__rbuf;
+sht_builder *sht__partial_builder(void *be);
+void sht__partial_save(void *be, struct sht__wbuf *w);
+sht_err sht__partial_resume(sht_state *ss, const sht_state_opts *opts,
+			    struct sht__rbuf *r, void **out);
+void sht__partial_set_builder(void *be, sht_builder *b);
 /* Partial build: count an event, maybe place a checkpoint. */
 sht_err sht__partial_event(void *be, const sht_event *ev);
 /* The reader of an opened history (the state system keeps it too). */

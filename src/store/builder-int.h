@@ -32,6 +32,23 @@ struct sht_builder {
 	uint32_t nsections;
 };
 
+/* builder.c: options with their defaults resolved, and checked; the
+ * builder's memory (one empty leaf) for opts; the header, complete or
+ * not, written; the file synced (unless no_sync).  For create and
+ * resume (resume.c). */
+sht_builder_opts sht__b_resolve_opts(const sht_builder_opts *in);
+sht_err sht__b_check_opts(const sht_builder_opts *o);
+sht_err sht__b_init(struct sht_builder *b, const sht_builder_opts *o);
+sht_err sht__b_write_header(struct sht_builder *b, int complete, sht_time end);
+sht_err sht__b_sync(struct sht_builder *b);
+
+/* insert.c: rebuild open node o (reset to its kind, level, seq and start)
+ * from its records recs[0..n) in insertion order and its heap bytes, as
+ * the inserts built it.  SHT_ERR_CORRUPT if they do not fit as before. */
+sht_err sht__open_restore(struct sht_builder *b, struct sht__open *o,
+			  const struct sht__oiv *recs, uint32_t n,
+			  const uint8_t *heap, uint32_t heap_len);
+
 /* Write len bytes at block number blk; marks the builder failed on error. */
 sht_err sht__b_write(struct sht_builder *b, const void *buf, size_t len,
 		     uint64_t blk);
@@ -47,6 +64,11 @@ sht_err sht__b_place(struct sht_builder *b, const sht_interval *iv);
 sht_err sht__pipe_start(struct sht_builder *b);
 void sht__pipe_stop(struct sht_builder *b);
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv);
+/* A threaded builder that failed (b->failed set by its threads): the
+ * threads' error for the first caller told (I/O, memory: as the
+ * single-threaded call that failed would have returned), SHT_ERR_STATE
+ * after; the message names the cause.  what: "add a section", ... */
+sht_err sht__pipe_failed(struct sht_builder *b, const char *what);
 /* Hand the inserting thread's partial batch over. */
 void sht__pipe_flush(struct sht_builder *b);
 /* With b->lock held: everything accepted is placed and written. */

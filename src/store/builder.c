@@ -287,7 +287,9 @@ sht_err sht_builder_add_section(sht_builder *b, uint32_t kind, uint32_t version,
 	struct sht__section *sec;
 
 	pthread_mutex_lock(&b->lock);
-	if (b->failed || b->finished)
+	if (b->failed && b->pipe)
+		err = sht__pipe_failed(b, "add a section");
+	else if (b->failed || b->finished)
 		err = sht__error(SHT_ERR_STATE, "Cannot add a section: builder is %s",
 				 b->failed ? "failed" : "finished");
 	else if (kind == 0 || b->nsections == SHT__SECTION_SLOTS ||
@@ -343,7 +345,7 @@ static void encode_header(struct sht_builder *b, int complete, sht_time end)
 	sht__header_encode(&hd, b->blk);
 }
 
-static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
+sht_err sht__b_write_header(struct sht_builder *b, int complete, sht_time end)
 {
 	int rc;
 
@@ -357,7 +359,7 @@ static sht_err write_header(struct sht_builder *b, int complete, sht_time end)
 
 /* Options with their zeros replaced by defaults: block size 64 KiB, and
  * 50 children or as many as half the block holds, if fewer. */
-static sht_builder_opts resolve_opts(const sht_builder_opts *in)
+sht_builder_opts sht__b_resolve_opts(const sht_builder_opts *in)
 {
 	sht_builder_opts o = *in;
 
@@ -371,7 +373,7 @@ static sht_builder_opts resolve_opts(const sht_builder_opts *in)
 	return o;
 }
 
-static sht_err check_opts(const sht_builder_opts *o)
+sht_err sht__b_check_opts(const sht_builder_opts *o)
 {
 	if (o->variant != SHT_VARIANT_SHT && o->variant != SHT_VARIANT_ESHT)
 		return sht__error(SHT_ERR_INVALID, "Cannot use variant: variant=%d",
@@ -379,7 +381,7 @@ static sht_err check_opts(const sht_builder_opts *o)
 	return sht__geom_check(o->block_size, o->max_children);
 }
 
-static sht_err builder_init(struct sht_builder *b, const sht_builder_opts *o)
+sht_err sht__b_init(struct sht_builder *b, const sht_builder_opts *o)
 {
 	b->st.geom.block_size = o->block_size;
 	b->st.geom.max_children = o->max_children;
@@ -415,9 +417,9 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 		sht_builder_opts_init(&def);
 		opts = &def;
 	}
-	o = resolve_opts(opts);
+	o = sht__b_resolve_opts(opts);
 	opts = &o;
-	err = check_opts(opts);
+	err = sht__b_check_opts(opts);
 	if (err != SHT_OK)
 		return err;
 	b = calloc(1, sizeof *b);
@@ -432,9 +434,9 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 	b->st.fd = fd;
 	snprintf(b->st.path, sizeof b->st.path, "%s", path);
 	b->start_time = start_time;
-	err = builder_init(b, opts);
+	err = sht__b_init(b, opts);
 	if (err == SHT_OK)
-		err = write_header(b, 0, start_time);
+		err = sht__b_write_header(b, 0, start_time);
 	if (err == SHT_OK && opts->threaded)
 		err = sht__pipe_start(b);
 	if (err != SHT_OK) {
@@ -445,7 +447,7 @@ sht_err sht_builder_create(const char *path, sht_time start_time,
 	return SHT_OK;
 }
 
-static sht_err sync_file(struct sht_builder *b)
+sht_err sht__b_sync(struct sht_builder *b)
 {
 	int rc = b->no_sync ? 0 : sht__fsync(b->st.fd);
 
@@ -469,6 +471,8 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 {
 	sht_err err;
 
+	if (b->failed && b->pipe)
+		return sht__pipe_failed(b, "finish history");
 	if (b->failed || b->finished)
 		return sht__error(SHT_ERR_STATE, "Cannot finish history: builder is %s",
 				  b->failed ? "failed" : "finished");
@@ -486,11 +490,11 @@ static sht_err finish_locked(struct sht_builder *b, sht_time end_time)
 	if (err == SHT_OK && b->pipe)
 		err = sht__pipe_drain(b);
 	if (err == SHT_OK)
-		err = sync_file(b);
+		err = sht__b_sync(b);
 	if (err == SHT_OK) {
-		err = write_header(b, 1, end_time);
+		err = sht__b_write_header(b, 1, end_time);
 		if (err == SHT_OK)
-			err = sync_file(b);
+			err = sht__b_sync(b);
 		if (err != SHT_OK)
 			unmark_complete(b, end_time);
 	}

@@ -326,3 +326,56 @@ void sht_builder_set_serialised(sht_builder *b)
 {
 	b->serialised = 1;
 }
+
+/* ---- resumed builds (resume.c) ------------------------------------------- */
+
+/* The heap entry at heap[off] (len bytes in all) as the pstr that added
+ * it: 1, or 0 if it does not fit in len. */
+static int entry_at(const uint8_t *heap, uint32_t len, uint32_t off, struct pstr *ps)
+{
+	uint64_t x = 0;
+	uint32_t n = 0, total;
+
+	do {
+		if (off + n >= len || n >= 10)
+			return 0;
+		x |= (uint64_t)(heap[off + n] & 0x7f) << (7 * n);
+	} while (heap[off + n++] & 0x80);
+	ps->inline_str = !(x & 1);
+	ps->len = ps->inline_str ? (uint32_t)(x >> 1) : 0;
+	total = n + (ps->inline_str ? ps->len : 8);
+	if (x >> 1 > UINT32_MAX || total > len - off)
+		return 0;
+	ps->entry_len = ps->inline_str ? n : n + 8;
+	memcpy(ps->entry, heap + off, ps->entry_len);
+	ps->bytes = (const char *)heap + off + n;
+	ps->hash = ps->inline_str ? hash_bytes(ps->bytes, ps->len) : 0;
+	return 1;
+}
+
+sht_err sht__open_restore(struct sht_builder *b, struct sht__open *o,
+			  const struct sht__oiv *recs, uint32_t n,
+			  const uint8_t *heap, uint32_t heap_len)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct sht__oiv r = recs[i];
+		struct pstr ps;
+		int fresh = r.tag == SHT__TAG_STRING && r.payload == o->heap_len;
+		uint32_t add = 0;
+
+		if (r.tag == SHT__TAG_STRING && r.payload > o->heap_len)
+			return sht__error(SHT_ERR_CORRUPT, "Cannot resume: record %u of a node refers past its strings", i);
+		if (fresh && !entry_at(heap, heap_len, o->heap_len, &ps))
+			return sht__error(SHT_ERR_CORRUPT, "Cannot resume: a node's string %u is damaged", i);
+		if (fresh)
+			add = ps.entry_len + ps.len;
+		if (sht__open_add(o, &r, add, b->st.geom.max_children,
+				  b->st.geom.block_size) != 1)
+			return sht__error(SHT_ERR_CORRUPT, "Cannot resume: record %u does not fit its node again", i);
+		if (fresh && heap_append(o, &ps) != SHT_OK)
+			return sht__error(SHT_ERR_NOMEM, "Cannot resume: out of memory");
+	}
+	if (o->heap_len != heap_len || (heap_len && memcmp(o->heap, heap, heap_len) != 0))
+		return sht__error(SHT_ERR_CORRUPT, "Cannot resume: a node's strings differ from its records'");
+	return SHT_OK;
+}

@@ -67,6 +67,7 @@ struct sht__pipe {
 	int stop;
 	_Atomic int failed;
 	sht_err err;                 /* first error of a thread */
+	int told;                    /* an insert returned it */
 	char msg[256];               /* and its message */
 	sht_time enq_end;            /* largest end accepted */
 	uint8_t *wblk;               /* writer's encode buffer */
@@ -356,6 +357,19 @@ static sht_err get_filling(struct sht__pipe *p)
 	return p->filling ? SHT_OK : sht__error(SHT_ERR_NOMEM, "Cannot allocate an interval batch");
 }
 
+sht_err sht__pipe_failed(struct sht_builder *b, const char *what)
+{
+	struct sht__pipe *p = b->pipe;
+	sht_err err;
+
+	pthread_mutex_lock(&p->mu);
+	err = p->told || p->err == SHT_OK ? SHT_ERR_STATE : p->err;
+	p->told = 1;
+	sht__error(err, "Cannot %s: builder failed: %s", what, p->msg);
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
 /* The inserting thread only: no lock while the batch fills. */
 sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv)
 {
@@ -363,10 +377,16 @@ sht_err sht__pipe_insert(struct sht_builder *b, const sht_interval *iv)
 	struct batch *bt;
 
 	if (atomic_load_explicit(&p->failed, memory_order_acquire)) {
+		/* The first insert told of a thread's failure gets its error
+		 * (I/O, memory), as a single-threaded insert would; later
+		 * ones SHT_ERR_STATE (tree.h). */
+		sht_err err;
 		pthread_mutex_lock(&p->mu);
-		sht__error(SHT_ERR_STATE, "Cannot insert: builder failed: %s", p->msg);
+		err = p->told || p->err == SHT_OK ? SHT_ERR_STATE : p->err;
+		p->told = 1;
+		sht__error(err, "Cannot insert: builder failed: %s", p->msg);
 		pthread_mutex_unlock(&p->mu);
-		return SHT_ERR_STATE;
+		return err;
 	}
 	if (iv->end < p->enq_end)
 		return sht__error(SHT_ERR_ORDER, "Cannot insert interval: quark=%u end=%lld before the previous end=%lld",
@@ -449,6 +469,8 @@ sht_err sht__pipe_start(struct sht_builder *b)
 		pthread_join(p->placer, NULL);
 		return sht__error(SHT_ERR_NOMEM, "Cannot start the writer thread");
 	}
+	pthread_setname_np(p->placer, "sht-place");   /* top -H, benches */
+	pthread_setname_np(p->writer, "sht-write");
 	p->started = 1;
 	return SHT_OK;
 }

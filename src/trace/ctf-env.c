@@ -3,7 +3,9 @@
  * and its environment, the CTF metadata "env" block (sht_ctf_env,
  * sht_ctf_env_entry in sht/trace.h).
  */
-#include "ctf-int.h"
+#include "ctf-par.h"
+
+#include <string.h>
 #include "util/util.h"
 
 /* The stream a message belongs to, or NULL (message iterator inactivity). */
@@ -97,14 +99,39 @@ static int env_args(const sht_source *src, const void *name, sht_field *out,
 	return 1;
 }
 
+/* The stream reader's copy of the environment (1), or 0: the graph's. */
+static int env_copy(const sht_source *src, const struct ctf_env **e)
+{
+	const struct sht_ctf *c = sht__ctf_of(src);
+
+	if (!c->par)
+		return 0;
+	*e = sht__ctfp_env(c);
+	return 1;
+}
+
+static sht_err env_copy_get(const struct ctf_env *e, const char *name,
+			    sht_field *out)
+{
+	for (uint64_t i = 0; e && i < e->n; i++)
+		if (strcmp(e->name[i], name) == 0) {
+			*out = e->val[i];
+			return SHT_OK;
+		}
+	return SHT_NOT_FOUND;
+}
+
 sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
 {
+	const struct ctf_env *e;
 	const bt_trace *trace;
 	const bt_value *v;
 
 	if (!env_args(src, name, out, &trace))
 		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
 				  "not a CTF source, or NULL name / out");
+	if (env_copy(src, &e))
+		return env_copy_get(e, name, out);
 	if (!trace)
 		return SHT_NOT_FOUND;
 	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
@@ -117,6 +144,7 @@ sht_err sht_ctf_env(const sht_source *src, const char *name, sht_field *out)
 sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 			  const char **name, sht_field *out)
 {
+	const struct ctf_env *e;
 	const bt_trace *trace;
 	const bt_value *v = NULL;
 	const char *n = NULL;
@@ -126,6 +154,13 @@ sht_err sht_ctf_env_entry(const sht_source *src, uint64_t index,
 	if (!env_args(src, name, out, &trace))
 		return sht__error(SHT_ERR_INVALID, "Cannot read CTF environment: "
 				  "not a CTF source, or NULL name / out");
+	if (env_copy(src, &e)) {
+		if (!e || index >= e->n)
+			return SHT_NOT_FOUND;
+		*name = e->name[index];
+		*out = e->val[index];
+		return SHT_OK;
+	}
 	if (!trace || index >= bt_trace_get_environment_entry_count(trace))
 		return SHT_NOT_FOUND;
 	bt_trace_borrow_environment_entry_by_index_const(trace, index, &n, &v);

@@ -7,9 +7,7 @@
  */
 #include <string.h>
 
-#include <babeltrace2/babeltrace.h>
-
-#include "sht/trace.h"
+#include "ctf-par.h"
 #include "util/util.h"
 
 /* Names already given (a member of a later scope with the same name is
@@ -65,6 +63,30 @@ static sht_err scope_fields(const sht_event *ev, const bt_field *scope,
 	return SHT_OK;
 }
 
+/* A stream reader's event: its class lists the fields in lookup order. */
+static sht_err record_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
+{
+	const struct sht_ctf *c = ev->data;
+	const struct ctf_rec *r = c->cur_rec;
+
+	if (!r || ev->pos + 1 != c->ordinal)
+		return sht__error(SHT_ERR_INVALID,
+				  "Cannot enumerate fields: not the current CTF event");
+	if (r->cls->nf > SEEN_MAX)
+		return sht__error(SHT_ERR_TOOBIG, "CTF event '%s' has more than %d fields",
+				  ev->name ? ev->name : "?", SEEN_MAX);
+	for (uint32_t i = 0; i < r->cls->nf; i++) {
+		sht_err err;
+
+		if (r->val[i].type == SHT_FIELD_NONE)
+			continue;
+		err = fn(ctx, r->cls->fname[i], &r->val[i]);
+		if (err < 0)
+			return err;
+	}
+	return SHT_OK;
+}
+
 sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
 {
 	const bt_event *bev;
@@ -74,6 +96,8 @@ sht_err sht_ctf_event_fields(const sht_event *ev, sht_field_fn fn, void *ctx)
 	if (!ev || !fn || !ev->field)
 		return sht__error(SHT_ERR_INVALID,
 				  "Cannot enumerate fields: not a CTF event");
+	if (sht__ctfp_is_event(ev))
+		return record_fields(ev, fn, ctx);
 	bev = sht_ctf_event_bt(ev);
 	if (!bev)
 		return sht__error(SHT_ERR_INVALID,

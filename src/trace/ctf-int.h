@@ -61,6 +61,7 @@
 #define CTF_TRUST_SEEK_BEGINNING 0
 
 #define CTF_INDEX_EVERY 4096u
+#define CTF_JOBS_MAX 256u         /* decoding threads at most */
 #define CTF_CPU_CACHE 32u        /* packets whose cpu_id is remembered */
 
 enum ctf_req {
@@ -93,12 +94,27 @@ struct ctf_fhint {
 
 #define CTF_FHINTS 64
 
+/* The same for the stream reader's records (ctf-par.h): a field's index
+ * in its class, by (class, name pointer), checked before use. */
+struct ctf_class;
+struct ctf_rec;
+struct ctf_par;
+struct ctf_rhint {
+	const struct ctf_class *cls;
+	const char *name;
+	uint32_t idx;
+};
+
 struct sht_ctf {
 	char *path;
 	char **dirs;                  /* trace directories (metadata found) */
 	size_t n_dirs;
 	bool merge;
 	uint32_t every;          /* index spacing */
+	int muxer;               /* 1: babeltrace2's graph and muxer (the
+	                            fields below down to fhint); 0: the
+	                            stream reader (par) */
+	uint32_t jobs;           /* the stream reader's decoding threads */
 
 	/* babeltrace2 */
 	const bt_plugin *plugin_ctf;
@@ -118,6 +134,22 @@ struct sht_ctf {
 	const bt_event *cur_ev;
 	const bt_field *cur_payload;
 	struct ctf_fhint fhint[CTF_FHINTS]; /* ctf-read.c: field() by name */
+
+	/* the stream reader (ctf-par.h): its current event record */
+	struct ctf_par *par;
+	const struct ctf_rec *cur_rec;
+	uint32_t cur_s;               /* its stream */
+	const struct ctf_rec *look;   /* a record taken at open, not yet
+	                                 delivered (NULL) */
+	uint32_t look_s;
+	int prev_have_last;           /* have_last, last_ts and run before */
+	int64_t prev_last_ts;         /* the current record (a seek back */
+	uint64_t prev_run;            /* by one delivers it again) */
+	int dropping;                 /* a seek drops the events before */
+	int64_t drop_t;               /* this time */
+	int env_known;                /* env_dir is the first stream's */
+	uint32_t env_dir;
+	struct ctf_rhint rhint[CTF_FHINTS];
 
 	struct ctf_pkt_cpu cpus[CTF_CPU_CACHE];
 	unsigned cpu_next;            /* round-robin replacement */
@@ -166,7 +198,7 @@ sht_err sht__ctf_failed(const struct sht_ctf *c);
  * streams' first packets).  Positions at ordinal 0. */
 sht_err sht__ctf_graph_build(struct sht_ctf *c);
 
-/* ctf-span.c: the LTTng packet index (<trace>/index/<stream>.idx), shared
+/* ctf-pkt.c: the LTTng packet index (<trace>/index/<stream>.idx), shared
  * with ctf-trunc.c.  A big-endian u64; the index header of f (magic
  * checked): 1 with its major version and entry size (at most
  * SHT__CTF_IDX_ENTRY_MAX), or 0; whether name in dir is a data stream
@@ -176,6 +208,67 @@ sht_err sht__ctf_graph_build(struct sht_ctf *c);
 uint64_t sht__ctf_be64(const unsigned char *p);
 int sht__ctf_idx_header(FILE *f, uint32_t *major, uint32_t *len);
 int sht__ctf_is_data(const char *dir, const char *name, uint64_t *size);
+
+/* ctf-pkt.c: the packets of the data files of a trace directory, from
+ * the LTTng index (packets back to back, whole files). */
+struct ctf_pkt {
+	uint64_t off, size;           /* bytes */
+	uint64_t content;             /* bits */
+	uint64_t cyc_begin, cyc_end;  /* clock cycles */
+	uint64_t disc, sc_id;         /* events discarded, stream class */
+	int64_t begin, end;           /* ns from origin */
+};
+
+struct ctf_pfile {
+	char *name;                   /* data file, in its directory */
+	uint64_t size;
+	struct ctf_pkt *pk;           /* in file order */
+	size_t n;
+};
+
+struct tsdl_packets;
+struct ctf_ptab {
+	struct ctf_pfile *f;
+	size_t n;
+	int usable;                   /* every non-empty file has packets */
+	int from_index;               /* all from LTTng's index files */
+	int layouts;                  /* 0 not read, 1 none, 2 in tp */
+	struct tsdl_packets *tp;      /* the packet layouts (ctf-tsdl.h) */
+};
+
+/* The packet table of dir, clocks from trace class tc: SHT_OK (t->usable
+ * says whether every file's packets are known), or an error. */
+sht_err sht__ctf_ptab_build(const char *dir, const bt_trace_class *tc,
+			    struct ctf_ptab *t);
+void sht__ctf_ptab_free(struct ctf_ptab *t);
+/* cycles of stream class stream_id's clock as ns from origin: 1, or 0
+ * (no such class or clock, overflow). */
+int sht__ctf_cycles_ns(const bt_trace_class *tc, uint64_t stream_id,
+		       uint64_t cycles, int64_t *ns);
+
+/* ctf-view.c: a view of the trace for a seek to time t (a temporary
+ * directory per trace directory: links to the files, and indexes that
+ * start each data file at the first packet that can hold an event at or
+ * after t). */
+struct ctf_view {
+	char *root;
+	char **dirs;
+	size_t n;
+};
+/* The index of the first packet of f a view for time t lists. */
+size_t sht__ctf_view_first(const struct ctf_pfile *f, int64_t t);
+/* Make the view of the n trace directories dirs (packet tables tabs, all
+ * usable) for time t in *v.  SHT_OK, SHT_ERR_IO, SHT_ERR_NOMEM. */
+sht_err sht__ctf_view_make(char *const *dirs, size_t n, const struct ctf_ptab *tabs,
+			   int64_t t, struct ctf_view *v);
+/* Remove the view's directories and free it; a zeroed view: no-op. */
+void sht__ctf_view_free(struct ctf_view *v);
+
+/* ctf-span.c: the time span of the packets of every data file of trace
+ * directory dir, from its LTTng index, clocks from trace class tc
+ * (sht_ctf_time_span says when it is unknown): SHT_OK or SHT_NOT_FOUND. */
+sht_err sht__ctf_span_dir(const char *dir, const bt_trace_class *tc,
+			  int64_t *begin, int64_t *end);
 
 /* ctf-trunc.c: SHT_ERR_CORRUPT (with a message naming the file and the
  * packet) if a stream file of trace directory dir is shorter than its
@@ -206,6 +299,12 @@ sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 /* The source's next(). */
 sht_err sht__ctf_next(void *src, sht_event *ev);
 
+/* An event of timestamp ts was read: its ordinal into *ord; ordinal,
+ * high, marks and the equal-timestamp run advance; *mismatch as
+ * sht__ctf_advance.  SHT_OK or SHT_ERR_NOMEM (sticky). */
+sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
+			  int *mismatch);
+
 /* A scalar field's value as sht_ctf_open's field() gives it. */
 sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out);
 
@@ -216,11 +315,15 @@ sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out);
  * nowhere. */
 sht_field_type sht__ctf_field_path(const bt_event *ev, const bt_field *payload,
 				   const char *path, sht_field *out);
+/* The host id of trace t (its first clock's UUID) into buf: 1, or 0 if
+ * none. */
+int sht__ctf_trace_host(const bt_trace *t, char buf[37]);
 
 /* ctf-seek.c */
 
-/* The source's seek(). */
+/* The source's seek() and seek_at(). */
 sht_err sht__ctf_seek(void *src, uint64_t pos);
+sht_err sht__ctf_seek_at(void *src, uint64_t pos, sht_time ts);
 
 /* Mark ordinal o (a multiple of every) with ts and before: append the
  * mark the first time, else set *mismatch if it disagrees (invariant 2,

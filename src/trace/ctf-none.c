@@ -74,6 +74,21 @@ sht_err sht_ctf_time_span(const sht_source *src, sht_time *begin,
 	return sht__error(SHT_ERR_INVALID, "Cannot get CTF time span: built without libbabeltrace2");
 }
 
+sht_err sht_ctf_seek_time(const sht_source *src, sht_time t, uint64_t *pos)
+{
+	(void)src;
+	(void)t;
+	(void)pos;
+	return sht__error(SHT_ERR_INVALID, "Cannot seek CTF trace: built without libbabeltrace2");
+}
+
+sht_err sht_ctf_index(const sht_source *src, uint64_t *events)
+{
+	(void)src;
+	(void)events;
+	return sht__error(SHT_ERR_INVALID, "Cannot index CTF trace: built without libbabeltrace2");
+}
+
 sht_err sht_ctf_host_id(const sht_source *src, char *buf, size_t size)
 {
 	(void)src;

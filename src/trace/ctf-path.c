@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctf-int.h"
+#include "ctf-par.h"
 #include "util/util.h"
 
 enum { PATH_MAX_ELEM = 128 };
@@ -83,13 +83,33 @@ sht_field_type sht__ctf_field_path(const bt_event *ev, const bt_field *payload,
 
 /* ---- host id ------------------------------------------------------------- */
 
+int sht__ctf_trace_host(const bt_trace *t, char buf[37])
+{
+	const bt_trace_class *tc = bt_trace_borrow_class_const(t);
+	uint64_t n = bt_trace_class_get_stream_class_count(tc);
+	const bt_clock_class *cc;
+	bt_uuid u;
+
+	for (uint64_t i = 0; i < n; i++) {
+		cc = bt_stream_class_borrow_default_clock_class_const(
+			bt_trace_class_borrow_stream_class_by_index_const(tc, i));
+		u = cc ? bt_clock_class_get_uuid(cc) : NULL;
+		if (!u)
+			continue;
+		snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+			 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+			 u[11], u[12], u[13], u[14], u[15]);
+		return 1;
+	}
+	return 0;
+}
+
 sht_err sht_ctf_host_id(const sht_source *src, char *buf, size_t size)
 {
 	const struct sht_ctf *c = sht__ctf_of(src);
-	const bt_trace_class *tc;
-	const bt_clock_class *cc;
-	bt_uuid u;
-	uint64_t n;
+	const struct ctf_env *e;
+	char host[37];
 
 	if (buf && size)
 		buf[0] = '\0';
@@ -97,21 +117,16 @@ sht_err sht_ctf_host_id(const sht_source *src, char *buf, size_t size)
 		return sht__error(SHT_ERR_INVALID, "Cannot read the CTF host "
 				  "id: not a CTF source, or a buffer under 37 "
 				  "bytes");
-	if (!c->trace)
-		return SHT_NOT_FOUND;
-	tc = bt_trace_borrow_class_const(c->trace);
-	n = bt_trace_class_get_stream_class_count(tc);
-	for (uint64_t i = 0; i < n; i++) {
-		cc = bt_stream_class_borrow_default_clock_class_const(
-			bt_trace_class_borrow_stream_class_by_index_const(tc, i));
-		u = cc ? bt_clock_class_get_uuid(cc) : NULL;
-		if (!u)
-			continue;
-		snprintf(buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-"
-			 "%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-			 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-			 u[11], u[12], u[13], u[14], u[15]);
+	if (c->par) {
+		/* The stream reader's copy, made with the environment's. */
+		e = sht__ctfp_env(c);
+		if (!e || !e->has_host)
+			return SHT_NOT_FOUND;
+		memcpy(buf, e->host, 37);
 		return SHT_OK;
 	}
-	return SHT_NOT_FOUND;
+	if (!c->trace || !sht__ctf_trace_host(c->trace, host))
+		return SHT_NOT_FOUND;
+	memcpy(buf, host, 37);
+	return SHT_OK;
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctf-int.h"
+#include "ctf-par.h"
 #include "sht/trace.h"
 #include "util/util.h"
 
@@ -109,6 +109,30 @@ static void ctf_count_discarded(struct sht_ctf *c, const bt_message *m)
 	}
 }
 
+sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
+			  int *mismatch)
+{
+	uint64_t o = c->ordinal++;
+	uint64_t before = 0;
+
+	if (c->have_last && ts == c->last_ts)
+		before = c->run;
+	else if (c->have_last && ts < c->last_ts && o >= c->high)
+		c->info.backward++;   /* first read only */
+	c->have_last = 1;
+	c->last_ts = ts;
+	c->run = before + 1;
+	if (o % c->every == 0) {
+		sht_err err = sht__ctf_mark(c, o, ts, before, mismatch);
+		if (err != SHT_OK)
+			return err;
+	}
+	if (c->ordinal > c->high)
+		c->high = c->ordinal;
+	*ord = o;
+	return SHT_OK;
+}
+
 /* Make event message m (whose reference we hold) the current event, with
  * timestamp *ts and ordinal *ord; ordinal, marks and the equal-timestamp
  * run advance. */
@@ -124,29 +148,14 @@ static sht_err ctf_take_event(struct sht_ctf *c, const bt_message *m,
 	c->cur_msg = m;
 	c->cur_ev = bt_message_event_borrow_event_const(m);
 	c->cur_payload = bt_event_borrow_payload_field_const(c->cur_ev);
-	uint64_t o = c->ordinal++;
-	uint64_t before = 0;
-	if (c->have_last && *ts == c->last_ts)
-		before = c->run;
-	else if (c->have_last && *ts < c->last_ts && o >= c->high)
-		c->info.backward++;   /* first read only */
-	c->have_last = 1;
-	c->last_ts = *ts;
-	c->run = before + 1;
-	if (o % c->every == 0) {
-		err = sht__ctf_mark(c, o, *ts, before, mismatch);
-		if (err != SHT_OK)
-			return err;
-	}
-	if (c->ordinal > c->high)
-		c->high = c->ordinal;
-	*ord = o;
-	return SHT_OK;
+	return sht__ctf_position(c, *ts, ord, mismatch);
 }
 
 sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 			 int *mismatch)
 {
+	if (c->par)
+		return sht__ctfp_advance(c, ts, ord, mismatch);
 	bt_message_put_ref(c->cur_msg);
 	c->cur_msg = NULL;
 	c->cur_ev = NULL;
@@ -290,6 +299,8 @@ sht_err sht__ctf_next(void *src, sht_event *ev)
 
 	if (c->failed != SHT_OK)
 		return sht__ctf_failed(c);
+	if (c->par)
+		return sht__ctfp_next(c, ev);
 	err = sht__ctf_advance(c, &ts, &ord, &mismatch);
 	if (err != SHT_OK)
 		return err;
@@ -323,6 +334,15 @@ size_t sht_ctf_where(const sht_source *src, char *buf, size_t size)
 	if (!size)
 		return 0;
 	buf[0] = '\0';
+	if (c && c->par) {
+		name = sht__ctfp_stream_name(c);
+		if (!name)
+			return 0;
+		n = snprintf(buf, size, "stream file %s", name);
+		if (n < 0)
+			n = 0;
+		return (size_t)n < size ? (size_t)n : size - 1;
+	}
 	if (!c || !c->cur_ev || !(st = bt_event_borrow_stream_const(c->cur_ev)))
 		return 0;
 	/* src.ctf.fs names a stream after its file. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctf-int.h"
+#include "ctf-par.h"
 #include "util/util.h"
 
 #define CTF_WALK_DEPTH 32        /* directory levels searched for metadata */
@@ -25,7 +25,7 @@ static void ctf_stats(void *src, sht_source_stats *out)
 }
 
 const sht_source_ops sht__ctf_ops = { sht__ctf_next, sht__ctf_seek,
-				      ctf_stats };
+				      ctf_stats, sht__ctf_seek_at };
 
 struct sht_ctf *sht__ctf_of(const sht_source *src)
 {
@@ -159,6 +159,7 @@ void sht_ctf_opts_init(sht_ctf_opts *opts)
 
 static void ctf_free(struct sht_ctf *c)
 {
+	sht__ctfp_close(c);
 	sht__ctf_graph_destroy(c);
 	BT_TRACE_PUT_REF_AND_RESET(c->trace);
 	BT_PLUGIN_PUT_REF_AND_RESET(c->plugin_ctf);
@@ -182,6 +183,18 @@ static sht_err ctf_find_plugin(const char *name, const char *path,
 	char what[64];
 	snprintf(what, sizeof what, "find babeltrace2 plugin \"%s\"", name);
 	return sht__ctf_error(SHT_ERR_INVALID, what, path);
+}
+
+/* The babeltrace2 path: plugins, graph, first batch. */
+static sht_err ctf_open_muxer(struct sht_ctf *c, const char *path)
+{
+	sht_err err = ctf_find_plugin("ctf", path, &c->plugin_ctf);
+
+	if (err == SHT_OK)
+		err = ctf_find_plugin("utils", path, &c->plugin_utils);
+	if (err == SHT_OK)
+		err = sht__ctf_graph_build(c);
+	return err;
 }
 
 sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts,
@@ -229,12 +242,14 @@ sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts,
 	}
 	c->merge = opts->merge;
 	c->every = opts->index_every ? opts->index_every : CTF_INDEX_EVERY;
+	c->muxer = opts->muxer != 0;
+	c->jobs = opts->jobs > CTF_JOBS_MAX ? CTF_JOBS_MAX : opts->jobs;
 	c->info.traces = (uint32_t)c->n_dirs;
-	err = ctf_find_plugin("ctf", path, &c->plugin_ctf);
-	if (err == SHT_OK)
-		err = ctf_find_plugin("utils", path, &c->plugin_utils);
-	if (err == SHT_OK)
-		err = sht__ctf_graph_build(c);
+	c->info.jobs = c->muxer ? 0 : c->jobs;
+	if (!c->muxer)
+		err = sht__ctfp_open(c, c->jobs);
+	else
+		err = ctf_open_muxer(c, path);
 	if (err != SHT_OK) {
 		ctf_free(c);
 		return err;

@@ -116,7 +116,7 @@ case $err in *"no-such-trace"*) ok 0 "missing trace: the message names it" ;;
 [ ! -e "$SHT_TMP/x.sht" ]
 ok $? "missing trace: no output file"
 expect_rc 1 "not a trace: exit 1" "$SHT" build "$SHT_TMP" -o "$SHT_TMP/x.sht"
-[ -z "$(ls "$SHT_TMP" | grep -F '.tmp-')" ]
+[ -z "$(ls "$SHT_TMP" | grep -E '\.building$|\.resume$')" ]
 ok $? "no temporary file left behind"
 expect_rc 1 "unwritable output: exit 1" "$SHT" build "$trace" \
 	-o "$SHT_TMP/no-such-dir/x.sht"

@@ -27,7 +27,7 @@ refused()
 {
 	local desc=$1 pat=$2 trace=$3
 	shift 3
-	rm -f out.sht out.sht.tmp-*
+	rm -f out.sht out.sht.building out.sht.resume
 	run env "$@" timeout 120 "$SHT" build "$trace" -o out.sht --no-progress
 	if [ "$rc" -eq 1 ]; then ok 0 "$desc: exit status 1"; else
 		ok 1 "$desc: exit status 1"; diag "rc $rc; stderr: $err"; fi
@@ -36,7 +36,7 @@ refused()
 	*) ok 1 "$desc: the message says where ($pat)"; diag "stderr: $err" ;;
 	esac
 	no_crash "$desc: no crash"
-	left=$(ls out.sht out.sht.tmp-* 2>/dev/null | wc -l)
+	left=$(ls out.sht out.sht.building out.sht.resume 2>/dev/null | wc -l)
 	is "$left" 0 "$desc: no history file, no temporary file"
 }
 

@@ -146,8 +146,12 @@ static const char *field_str(const sht_event *ev, const char *name)
 	return sht_event_field(ev, name, &f) == SHT_FIELD_STRING ? f.v.s : "(none)";
 }
 
-static void check_trace(const struct trace_case *tc)
+/* Each trace is read both ways: through babeltrace2's muxer, and by the
+ * stream reader on 2 threads (test-ctf-par compares them event by
+ * event). */
+static void check_trace(const struct trace_case *tc, int muxer)
 {
+	sht_ctf_opts opts;
 	char path[8192], jpath[8192];
 	json_t *json;
 	sht_source src;
@@ -165,7 +169,12 @@ static void check_trace(const struct trace_case *tc)
 		return;
 	int n_streams = tstats_streams(json, per_cpu_exp, 64);
 
-	err = sht_ctf_open(path, NULL, &src);
+	sht_ctf_opts_init(&opts);
+	opts.muxer = muxer;
+	opts.jobs = muxer ? 0 : 2;
+	diag("%s: read %s", tc->dir, muxer ? "through babeltrace2's muxer"
+					   : "by the stream reader, 2 threads");
+	err = sht_ctf_open(path, &opts, &src);
 	if (!is_int(err, SHT_OK, "%s: opens", tc->dir)) {
 		diag("%s", sht_errmsg());
 		json_decref(json);
@@ -203,8 +212,9 @@ static void check_trace(const struct trace_case *tc)
 			is_int(sht_event_field(&ev, "no_such_field", &f),
 			       SHT_FIELD_NONE, "%s: an absent field is NONE",
 			       tc->dir);
-			ok(sht_ctf_event_bt(&ev) != NULL, "%s: babeltrace2 event "
-			   "reachable", tc->dir);
+			ok((sht_ctf_event_bt(&ev) != NULL) == muxer,
+			   "%s: babeltrace2 event reachable through the muxer "
+			   "only", tc->dir);
 		}
 		n++;
 	}
@@ -809,7 +819,7 @@ static void check_state_run(const struct trace_case *tc)
 	so.backend = SHT_BACKEND_MEMORY;
 	is_int(sht_state_create(NULL, tstats_int(json, "first_ns"), &so, &ss),
 	       SHT_OK, "run %s: state created", tc->dir);
-	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL };
+	sht_provider p = { "test-ctf-counts", 1, count_handle, NULL, NULL, NULL, NULL };
 	is_int(sht_state_run(ss, &src, &p, &events, &skipped), SHT_OK,
 	       "run %s: runs (%s)", tc->dir, sht_errmsg());
 	is_u64(events, (uint64_t)tstats_int(json, "events"), "run %s: events",
@@ -1035,8 +1045,10 @@ int main(void)
 	if (!tmp)
 		tmp = ".";
 
-	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-		check_trace(&cases[k]);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		check_trace(&cases[k], 1);
+		check_trace(&cases[k], 0);
+	}
 	check_seeks("many-threads", 0);   /* default index spacing */
 	check_seeks("many-threads", 3);   /* marks inside equal-ts runs */
 	check_seeks("synctraces/scp_src", 1000); /* no muxer */

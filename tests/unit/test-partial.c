@@ -107,7 +107,7 @@ static sht_err tr_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL };
+static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL };
 
 static sht_err apply(sht_state *ss, sht_time t, struct op *o)
 {
@@ -146,7 +146,7 @@ static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 static sht_err build(const char *path, struct trace *tr, sht_backend be, uint64_t every)
 {
 	sht_state_opts o;
-	sht_provider p = { "random-ops", 3, handle, NULL, NULL };
+	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL, NULL };
 	sht_source src = { &tr_ops, tr };
 	sht_state *ss;
 	sht_err err;
@@ -248,8 +248,8 @@ static void run_case(const char *dir, size_t nev, uint64_t every)
 	char fpath[512], ppath[512];
 	struct trace tr;
 	sht_state *full, *part;
-	sht_provider p = { "random-ops", 3, handle, NULL, NULL };
-	sht_provider wrong = { "random-ops", 4, handle, NULL, NULL };
+	sht_provider p = { "random-ops", 3, handle, NULL, NULL, NULL, NULL };
+	sht_provider wrong = { "random-ops", 4, handle, NULL, NULL, NULL, NULL };
 	sht_source src = { &tr_ops, &tr };
 	sht_result *a = sht_result_create(), *b = sht_result_create();
 
