@@ -60,3 +60,23 @@ int srv_counter_at(struct srv_hq *q, sht_quark quark, const struct srv_times *ts
 	sht_result_destroy(res);
 	return 0;
 }
+
+int64_t srv_counter_in(const sht_result *res, sht_quark q)
+{
+	const sht_interval *iv = sht_result_items(res);
+	size_t n = sht_result_count(res), lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (iv[m].quark < q)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo >= n || iv[lo].quark != q)
+		return 0;
+	if (iv[lo].value.type == SHT_TYPE_INT64)
+		return iv[lo].value.u.i64;
+	return iv[lo].value.type == SHT_TYPE_INT32 ? iv[lo].value.u.i32 : 0;
+}

@@ -12,4 +12,8 @@
 int srv_counter_at(struct srv_hq *q, sht_quark quark, const struct srv_times *ts,
 		   const struct srv_xform *xf, int64_t *out);
 
+/* Counter quark q's value in a full query result (items in quark order):
+ * 0 if absent or not an integer. */
+int64_t srv_counter_in(const sht_result *res, sht_quark q);
+
 #endif /* SHT_SERVER_COUNTER_H */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counter.h"
 #include "evline.h"
 
 #define NONE SHT_QUARK_NONE
@@ -43,27 +44,6 @@ int ev_filter_prepare(struct srv_exp *e, struct ev_query *q)
 	return 0;
 }
 
-/* The value of counter q in a full query result (in quark order). */
-static int64_t counter(const sht_result *res, sht_quark q)
-{
-	const sht_interval *iv = sht_result_items(res);
-	size_t lo = 0, hi = sht_result_count(res);
-
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (iv[m].quark < q)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo >= sht_result_count(res) || iv[lo].quark != q)
-		return 0;
-	if (iv[lo].value.type == SHT_TYPE_INT64)
-		return iv[lo].value.u.i64;
-	return iv[lo].value.type == SHT_TYPE_INT32 ? iv[lo].value.u.i32 : 0;
-}
-
 int64_t ev_filter_count(struct srv_exp *e, const struct ev_query *q, sht_time t)
 {
 	sht_result *res = sht_result_create();
@@ -79,7 +59,7 @@ int64_t ev_filter_count(struct srv_exp *e, const struct ev_query *q, sht_time t)
 		if (hq.valid && at >= hq.start &&
 		    srv_hq_full(&hq, at > hq.end ? hq.end : at, res) == SHT_OK)
 			for (size_t k = 0; k < q->nfq[j]; k++)
-				n += counter(res, q->fq[j][k]);
+				n += srv_counter_in(res, q->fq[j][k]);
 		srv_hist_release(&hq);
 	}
 	sht_result_destroy(res);

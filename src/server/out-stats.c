@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include "counter.h"
 
 #define NONE SHT_QUARK_NONE
 
@@ -19,27 +19,6 @@ static int stats_applies(struct srv_exp *e)
 {
 	(void)e;
 	return 1;
-}
-
-/* A counter's value in a full query result (0 if null or absent). */
-static int64_t count_of(const sht_result *res, sht_quark q)
-{
-	const sht_interval *iv = sht_result_items(res);
-	size_t lo = 0, hi = sht_result_count(res);
-
-	while (lo < hi) {             /* the result is in quark order */
-		size_t m = lo + (hi - lo) / 2;
-
-		if (iv[m].quark < q)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo >= sht_result_count(res) || iv[lo].quark != q)
-		return 0;
-	if (iv[lo].value.type == SHT_TYPE_INT64)
-		return iv[lo].value.u.i64;
-	return iv[lo].value.type == SHT_TYPE_INT32 ? iv[lo].value.u.i32 : 0;
 }
 
 struct stree {
@@ -53,7 +32,7 @@ struct stree {
 
 static int64_t count(const struct stree *s, sht_quark q)
 {
-	return count_of(s->hi, q) - (s->lo ? count_of(s->lo, q) : 0);
+	return srv_counter_in(s->hi, q) - (s->lo ? srv_counter_in(s->lo, q) : 0);
 }
 
 static int64_t add(struct stree *s, int64_t key, int64_t parent,
