@@ -329,33 +329,23 @@ out:
 
 static int cpu_xy(struct srv_out_ctx *c)
 {
-	struct srv_times ts;
-	struct xy_out o;
-	int64_t *ids;
+	struct xy_request x;
 	struct srv_idkey *keys;
-	size_t n, k = 0;
-	int status = SRV_COMPLETED;
+	size_t k = 0;
 
-	if (srv_req_times(c->req, c->rep, 1, &ts) != 0)
+	if (xy_request_begin(c, "CPU Usage", &x) != 0)
 		return -1;
-	if (xy_items(c, &ids, &n) != 0) {
-		srv_times_free(&ts);
-		return -1;
-	}
-	keys = malloc((n ? n : 1) * sizeof *keys);
-	for (size_t i = 0; keys && i < n; i++)
-		if (srv_ids_key(c->ids, ids[i], &keys[k], NULL) == 0 &&
+	keys = malloc((x.n ? x.n : 1) * sizeof *keys);
+	for (size_t i = 0; keys && i < x.n; i++)
+		if (srv_ids_key(c->ids, x.ids[i], &keys[k], NULL) == 0 &&
 		    (size_t)keys[k].a < c->e->ntraces)
-			ids[k++] = ids[i];
-	xy_begin(&o, "CPU Usage");
+			x.ids[k++] = x.ids[i];
 	for (size_t ti = 0; keys && ti < c->e->ntraces; ti++)
 		if (c->e->traces[ti]->kernel &&
-		    trace_series(c, &o, ti, ids, keys, k, &ts, &status) != 0)
-			status = SRV_FAILED;
-	xy_end(&o, c->rep, status);
+		    trace_series(c, &x.o, ti, x.ids, keys, k, &x.ts, &x.status) != 0)
+			x.status = SRV_FAILED;
 	free(keys);
-	free(ids);
-	srv_times_free(&ts);
+	xy_request_end(c, &x);
 	return 0;
 }
 

@@ -108,31 +108,20 @@ static int trace_series(struct srv_out_ctx *c, struct xy_out *o, size_t ti,
 
 static int hist_xy(struct srv_out_ctx *c)
 {
-	struct srv_times ts;
-	struct xy_out o;
-	int64_t *ids;
-	size_t n;
-	int status = SRV_COMPLETED;
+	struct xy_request x;
 
-	if (srv_req_times(c->req, c->rep, 1, &ts) != 0)
+	if (xy_request_begin(c, "Histogram", &x) != 0)
 		return -1;
-	if (xy_items(c, &ids, &n) != 0) {
-		srv_times_free(&ts);
-		return -1;
-	}
-	xy_begin(&o, "Histogram");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < x.n; i++) {
 		struct srv_idkey k;
 
-		if (srv_ids_key(c->ids, ids[i], &k, NULL) != 0 || k.b != 1 ||
+		if (srv_ids_key(c->ids, x.ids[i], &k, NULL) != 0 || k.b != 1 ||
 		    (size_t)k.a >= c->e->ntraces)
 			continue;
-		if (trace_series(c, &o, (size_t)k.a, ids[i], &ts, &status) != 0)
-			status = SRV_FAILED;
+		if (trace_series(c, &x.o, (size_t)k.a, x.ids[i], &x.ts, &x.status) != 0)
+			x.status = SRV_FAILED;
 	}
-	xy_end(&o, c->rep, status);
-	free(ids);
-	srv_times_free(&ts);
+	xy_request_end(c, &x);
 	return 0;
 }
 

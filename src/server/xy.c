@@ -2,6 +2,7 @@
  * xy.c: XY answers (xy.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xy.h"
@@ -60,4 +61,25 @@ int xy_items(struct srv_out_ctx *c, int64_t **ids, size_t *n)
 {
 	return srv_req_ints(c->req, c->rep, "requested_items", 0,
 			    INT64_C(1) << 53, SRV_ITEMS_MAX, 1, ids, n);
+}
+
+int xy_request_begin(struct srv_out_ctx *c, const char *title,
+		     struct xy_request *x)
+{
+	x->status = SRV_COMPLETED;
+	if (srv_req_times(c->req, c->rep, 1, &x->ts) != 0)
+		return -1;
+	if (xy_items(c, &x->ids, &x->n) != 0) {
+		srv_times_free(&x->ts);
+		return -1;
+	}
+	xy_begin(&x->o, title);
+	return 0;
+}
+
+void xy_request_end(struct srv_out_ctx *c, struct xy_request *x)
+{
+	xy_end(&x->o, c->rep, x->status);
+	free(x->ids);
+	srv_times_free(&x->ts);
 }

@@ -23,4 +23,21 @@ void xy_end(struct xy_out *o, struct srv_reply *rep, int status);
 /* The ids of requested_items (400 if absent or not ids). */
 int xy_items(struct srv_out_ctx *c, int64_t **ids, size_t *n);
 
+/* The frame of an XY request: its sample times and requested ids, the
+ * answer begun with its title, the status so far (COMPLETED). */
+struct xy_request {
+	struct srv_times ts;
+	int64_t *ids;
+	size_t n;
+	struct xy_out o;
+	int status;
+};
+
+/* Parse the request into x and begin the answer; -1: an error reply is
+ * set, nothing to free. */
+int xy_request_begin(struct srv_out_ctx *c, const char *title,
+		     struct xy_request *x);
+/* Close the answer with x->status, reply, free x. */
+void xy_request_end(struct srv_out_ctx *c, struct xy_request *x);
+
 #endif /* SHT_SERVER_XY_H */
