@@ -101,7 +101,8 @@ class BuildResult:
     provider_version, reused (an existing history was kept), events,
     events_skipped, discarded_events, discarded_packets, start, end,
     intervals, attributes, file_bytes, seconds, python_calls (events given
-    to Python handlers)."""
+    to Python handlers), decoding_threads (the threads that decoded a CTF
+    trace; 0: the calling thread, a VSTF trace or a reused history)."""
 
     def __init__(self, fields):
         self.__dict__.update(fields)
@@ -114,7 +115,7 @@ class BuildResult:
 
 
 def build(trace, analysis="kernel", output=None, progress=None, force=False,
-          merge=False, threaded=True, progress_every=65536):
+          merge=False, threaded=True, progress_every=65536, jobs=-1):
     """Build the history of a trace (a CTF directory or a VSTF file), as
     `sht build` does, and return a BuildResult.
 
@@ -129,7 +130,9 @@ def build(trace, analysis="kernel", output=None, progress=None, force=False,
     and at the end; an exception it raises (or Ctrl-C) stops the build
     and leaves no file.  merge: read a directory holding several CTF
     traces, merged in time.  threaded: write the history tree on threads
-    of its own (same file)."""
+    of its own (same file).  jobs: the threads decoding a CTF trace's
+    streams (-1: one per online CPU, as `sht build`; 0: on the calling
+    thread); the history is the same for any value."""
     if not isinstance(analysis, (str, os.PathLike, Provider)) and callable(analysis):
         analysis = _FunctionProvider(analysis)
     if isinstance(analysis, os.PathLike):
@@ -139,7 +142,7 @@ def build(trace, analysis="kernel", output=None, progress=None, force=False,
     if output is not None:
         output = os.fspath(output)
     r = _core.build(os.fspath(trace), analysis, output, progress, force, merge,
-                    threaded, progress_every)
+                    threaded, progress_every, jobs)
     return BuildResult(r)
 
 

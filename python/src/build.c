@@ -3,7 +3,8 @@
  * file, as `sht build` does:
  *
  *   build(trace, analysis="kernel", output=None, progress=None,
- *         force=False, merge=False, threaded=True, progress_every=65536)
+ *         force=False, merge=False, threaded=True, progress_every=65536,
+ *         jobs=-1)
  *
  * trace: a CTF directory or a VSTF file.  analysis: "kernel", "stats",
  * a rules file (*.xml, *.rules), or a Python provider object (see
@@ -15,7 +16,9 @@
  * a failed build leaves nothing.  progress(p) is called every
  * progress_every events and at the end with an sht.Progress (events,
  * time, fraction or None, seconds); an exception it raises stops the
- * build and is raised again, and so is Ctrl-C.
+ * build and is raised again, and so is Ctrl-C.  jobs: the threads that
+ * decode a CTF trace's streams (-1: one per online CPU, as `sht build`;
+ * 0: on the calling thread); the history is the same for any value.
  *
  * The GIL is released while a C analysis runs (and taken back for
  * progress); a Python provider runs with it.  Returns a dict summary.
@@ -434,6 +437,7 @@ static int first_event(struct job *j)
 static PyObject *summary(struct job *j, double seconds)
 {
 	sht_tree_info info;
+	sht_ctf_info ci;
 	sht_reader *r;
 	sht_err err = sht_reader_open(j->file, NULL, &r);
 
@@ -451,8 +455,12 @@ static PyObject *summary(struct job *j, double seconds)
 			sht_state_close(ss);
 		}
 	}
+	/* The threads that decoded the trace (0: the calling thread; a
+	 * VSTF trace or a reused history: 0). */
+	if (j->t.vstf || j->reused || sht_ctf_info_get(&j->t.src, &ci) != SHT_OK)
+		ci.jobs = 0;
 	return Py_BuildValue("{s:s,s:s,s:s,s:s,s:k,s:O,s:K,s:K,s:K,s:K,s:L,s:L,s:K,"
-			     "s:K,s:K,s:d,s:K}",
+			     "s:K,s:K,s:d,s:K,s:k}",
 			     "path", j->file, "trace", j->trace, "analysis", j->an.name,
 			     "provider", j->an.prov.id, "provider_version",
 			     (unsigned long)j->an.prov.version, "reused",
@@ -465,7 +473,8 @@ static PyObject *summary(struct job *j, double seconds)
 			     (unsigned long long)j->attrs,
 			     "file_bytes", (unsigned long long)info.file_bytes,
 			     "seconds", seconds, "python_calls",
-			     (unsigned long long)(j->an.py ? shtpy_provider_calls(j->an.py) : 0));
+			     (unsigned long long)(j->an.py ? shtpy_provider_calls(j->an.py) : 0),
+			     "decoding_threads", (unsigned long)ci.jobs);
 }
 
 /* The history file: output, or the trace's last name + ".sht". */
@@ -514,22 +523,38 @@ static PyObject *build_job(struct job *j, PyObject *spec)
 	return out;
 }
 
+/* One decoding thread per online CPU, as `sht build`'s default. */
+static long long default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
 PyObject *shtpy_build(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "trace", "analysis", "output", "progress", "force",
-				  "merge", "threaded", "progress_every", NULL };
+				  "merge", "threaded", "progress_every", "jobs", NULL };
 	PyObject *trace, *spec = NULL, *output = Py_None, *cb = Py_None, *file = NULL;
 	PyObject *out = NULL;
 	int force = 0, merge = 0, threaded = 1;
 	unsigned long long every = 65536;
+	long long jobs = -1;
 	struct job j;
 
 	(void)self;
 	memset(&j, 0, sizeof j);
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|OOOpppK", kwlist, PyUnicode_FSConverter,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|OOOpppKL", kwlist, PyUnicode_FSConverter,
 					 &trace, &spec, &output, &cb, &force, &merge,
-					 &threaded, &every))
+					 &threaded, &every, &jobs))
 		return NULL;
+	if (jobs < -1 || jobs > 256) {
+		PyErr_SetString(PyExc_ValueError,
+				"sht.build: jobs is -1 (one per CPU), 0 (the calling thread) or 1..256");
+		goto done;
+	}
+	if (jobs < 0)
+		jobs = default_jobs();
 	if (cb != Py_None && !PyCallable_Check(cb)) {
 		PyErr_SetString(PyExc_TypeError, "sht.build: progress is a callable or None");
 		goto done;
@@ -547,7 +572,7 @@ PyObject *shtpy_build(PyObject *self, PyObject *args, PyObject *kw)
 	j.merge = merge;
 	j.pg.cb = cb == Py_None ? NULL : cb;
 	j.pg.every = every ? every : 65536;
-	if (shtpy_trace_open(j.trace, merge, &j.t) < 0)
+	if (shtpy_trace_open(j.trace, merge, (uint32_t)jobs, &j.t) < 0)
 		goto done;
 	{
 		PyObject *a = spec ? spec : PyUnicode_FromString("kernel");

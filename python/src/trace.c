@@ -12,7 +12,8 @@
 
 #include "trace.h"
 
-int shtpy_trace_open(const char *path, int merge, struct shtpy_trace *t)
+int shtpy_trace_open(const char *path, int merge, uint32_t jobs,
+		     struct shtpy_trace *t)
 {
 	struct stat sb;
 	sht_ctf_opts co;
@@ -27,6 +28,7 @@ int shtpy_trace_open(const char *path, int merge, struct shtpy_trace *t)
 	if (S_ISDIR(sb.st_mode)) {
 		sht_ctf_opts_init(&co);
 		co.merge = merge;
+		co.jobs = jobs;
 		err = sht_ctf_open(path, &co, &t->src);
 		if (err != SHT_OK) {
 			shtpy_raise_ctx(err, "cannot open the CTF trace %s", path);

@@ -16,8 +16,10 @@ struct shtpy_trace {
 	sht_time span_begin, span_end;   /* CTF: the packet index's span */
 };
 
-/* 0, or -1 with an exception set. */
-int shtpy_trace_open(const char *path, int merge, struct shtpy_trace *t);
+/* 0, or -1 with an exception set.  jobs: a CTF trace's decoding threads
+ * (0: on the caller's thread). */
+int shtpy_trace_open(const char *path, int merge, uint32_t jobs,
+		     struct shtpy_trace *t);
 void shtpy_trace_close(struct shtpy_trace *t);
 
 /* An environment entry as text ("" if absent). */

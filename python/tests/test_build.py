@@ -144,3 +144,28 @@ def test_bad_input(scratch):
     with pytest.raises(TypeError):
         sht.build(trace_path("stub"), progress=42)
     assert not os.path.exists(os.path.join(scratch, "x.sht"))
+
+
+def test_jobs(scratch):
+    """A CTF trace decoded on the calling thread, on one thread and on
+    three gives the same file; jobs out of range is refused."""
+    files = []
+    for jobs in (0, 1, 3, -1):
+        out = os.path.join(scratch, "mt-jobs%d.sht" % jobs)
+        r = sht.build(trace_path("many-threads"), output=out, force=True, jobs=jobs)
+        assert r.events > 0 and not r.reused
+        # -1: one per online CPU, as `sht build` (the reader may use fewer
+        # threads than asked when the trace has fewer streams).
+        want = os.cpu_count() if jobs < 0 else jobs
+        assert 0 < r.decoding_threads <= want if want else r.decoding_threads == 0
+        files.append(out)
+    with open(files[0], "rb") as f:
+        ref = f.read()
+    for other in files[1:]:
+        with open(other, "rb") as f:
+            assert f.read() == ref, "%s differs from %s" % (other, files[0])
+    for bad in (-2, 257):
+        with pytest.raises(ValueError, match="jobs"):
+            sht.build(trace_path("many-threads"), output=os.path.join(scratch, "x.sht"),
+                      force=True, jobs=bad)
+    assert not os.path.exists(os.path.join(scratch, "x.sht"))
