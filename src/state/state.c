@@ -218,17 +218,6 @@ sht_err sht__attr_get(sht_state *ss, sht_quark parent, const char *name,
 	return err;
 }
 
-void sht__attr_children(sht_state *ss, sht_quark q, const sht_quark **kids,
-			size_t *n)
-{
-	if (sht__attrs_children(ss->attrs, q, kids, n) != SHT_OK) {
-		*n = 0;
-		return;
-	}
-	/* Children are in creation order: the later ones are a suffix. */
-	while (ss->attrs_borrowed && *n && (*kids)[*n - 1] >= ss->visible)
-		(*n)--;
-}
 
 static sht_err lookup(sht_state *ss, sht_quark parent, const char *const *elems,
 		      size_t n, int create, sht_quark *out)
@@ -305,8 +294,52 @@ uint64_t sht_state_attr_count(sht_state *ss)
 	sht__lock(ss);
 	if (sht__state_attrs(ss, &a) == SHT_OK)
 		n = sht__attrs_count(a);
+	if (ss->attrs_borrowed && n > ss->visible)
+		n = ss->visible;
 	sht__unlock(ss);
 	return n;
+}
+
+/* A replay (a segment of a partial history) borrows the file's whole
+ * attribute tree, but its provider must see only the attributes that
+ * exist at this point of the trace, as the first run did: a quark at or
+ * past `visible` is not there yet (SHT_ERR_RANGE, as for any unknown
+ * quark), and lists lose their later members. */
+static sht_err replay_quark(const sht_state *ss, sht_quark q)
+{
+	if (ss->attrs_borrowed && q != SHT_QUARK_ROOT && q >= ss->visible)
+		return sht__error(SHT_ERR_RANGE, "Cannot look up: quark=%u does not exist yet", q);
+	return SHT_OK;
+}
+
+static sht_err replay_children(const sht_state *ss, sht_err err,
+			       const sht_quark *const *kids, size_t *n)
+{
+	/* Children are in creation order: the later ones are a suffix. */
+	while (err == SHT_OK && ss->attrs_borrowed && *n && (*kids)[*n - 1] >= ss->visible)
+		(*n)--;
+	return err;
+}
+
+void sht__attr_children(sht_state *ss, sht_quark q, const sht_quark **kids,
+			size_t *n)
+{
+	if (replay_children(ss, sht__attrs_children(ss->attrs, q, kids, n), kids, n) != SHT_OK)
+		*n = 0;
+}
+
+static sht_err replay_matches(const sht_state *ss, sht_err err, sht_quark *const *qs,
+			      size_t *n)
+{
+	size_t k = 0;
+
+	if (err != SHT_OK || !ss->attrs_borrowed)
+		return err;
+	for (size_t i = 0; i < *n; i++)
+		if ((*qs)[i] < ss->visible)
+			(*qs)[k++] = (*qs)[i];
+	*n = k;
+	return err;
 }
 
 #define ATTR_CALL(ss, call)                                     \
@@ -323,27 +356,29 @@ uint64_t sht_state_attr_count(sht_state *ss)
 
 sht_err sht_state_attr_name(sht_state *ss, sht_quark q, const char **name, size_t *len)
 {
-	ATTR_CALL(ss, sht__attrs_name(a, q, name, len));
+	ATTR_CALL(ss, replay_quark(ss, q) ? SHT_ERR_RANGE : sht__attrs_name(a, q, name, len));
 }
 
 sht_err sht_state_attr_parent(sht_state *ss, sht_quark q, sht_quark *parent)
 {
-	ATTR_CALL(ss, sht__attrs_parent(a, q, parent));
+	ATTR_CALL(ss, replay_quark(ss, q) ? SHT_ERR_RANGE : sht__attrs_parent(a, q, parent));
 }
 
 sht_err sht_state_attr_children(sht_state *ss, sht_quark q, const sht_quark **out, size_t *n)
 {
-	ATTR_CALL(ss, sht__attrs_children(a, q, out, n));
+	ATTR_CALL(ss, replay_quark(ss, q) ? SHT_ERR_RANGE
+		      : replay_children(ss, sht__attrs_children(a, q, out, n), out, n));
 }
 
 sht_err sht_state_attr_path(sht_state *ss, sht_quark q, char *buf, size_t size, size_t *need)
 {
-	ATTR_CALL(ss, sht__attrs_path(a, q, buf, size, need));
+	ATTR_CALL(ss, replay_quark(ss, q) ? SHT_ERR_RANGE
+		      : sht__attrs_path(a, q, buf, size, need));
 }
 
 sht_err sht_state_attr_match(sht_state *ss, const char *pattern, sht_quark **out, size_t *n)
 {
-	ATTR_CALL(ss, sht__attrs_match(a, pattern, out, n));
+	ATTR_CALL(ss, replay_matches(ss, sht__attrs_match(a, pattern, out, n), out, n));
 }
 
 int64_t sht_state_cacheable_count(sht_state *ss)

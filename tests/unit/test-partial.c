@@ -5,6 +5,10 @@
  * errors included) go once into a full history and once into partial
  * histories with several checkpoint spacings; then single queries at every
  * interval bound, full queries, range and 2D queries are compared.
+ * Attributes keep appearing all along the trace (g/<n>), and some events
+ * look at the attribute tree through the public calls (children, count,
+ * matches) and store what they saw: a replay must see the tree as the
+ * first run saw it at that event, not the whole file's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +18,7 @@
 #include "rng.h"
 #include "tap.h"
 
-enum { OP_MODIFY, OP_CLEAR, OP_PUSH, OP_POP, OP_INCR, OP_NEWATTR };
+enum { OP_MODIFY, OP_CLEAR, OP_PUSH, OP_POP, OP_INCR, OP_NEWATTR, OP_GROW, OP_LOOK };
 
 struct op {
 	int kind;
@@ -26,7 +30,7 @@ struct op {
 struct ev {
 	sht_time ts;
 	int nops;
-	struct op ops[3];
+	struct op ops[5];
 };
 
 struct trace {
@@ -78,6 +82,10 @@ static void make_trace(struct trace *tr, size_t n)
 			o->attr = (int)(rnd() % NPATHS);
 			o->v = random_value(o);
 		}
+		if (rnd() % 3 == 0)                  /* g/<i / 37> */
+			e->ops[e->nops++] = (struct op){ .kind = OP_GROW, .attr = (int)(i / 37) };
+		if (rnd() % 3 == 0)
+			e->ops[e->nops++] = (struct op){ .kind = OP_LOOK };
 	}
 }
 
@@ -109,11 +117,45 @@ static sht_err tr_seek(void *src, uint64_t pos)
 
 static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL };
 
+/* What the tree looks like now, through the public calls: the children
+ * of g, the attribute count and the matches of g/ *, stored in "seen". */
+static sht_err look(sht_state *ss, sht_time t)
+{
+	const sht_quark *kids = NULL;
+	sht_quark g, seen, *m = NULL;
+	size_t nk = 0, nm = 0;
+	sht_err err = sht_state_quark_path(ss, "g", true, &g);
+
+	if (err == SHT_OK)
+		err = sht_state_attr_children(ss, g, &kids, &nk);
+	if (err == SHT_OK)
+		err = sht_state_attr_match(ss, "g/*", &m, &nm);
+	free(m);
+	if (err == SHT_OK)
+		err = sht_state_quark_path(ss, "seen", true, &seen);
+	if (err == SHT_OK) {
+		sht_value v = sht_value_int64((int64_t)(nk * 1000000 +
+					sht_state_attr_count(ss) * 1000 + nm));
+
+		err = sht_state_modify(ss, t, seen, &v);
+	}
+	return err;
+}
+
 static sht_err apply(sht_state *ss, sht_time t, struct op *o)
 {
 	sht_quark q;
-	sht_err err = sht_state_quark_path(ss, paths[o->attr], true, &q);
+	sht_err err;
 	sht_value popped;
+	char grow[32];
+
+	if (o->kind == OP_LOOK)
+		return look(ss, t);
+	if (o->kind == OP_GROW) {
+		snprintf(grow, sizeof grow, "g/%d", o->attr);
+		return sht_state_quark_path(ss, grow, true, &q);
+	}
+	err = sht_state_quark_path(ss, paths[o->attr], true, &q);
 
 	if (o->v.type == SHT_TYPE_STRING)
 		o->v.u.str = o->str;
