@@ -45,10 +45,18 @@ class History(_core.History):
             self.file, self.start, self.end, self.attribute_count, *self.provider)
 
 
-def open(path, cache_bytes=0):
+def open(path, cache_bytes=0, trace=None, analysis=None):
     """Open a history file: a History.  cache_bytes bounds its node
-    cache (0: 256 MiB)."""
-    return History(os.fspath(path), cache_bytes)
+    cache (0: 256 MiB).  A partial history (sht build --partial) answers
+    by replaying the trace it was built from: give it as trace (a CTF
+    directory or VSTF file), and, for one built from a rules file, that
+    file as analysis ("kernel" and "stats" are found by themselves).
+    Its queries keep the GIL (a replay moves the trace)."""
+    if trace is not None:
+        trace = os.fspath(trace)
+    if isinstance(analysis, os.PathLike):
+        analysis = os.fspath(analysis)
+    return History(os.fspath(path), cache_bytes, trace, analysis)
 
 
 class Intervals:

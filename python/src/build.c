@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "analysis.h"
 
 static PyTypeObject *progress_type;
 
@@ -53,84 +53,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- analyses ------------------------------------------------------------- */
-
-struct analysis {
-	char name[64];
-	char *rules_path;        /* a rules file: its real path (notes) */
-	sht_kernel *kernel;
-	sht_evstats *stats;
-	sht_rules *rules;
-	shtpy_provider *py;
-	sht_provider prov;
-};
-
-static int is_rules(const char *s)
-{
-	size_t n = strlen(s);
-
-	return (n > 4 && strcmp(s + n - 4, ".xml") == 0) ||
-	       (n > 6 && strcmp(s + n - 6, ".rules") == 0);
-}
-
-static int analysis_create(struct analysis *an, PyObject *spec, struct shtpy_trace *t)
-{
-	char tname[128], major[32], minor[32];
-	const char *s;
-	sht_err err;
-
-	memset(an, 0, sizeof *an);
-	if (!PyUnicode_Check(spec)) {
-		snprintf(an->name, sizeof an->name, "python");
-		an->py = shtpy_provider_create(spec);
-		if (!an->py)
-			return -1;
-		an->prov = *shtpy_provider_get(an->py);
-		return 0;
-	}
-	if (!(s = PyUnicode_AsUTF8(spec)))
-		return -1;
-	snprintf(an->name, sizeof an->name, "%s", is_rules(s) ? "rules" : s);
-	if (is_rules(s)) {
-		an->rules_path = realpath(s, NULL);
-		err = sht_rules_load(s, NULL, &an->rules);
-		if (err == SHT_OK)
-			sht_rules_provider(an->rules, &an->prov);
-	} else if (strcmp(s, "stats") == 0) {
-		err = sht_evstats_create(&an->stats);
-		if (err == SHT_OK)
-			sht_evstats_provider(an->stats, &an->prov);
-	} else if (strcmp(s, "kernel") == 0) {
-		shtpy_trace_env(t, "tracer_name", tname, sizeof tname);
-		shtpy_trace_env(t, "tracer_major", major, sizeof major);
-		shtpy_trace_env(t, "tracer_minor", minor, sizeof minor);
-		err = sht_kernel_create(sht_kernel_layout_from_env(tname, major, minor),
-					&an->kernel);
-		if (err == SHT_OK)
-			sht_kernel_provider(an->kernel, &an->prov);
-	} else {
-		PyErr_Format(PyExc_ValueError, "sht.build: analysis is \"kernel\", "
-			     "\"stats\", a rules file (*.xml, *.rules) or a provider "
-			     "object, not %R", spec);
-		return -1;
-	}
-	if (err != SHT_OK) {
-		shtpy_raise(err);
-		return -1;
-	}
-	return 0;
-}
-
-static void analysis_destroy(struct analysis *an)
-{
-	sht_kernel_destroy(an->kernel);
-	sht_evstats_destroy(an->stats);
-	sht_rules_destroy(an->rules);
-	shtpy_provider_destroy(an->py);
-	free(an->rules_path);
-	memset(an, 0, sizeof *an);
 }
 
 /* ---- progress: a source around the trace's ----------------------------------- */
@@ -308,7 +230,7 @@ static const char *layout_name(sht_kernel_layout l)
 }
 
 static void notes_build(struct notes *n, const char *trace,
-			const struct shtpy_trace *t, const struct analysis *an,
+			const struct shtpy_trace *t, const struct shtpy_analysis *an,
 			int merge)
 {
 	char name[64], major[16], minor[16], patch[16];
@@ -345,7 +267,7 @@ struct job {
 	struct notes notes;
 	int merge;
 	struct shtpy_trace t;
-	struct analysis an;
+	struct shtpy_analysis an;
 	struct progress pg;
 	sht_time first, end;
 	uint64_t events, skipped, attrs;
@@ -502,7 +424,7 @@ static PyObject *build_job(struct job *j, PyObject *spec)
 	j->pg.inner = &j->t.src;
 	j->pg.trace = &j->t;
 	j->pg.t0 = t0;
-	if (first_event(j) < 0 || analysis_create(&j->an, spec, &j->t) < 0)
+	if (first_event(j) < 0 || shtpy_analysis_create(&j->an, spec, &j->t, "sht.build") < 0)
 		return NULL;
 	if (!j->force && reusable(j->file, j->trace, &j->an.prov, j->first)) {
 		j->reused = 1;
@@ -521,14 +443,6 @@ static PyObject *build_job(struct job *j, PyObject *spec)
 	}
 	out = summary(j, now_s() - t0);
 	return out;
-}
-
-/* One decoding thread per online CPU, as `sht build`'s default. */
-static long long default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 256 ? 256 : n;
 }
 
 PyObject *shtpy_build(PyObject *self, PyObject *args, PyObject *kw)
@@ -554,7 +468,7 @@ PyObject *shtpy_build(PyObject *self, PyObject *args, PyObject *kw)
 		goto done;
 	}
 	if (jobs < 0)
-		jobs = default_jobs();
+		jobs = shtpy_default_jobs();
 	if (cb != Py_None && !PyCallable_Check(cb)) {
 		PyErr_SetString(PyExc_TypeError, "sht.build: progress is a callable or None");
 		goto done;
@@ -584,7 +498,7 @@ PyObject *shtpy_build(PyObject *self, PyObject *args, PyObject *kw)
 	}
 done:
 	free(j.notes.trace_abs);
-	analysis_destroy(&j.an);
+	shtpy_analysis_destroy(&j.an);
 	shtpy_trace_close(&j.t);
 	Py_XDECREF(j.pg.exc_type);
 	Py_XDECREF(j.pg.exc_value);

@@ -10,11 +10,17 @@
  * The GIL is released around 2D queries, which may be long; each uses
  * its own result set, and a History being queried cannot be closed
  * (busy).  Short queries keep the GIL and reuse one result set.
+ *
+ * A partial history (sht build --partial) answers by replaying its trace
+ * through the analysis that built it, opened here with the history
+ * (trace=, analysis=): a replay moves the trace, so its queries keep the
+ * GIL, which serialises them.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "core.h"
+#include "analysis.h"
 
 struct shtpy_history {
 	PyObject_HEAD
@@ -25,7 +31,25 @@ struct shtpy_history {
 	PyObject **paths;        /* str per quark, made on demand */
 	sht_result *res;         /* short queries, under the GIL */
 	int busy;                /* queries running without the GIL */
+	int partial;             /* replays: queries keep the GIL */
+	struct shtpy_trace trace;        /* partial: what it replays */
+	struct shtpy_analysis an;
+	sht_source fixed;                /* partial, synchronized: the trace
+	                                    on the experiment's clock */
+	int have_fixed;
 };
+
+/* stmt without the GIL, but for a partial history (see above). */
+#define UNLOCKED(h, stmt)                                                  \
+	do {                                                               \
+		if ((h)->partial) {                                        \
+			stmt;                                              \
+		} else {                                                   \
+			Py_BEGIN_ALLOW_THREADS                             \
+			stmt;                                              \
+			Py_END_ALLOW_THREADS                               \
+		}                                                          \
+	} while (0)
 
 #define H(o) ((struct shtpy_history *)(o))
 
@@ -41,9 +65,11 @@ static int check_open(struct shtpy_history *h)
 
 /* ---- open and close ----------------------------------------------------- */
 
-/* A partial history (docs/FORMAT.md §10: section kind 3) answers only
- * with the trace: refuse it here. */
-static int refuse_partial(const char *path)
+/* ---- partial histories ------------------------------------------------------ */
+
+/* 1 if path is a partial history (docs/FORMAT.md §10: it has the
+ * checkpoints section, kind 3). */
+static int is_partial(const char *path)
 {
 	sht_reader *r;
 	void *data = NULL;
@@ -55,27 +81,166 @@ static int refuse_partial(const char *path)
 	err = sht_reader_section(r, 3, NULL, &data, &len);
 	free(data);
 	sht_reader_close(r);
-	if (err != SHT_OK)
-		return 0;
-	sht_error_set(SHT_ERR_INVALID, "Cannot open %s: it is a partial history "
-		      "(sht build --partial), whose queries replay its trace: "
-		      "query it with the sht tool (--trace), or build a full history",
-		      path);
+	return err == SHT_OK;
+}
+
+static int partial_error(const char *path, const char *what)
+{
+	sht_error_set(SHT_ERR_INVALID, "Cannot open the partial history %s: %s",
+		      path, what);
 	shtpy_raise(SHT_ERR_INVALID);
 	return -1;
 }
 
+/* The analysis that built h (its provider id and version), from spec
+ * (None: by the provider's id). */
+static int replay_analysis(struct shtpy_history *h, const char *path, PyObject *spec)
+{
+	const char *id = "", *name;
+	uint32_t version = 0;
+	PyObject *own = NULL;
+	char what[512];
+	int rc;
+
+	sht_state_provider(h->ss, &id, &version);
+	if (spec == Py_None) {
+		if (!(name = shtpy_analysis_of(id))) {
+			snprintf(what, sizeof what, "its provider '%s' is not an "
+				 "analysis of sht; give the rules file it was built "
+				 "with as analysis=", id);
+			return partial_error(path, what);
+		}
+		spec = own = PyUnicode_FromString(name);
+		if (!own)
+			return -1;
+	} else if (!PyUnicode_Check(spec)) {
+		return partial_error(path, "analysis is \"kernel\", \"stats\" or a "
+				     "rules file (a Python provider cannot replay a "
+				     "partial history)");
+	}
+	rc = shtpy_analysis_create(&h->an, spec, &h->trace, "sht.open");
+	Py_XDECREF(own);
+	if (rc < 0)
+		return -1;
+	if (strcmp(h->an.prov.id, id) != 0) {
+		snprintf(what, sizeof what, "it was built by provider '%s', the "
+			 "analysis given is '%s'", id, h->an.prov.id);
+		return partial_error(path, what);
+	}
+	if (h->an.prov.version != version) {
+		snprintf(what, sizeof what, "it was built by version %u of '%s', "
+			 "this is version %u (rebuild it, or give the rules file "
+			 "it was built with)", version, id, h->an.prov.version);
+		return partial_error(path, what);
+	}
+	return 0;
+}
+
+/* A history built on an experiment's synchronized clock (sht build
+ * --sync) replays its trace through the trace's transform. */
+static int replay_source(struct shtpy_history *h, const char *path,
+			 const char *trace, const sht_source **src)
+{
+	sht_sync *s = NULL;
+	sht_sync_trace_info ti;
+	char *real;
+	size_t i, n;
+	sht_err err = sht_sync_stored(h->ss, &s);
+
+	*src = &h->trace.src;
+	if (err == SHT_NOT_FOUND)
+		return 0;
+	if (err < 0) {
+		shtpy_raise_ctx(err, "cannot read the synchronization of %s", path);
+		return -1;
+	}
+	real = realpath(trace, NULL);
+	n = sht_sync_count(s);
+	for (i = 0; i < n; i++)
+		if (sht_sync_trace(s, i, &ti) == SHT_OK && real &&
+		    strcmp(ti.name, real) == 0)
+			break;
+	free(real);
+	if (i == n) {
+		char what[512];
+
+		sht_sync_free(s);
+		snprintf(what, sizeof what, "it was built on the synchronized "
+			 "clock of an experiment of %zu traces, and %s is not one "
+			 "of them", n, trace);
+		return partial_error(path, what);
+	}
+	err = sht_transform_source(&h->trace.src, ti.transform, &h->fixed);
+	sht_sync_free(s);
+	if (err < 0) {
+		shtpy_raise_ctx(err, "cannot replay %s", trace);
+		return -1;
+	}
+	h->have_fixed = 1;
+	*src = &h->fixed;
+	return 0;
+}
+
+/* h->ss is path opened plainly: reopen it as a partial history that
+ * replays trace through the analysis that built it. */
+static int open_partial(struct shtpy_history *h, const char *path, PyObject *trace,
+			PyObject *spec, const sht_reader_opts *o)
+{
+	const sht_source *src;
+	PyObject *tb = NULL;
+	sht_state *ss = NULL;
+	sht_err err;
+	int rc = -1;
+
+	if (trace == Py_None)
+		return partial_error(path, "its queries replay the trace it was "
+				     "built from: give it, sht.open(path, trace=TRACE"
+				     "[, analysis=RULES])");
+	if (!PyUnicode_FSConverter(trace, &tb))
+		return -1;
+	if (shtpy_trace_open(PyBytes_AS_STRING(tb), 1, shtpy_default_jobs(),
+			     &h->trace) < 0 ||
+	    replay_analysis(h, path, spec) < 0 ||
+	    replay_source(h, path, PyBytes_AS_STRING(tb), &src) < 0)
+		goto out;
+	Py_BEGIN_ALLOW_THREADS
+	err = sht_state_open_partial(path, o, src, &h->an.prov, &ss);
+	Py_END_ALLOW_THREADS
+	if (err != SHT_OK) {
+		shtpy_raise_ctx(err, "cannot open the partial history %s", path);
+		goto out;
+	}
+	sht_state_close(h->ss);
+	h->ss = ss;
+	h->partial = 1;
+	rc = 0;
+out:
+	Py_DECREF(tb);
+	return rc;
+}
+
+static void close_replay(struct shtpy_history *h)
+{
+	if (h->have_fixed)
+		sht_transform_source_free(&h->fixed);
+	h->have_fixed = 0;
+	shtpy_analysis_destroy(&h->an);
+	shtpy_trace_close(&h->trace);
+	h->partial = 0;
+}
+
 static int history_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "cache_bytes", NULL };
+	static char *kwlist[] = { "path", "cache_bytes", "trace", "analysis", NULL };
 	struct shtpy_history *h = H(self);
-	PyObject *path;
+	PyObject *path, *trace = Py_None, *spec = Py_None;
 	Py_ssize_t cache = 0;
 	sht_reader_opts o;
 	sht_err err;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|n", kwlist,
-					 PyUnicode_FSConverter, &path, &cache))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|nOO", kwlist,
+					 PyUnicode_FSConverter, &path, &cache,
+					 &trace, &spec))
 		return -1;
 	if (h->ss) {
 		Py_DECREF(path);
@@ -93,9 +258,11 @@ static int history_init(PyObject *self, PyObject *args, PyObject *kw)
 		Py_DECREF(path);
 		return -1;
 	}
-	if (refuse_partial(PyBytes_AS_STRING(path)) < 0) {
+	if (is_partial(PyBytes_AS_STRING(path)) &&
+	    open_partial(h, PyBytes_AS_STRING(path), trace, spec, &o) < 0) {
 		sht_state_close(h->ss);
 		h->ss = NULL;
+		close_replay(h);
 		Py_DECREF(path);
 		return -1;
 	}
@@ -120,6 +287,7 @@ static void drop(struct shtpy_history *h)
 	h->res = NULL;
 	sht_state_close(h->ss);
 	h->ss = NULL;
+	close_replay(h);
 }
 
 static PyObject *history_close(PyObject *self, PyObject *unused)
@@ -461,9 +629,7 @@ static PyObject *history_history(PyObject *self, PyObject *args, PyObject *kw)
 	if (!rs)
 		return PyErr_NoMemory();
 	h->busy++;
-	Py_BEGIN_ALLOW_THREADS
-	err = sht_state_query_range(h->ss, q, t1, t2, res, rs);
-	Py_END_ALLOW_THREADS
+	UNLOCKED(h, err = sht_state_query_range(h->ss, q, t1, t2, res, rs));
 	h->busy--;
 	out = err == SHT_OK ? interval_list(h, rs) : shtpy_raise(err);
 	sht_result_destroy(rs);
@@ -498,9 +664,7 @@ static int run_2d(struct shtpy_history *h, PyObject *spec, sht_time t1, sht_time
 	q.t2 = t2;
 	q.resolution = r;
 	h->busy++;
-	Py_BEGIN_ALLOW_THREADS
-	err = sht_state_query_2d(h->ss, &q, rs);
-	Py_END_ALLOW_THREADS
+	UNLOCKED(h, err = sht_state_query_2d(h->ss, &q, rs));
 	h->busy--;
 	PyMem_Free(sel);
 	if (err != SHT_OK) {

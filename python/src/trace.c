@@ -9,8 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace.h"
+
+uint32_t shtpy_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 256 ? 256u : (uint32_t)n;
+}
 
 int shtpy_trace_open(const char *path, int merge, uint32_t jobs,
 		     struct shtpy_trace *t)

@@ -16,6 +16,9 @@ struct shtpy_trace {
 	sht_time span_begin, span_end;   /* CTF: the packet index's span */
 };
 
+/* One decoding thread per online CPU (at most 256), as `sht build`. */
+uint32_t shtpy_default_jobs(void);
+
 /* 0, or -1 with an exception set.  jobs: a CTF trace's decoding threads
  * (0: on the caller's thread). */
 int shtpy_trace_open(const char *path, int merge, uint32_t jobs,
