@@ -386,18 +386,26 @@ export class TimeGraph {
       const n = rows[f + i];
       if (i >= need || !n) { el.hidden = true; el._node = null; continue; }
       el.hidden = false;
-      el.style.transform = `translateY(${(f + i) * this.rowH - top}px)`;
       const exp = n.children.length ? this.tree.isExpanded(n) : null;
       const key = `${n.id}|${exp}|${n.labels.join('\u0001')}`;
       if (el._key !== key) {
         el._key = key;
         el._node = n;
+        el._place = null;
         this.fillRow(el, n, exp);
       }
+      // Written only when it changes: a pan or a zoom redraws the states
+      // every frame, and rewriting 200 rows' styles and attributes each
+      // time costs the browser a style pass for nothing.
+      const sel = this.selected === n.id;
+      const place = `${(f + i) * this.rowH - top}|${f + i}|${rows.length}|${sel}|${n.hasData}`;
+      if (el._place === place) continue;
+      el._place = place;
+      el.style.transform = `translateY(${(f + i) * this.rowH - top}px)`;
       el.classList.toggle('alt', (f + i) % 2 === 1);
-      el.classList.toggle('sel', this.selected === n.id);
+      el.classList.toggle('sel', sel);
       el.classList.toggle('group', !n.hasData);
-      el.setAttribute('aria-selected', this.selected === n.id ? 'true' : 'false');
+      el.setAttribute('aria-selected', sel ? 'true' : 'false');
       el.setAttribute('aria-posinset', String(f + i + 1));
       el.setAttribute('aria-setsize', String(rows.length));
     }
