@@ -255,6 +255,22 @@ SHT_API sht_err sht_sync_store(const sht_sync *s, sht_state *ss);
  * SHT_NOT_FOUND (none); SHT_ERR_CORRUPT; SHT_ERR_IO; SHT_ERR_NOMEM. */
 SHT_API sht_err sht_sync_stored(sht_state *ss, sht_sync **out);
 
+/*
+ * The source that replays the trace at path `trace` for the history ss
+ * (a partial history's queries replay their trace): for a history built
+ * on an experiment's synchronized clock (a stored synchronization), in
+ * read through that trace's transform, found by the trace's real path
+ * among the stored names, into *out (free it with
+ * sht_transform_source_free; it does not close in) and *transformed set;
+ * for any other history *out = *in and *transformed cleared.
+ * @return SHT_OK; SHT_ERR_INVALID if the trace is not one of the
+ *         experiment's (the message names it); the errors of
+ *         sht_sync_stored and sht_transform_source.
+ */
+SHT_API sht_err sht_sync_replay_source(sht_state *ss, const char *trace,
+				       const sht_source *in, sht_source *out,
+				       bool *transformed);
+
 #define SHT_SYNC_SECTION 16u
 
 #ifdef __cplusplus

@@ -141,43 +141,17 @@ static int replay_analysis(struct shtpy_history *h, const char *path, PyObject *
 static int replay_source(struct shtpy_history *h, const char *path,
 			 const char *trace, const sht_source **src)
 {
-	sht_sync *s = NULL;
-	sht_sync_trace_info ti;
-	char *real;
-	size_t i, n;
-	sht_err err = sht_sync_stored(h->ss, &s);
+	bool transformed;
+	sht_err err = sht_sync_replay_source(h->ss, trace, &h->trace.src, &h->fixed,
+					     &transformed);
 
 	*src = &h->trace.src;
-	if (err == SHT_NOT_FOUND)
-		return 0;
 	if (err < 0) {
-		shtpy_raise_ctx(err, "cannot read the synchronization of %s", path);
+		shtpy_raise_ctx(err, "cannot replay the partial history %s", path);
 		return -1;
 	}
-	real = realpath(trace, NULL);
-	n = sht_sync_count(s);
-	for (i = 0; i < n; i++)
-		if (sht_sync_trace(s, i, &ti) == SHT_OK && real &&
-		    strcmp(ti.name, real) == 0)
-			break;
-	free(real);
-	if (i == n) {
-		char what[512];
-
-		sht_sync_free(s);
-		snprintf(what, sizeof what, "it was built on the synchronized "
-			 "clock of an experiment of %zu traces, and %s is not one "
-			 "of them", n, trace);
-		return partial_error(path, what);
-	}
-	err = sht_transform_source(&h->trace.src, ti.transform, &h->fixed);
-	sht_sync_free(s);
-	if (err < 0) {
-		shtpy_raise_ctx(err, "cannot replay %s", trace);
-		return -1;
-	}
-	h->have_fixed = 1;
-	*src = &h->fixed;
+	h->have_fixed = transformed;
+	*src = transformed ? &h->fixed : &h->trace.src;
 	return 0;
 }
 

@@ -25,6 +25,7 @@ REAL = {
     "many-threads": "many-threads",
     "bug446190": "bug446190",
     "scp_src": "synctraces/scp_src",
+    "scp_dest": "synctraces/scp_dest",
     "stub": "xml-stub-kernel-analysis",
 }
 

@@ -95,3 +95,21 @@ def test_partial_needs_its_trace_and_analysis(scratch):
         sht.open(part, trace=trace_path("bug446190"), analysis=Mine())
     with pytest.raises(OSError):
         sht.open(part, trace=os.path.join(scratch, "no-such-trace"), analysis=RULES)
+
+
+def test_partial_on_a_synchronized_clock(scratch):
+    """Histories built on an experiment's corrected clock (sht build
+    --sync) replay their trace through its transform."""
+    src, dst = trace_path("scp_src"), trace_path("scp_dest")
+    full, part = os.path.join(scratch, "sync-full"), os.path.join(scratch, "sync-partial")
+    run_cli("build", "--sync", src, dst, "-o", full, "--force", "--no-progress")
+    run_cli("build", "--sync", src, dst, "-o", part, "--force", "--no-progress",
+            "--partial", 5000)
+    for name, trace in (("scp_src", src), ("scp_dest", dst)):
+        with sht.open(os.path.join(full, name + ".sht")) as f, \
+                sht.open(os.path.join(part, name + ".sht"), trace=trace) as p:
+            rnd = random.Random(5)
+            for t in [f.start, f.end] + [rnd.randint(f.start, f.end) for _ in range(15)]:
+                assert p.query(t) == f.query(t), "%s: full query at %d" % (name, t)
+    with pytest.raises(sht.InvalidError, match="not one of them"):
+        sht.open(os.path.join(part, "scp_src.sht"), trace=trace_path("bug446190"))

@@ -107,43 +107,20 @@ static const char *analysis_of(const char *id)
 }
 
 /* A history built on the corrected clock of an experiment (sht build
- * --sync) stores its synchronization: its replay source is the trace
- * through the trace's transform (h->fixed), found by the trace's real
- * path.  Else the trace itself.  *src the source to replay. */
+ * --sync) replays its trace through the trace's transform (h->fixed);
+ * any other, the trace itself.  *src the source to replay. */
 static int replay_source(const char *path, const char *trace,
 			 struct cli_history *h, const sht_source **src)
 {
-	sht_sync *s = NULL;
-	sht_sync_trace_info ti;
-	char *real;
-	size_t i, n;
-	sht_err err = sht_sync_stored(h->ss, &s);
+	bool transformed;
+	sht_err err = sht_sync_replay_source(h->ss, trace, &h->trace.src, &h->fixed,
+					     &transformed);
 
 	*src = &h->trace.src;
-	if (err == SHT_NOT_FOUND)
-		return CLI_OK;
 	if (err < 0)
-		return cli_fail(err, "read the synchronization of %s", path);
-	real = realpath(trace, NULL);
-	n = sht_sync_count(s);
-	for (i = 0; i < n; i++)
-		if (sht_sync_trace(s, i, &ti) == SHT_OK && real &&
-		    strcmp(ti.name, real) == 0)
-			break;
-	free(real);
-	if (i == n) {
-		sht_sync_free(s);
-		return cli_error("cannot replay the partial history %s: it was "
-				 "built on the synchronized clock of an "
-				 "experiment of %zu traces, and %s is not one "
-				 "of them", path, n, trace);
-	}
-	err = sht_transform_source(&h->trace.src, ti.transform, &h->fixed);
-	sht_sync_free(s);
-	if (err < 0)
-		return cli_fail(err, "replay %s", trace);
-	h->have_fixed = 1;
-	*src = &h->fixed;
+		return cli_fail(err, "replay the partial history %s", path);
+	h->have_fixed = transformed;
+	*src = transformed ? &h->fixed : &h->trace.src;
 	return CLI_OK;
 }
 

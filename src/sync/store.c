@@ -313,3 +313,40 @@ sht_err sht_sync_stored(sht_state *ss, sht_sync **out)
 				  "section: out of memory");
 	return err;
 }
+
+sht_err sht_sync_replay_source(sht_state *ss, const char *trace,
+			       const sht_source *in, sht_source *out,
+			       bool *transformed)
+{
+	sht_sync *s = NULL;
+	sht_sync_trace_info ti;
+	char *real;
+	size_t i, n;
+	sht_err err = sht_sync_stored(ss, &s);
+
+	*out = *in;
+	*transformed = false;
+	if (err == SHT_NOT_FOUND)
+		return SHT_OK;
+	if (err < 0)
+		return err;
+	real = realpath(trace, NULL);
+	n = sht_sync_count(s);
+	for (i = 0; i < n; i++)
+		if (sht_sync_trace(s, i, &ti) == SHT_OK && real &&
+		    strcmp(ti.name, real) == 0)
+			break;
+	free(real);
+	if (i == n)
+		err = sht__error(SHT_ERR_INVALID, "Cannot replay %s: the history was "
+				 "built on the synchronized clock of an experiment of "
+				 "%zu traces, and it is not one of them", trace, n);
+	else
+		err = sht_transform_source(in, ti.transform, out);
+	sht_sync_free(s);
+	if (err == SHT_OK)
+		*transformed = true;
+	else
+		*out = *in;
+	return err;
+}
