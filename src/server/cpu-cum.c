@@ -5,12 +5,13 @@
  *
  *   C(x, t) = value of CPUs/<n>/<x> at t              (null: 0)
  *           + t - s + 1 if n runs x at t, its running interval
- *             (kernel CPUs/<n>/Current_thread) starting at s,
+ *             (CPUs/<n>/running, the kernel's Current_thread) starting
+ *             at s,
  *
  * with t clamped to the history's end, and 0 before its start.  A range
  * (a, b] costs C(b) - C(a): the tree takes every attribute at two times;
  * a chart the ticked threads' attributes at each sample time, all in one
- * sampled 2D query per history (the samples of a chart are evenly
+ * sampled 2D query of that history (the samples of a chart are evenly
  * spaced, as the query's resolution).  Every attribute of a history has
  * an interval at every time of its range, so a missing one means the
  * histories disagree: the caller then sums the intervals instead.
@@ -23,7 +24,7 @@
 
 #define NONE SHT_QUARK_NONE
 
-sht_quark *srv_cpu_running_quarks(struct srv_hist *h, size_t *n)
+static sht_quark *child_of_cpus(struct srv_hist *h, const char *name, size_t *n)
 {
 	const struct srv_attrs *a = &h->attrs;
 	sht_quark cpus, *v = NULL;
@@ -33,7 +34,7 @@ sht_quark *srv_cpu_running_quarks(struct srv_hist *h, size_t *n)
 	cpus = srv_attrs_child(a, NONE, "CPUs");
 	for (sht_quark c = cpus == NONE ? NONE : srv_attrs_first(a, cpus);
 	     c != NONE; c = srv_attrs_next(a, c)) {
-		sht_quark ct = srv_attrs_child(a, c, "Current_thread");
+		sht_quark ct = srv_attrs_child(a, c, name);
 
 		if (ct == NONE)
 			continue;
@@ -47,6 +48,27 @@ sht_quark *srv_cpu_running_quarks(struct srv_hist *h, size_t *n)
 	}
 	pthread_rwlock_unlock(&h->attrs.lock);
 	*n = k;
+	return v;
+}
+
+sht_quark *srv_cpu_running_quarks(struct srv_hist *h, size_t *n)
+{
+	return child_of_cpus(h, "Current_thread", n);
+}
+
+/* The quarks qa[0..na) then CPUs/<n>/running of the cumulative history
+ * (*nr of them): one array (malloc'd). */
+static sht_quark *with_running(struct srv_hist *h, sht_quark *qa, size_t na,
+			       size_t *nr)
+{
+	sht_quark *qr = child_of_cpus(h, "running", nr);
+	sht_quark *v = qr || !*nr ? realloc(qa, (na + *nr + 1) * sizeof *v) : NULL;
+
+	if (v && *nr)
+		memcpy(v + na, qr, *nr * sizeof *v);
+	free(qr);
+	if (!v)
+		free(qa);
 	return v;
 }
 
@@ -100,20 +122,20 @@ static int64_t cum_of(const sht_interval *iv)
 	return iv && iv->value.type == SHT_TYPE_INT64 ? iv->value.u.i64 : 0;
 }
 
-/* The running thread of the CPU of Current_thread quark ct at t and the
- * time it has run up to t (tid 0: none). */
-static int running_at(const struct srv_hq *kq, const struct tg_group *g,
-		      sht_quark ct, sht_time t, int32_t *tid, int64_t *ns)
+/* The running thread of the CPU of running quark r at t and the time it
+ * has run up to t (tid 0: none). */
+static int running_at(const struct srv_hq *cq, const struct tg_group *g,
+		      sht_quark r, sht_time t, int32_t *tid, int64_t *ns)
 {
 	const sht_interval *iv;
 
 	*tid = 0;
 	*ns = 0;
-	if (at(kq, g, ct, t, &iv) != 0)
+	if (at(cq, g, r, t, &iv) != 0)
 		return -1;
 	if (iv && iv->value.type == SHT_TYPE_INT32 && iv->value.u.i32 > 0) {
 		*tid = iv->value.u.i32;
-		*ns = (t < kq->end ? t : kq->end) - iv->start + 1;
+		*ns = (t < cq->end ? t : cq->end) - iv->start + 1;
 	}
 	return 0;
 }
@@ -139,7 +161,7 @@ static sht_quark *thread_attrs(struct srv_hist *h, int64_t **tids, size_t *n)
 			long long tid = strtoll(a->name[x], &end, 10);
 
 			if (*end || end == a->name[x])
-				continue;           /* "busy" */
+				continue;           /* busy, running */
 			if (k == cap) {
 				size_t m = cap ? cap * 2 : 256;
 				void *p = realloc(v, m * sizeof *v), *r;
@@ -203,13 +225,17 @@ static struct cpu_usage *deltas(struct srv_hq *kq, struct srv_hq *cq,
 	size_t na = 0, nc = 0;
 	int64_t *tids = NULL;
 	sht_quark *qa = thread_attrs(cq->h, &tids, &na);
-	sht_quark *qc = srv_cpu_running_quarks(kq->h, &nc);
-	sht_result *ra = sht_result_create(), *rc = sht_result_create();
-	struct tg_group ga = { 0 }, gc = { 0 };
-	struct cpu_usage *u = malloc((na + 2 * nc + 1) * sizeof *u);
-	int ok = u && ra && rc && (na == 0 || qa) &&
-		 sampled(cq, qa, na, T, 2, T[1] - T[0], ra, &ga) == 0 &&
-		 sampled(kq, qc, nc, T, 2, T[1] - T[0], rc, &gc) == 0;
+	sht_quark *qc;
+	sht_result *ra = sht_result_create();
+	struct tg_group ga = { 0 };
+	struct cpu_usage *u;
+	int ok;
+
+	(void)kq;
+	qa = with_running(cq->h, qa, na, &nc);
+	qc = qa ? qa + na : NULL;
+	u = malloc((na + 2 * nc + 1) * sizeof *u);
+	ok = u && ra && qa && sampled(cq, qa, na + nc, T, 2, T[1] - T[0], ra, &ga) == 0;
 
 	*k = 0;
 	for (size_t i = 0; ok && i < na; i++) {
@@ -224,16 +250,13 @@ static struct cpu_usage *deltas(struct srv_hq *kq, struct srv_hq *cq,
 			int32_t tid;
 			int64_t ns;
 
-			ok = running_at(kq, &gc, qc[i], T[j], &tid, &ns) == 0;
+			ok = running_at(cq, &ga, qc[i], T[j], &tid, &ns) == 0;
 			if (ok && tid > 0)
 				u[(*k)++] = (struct cpu_usage){ tid, j ? ns : -ns };
 		}
 	tg_group_free(&ga);
-	tg_group_free(&gc);
 	sht_result_destroy(ra);
-	sht_result_destroy(rc);
 	free(qa);
-	free(qc);
 	free(tids);
 	if (!ok) {
 		free(u);
@@ -294,8 +317,7 @@ static sht_quark *series_attrs(struct srv_hist *h, const int64_t *tids,
 }
 
 /* C(tids[s], T[i]) for every i into c[0..nt). */
-static int series_cum(const struct srv_hq *kq, const struct srv_hq *cq,
-		      const struct tg_group *ga, const struct tg_group *gc,
+static int series_cum(const struct srv_hq *cq, const struct tg_group *ga,
 		      const sht_quark *qa, size_t a0, size_t a1,
 		      const sht_quark *qc, size_t nc, int64_t tid,
 		      const sht_time *T, size_t nt, int64_t *c)
@@ -311,7 +333,7 @@ static int series_cum(const struct srv_hq *kq, const struct srv_hq *cq,
 			sum += cum_of(iv);
 		}
 		for (size_t j = 0; j < nc; j++) {
-			if (running_at(kq, gc, qc[j], T[i], &r, &ns) != 0)
+			if (running_at(cq, ga, qc[j], T[i], &r, &ns) != 0)
 				return -1;
 			if (r > 0 && (tid < 0 || r == tid))
 				sum += ns;
@@ -327,27 +349,27 @@ int srv_cpucum_series(struct srv_hq *kq, struct srv_hq *cq, const int64_t *tids,
 {
 	size_t nc = 0, *first = malloc((ns + 1) * sizeof *first);
 	sht_quark *qa = first ? series_attrs(cq->h, tids, ns, first) : NULL;
-	sht_quark *qc = srv_cpu_running_quarks(kq->h, &nc);
-	sht_result *ra = sht_result_create(), *rc = sht_result_create();
-	struct tg_group ga = { 0 }, gc = { 0 };
+	sht_quark *qc;
+	sht_result *ra = sht_result_create();
+	struct tg_group ga = { 0 };
 	int64_t *c = malloc((nt ? nt : 1) * sizeof *c);
-	int ok = qa && c && ra && rc && nt >= 2 &&
-		 sampled(cq, qa, first[ns], T, nt, step, ra, &ga) == 0 &&
-		 sampled(kq, qc, nc, T, nt, step, rc, &gc) == 0;
+	int ok;
 
+	(void)kq;
+	qa = qa ? with_running(cq->h, qa, first[ns], &nc) : NULL;
+	qc = qa ? qa + first[ns] : NULL;
+	ok = qa && c && ra && nt >= 2 &&
+	     sampled(cq, qa, first[ns] + nc, T, nt, step, ra, &ga) == 0;
 	for (size_t s = 0; ok && s < ns; s++) {
-		ok = series_cum(kq, cq, &ga, &gc, qa, first[s], first[s + 1], qc, nc,
+		ok = series_cum(cq, &ga, qa, first[s], first[s + 1], qc, nc,
 				tids[s], T, nt, c) == 0;
 		for (size_t i = 0; ok && i + 1 < nt; i++)
 			out[s * (nt - 1) + i] = c[i + 1] - c[i];
 	}
 	tg_group_free(&ga);
-	tg_group_free(&gc);
 	sht_result_destroy(ra);
-	sht_result_destroy(rc);
 	free(first);
 	free(qa);
-	free(qc);
 	free(c);
 	return ok ? 0 : -1;
 }

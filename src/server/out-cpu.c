@@ -101,21 +101,14 @@ static struct cpu_usage *usage_of(const sht_result *res, sht_time t1, sht_time t
 	return u;
 }
 
-/* The latest name (Exec_name) of each thread of u over [t1, t2]: one 2D
- * query; names[i] points into res (NULL if none). */
-static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
-			 sht_time t1, sht_time t2, sht_result *res,
-			 const sht_value **names)
+/* The Exec_name quarks of the threads of u (NONE: none). */
+static void name_quarks(struct srv_hq *q, const struct cpu_usage *u, size_t n,
+			sht_quark *qs)
 {
 	const struct srv_attrs *a = &q->h->attrs;
-	sht_quark threads, *qs = malloc((n ? n : 1) * sizeof *qs);
-	struct tg_group g = { 0 };
+	sht_quark threads;
 	char num[24];
 
-	for (size_t i = 0; i < n; i++)
-		names[i] = NULL;
-	if (!qs)
-		return;
 	pthread_rwlock_rdlock(&q->h->attrs.lock);
 	threads = srv_attrs_child(a, NONE, "Threads");
 	for (size_t i = 0; i < n; i++) {
@@ -125,7 +118,29 @@ static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
 		qs[i] = x == NONE ? NONE : srv_attrs_child(a, x, "Exec_name");
 	}
 	pthread_rwlock_unlock(&q->h->attrs.lock);
-	if (srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
+}
+
+static char *name_of(const sht_interval *iv)
+{
+	char *s = malloc(iv->value.len + 1);
+
+	if (s) {
+		memcpy(s, iv->value.u.str, iv->value.len);
+		s[iv->value.len] = 0;
+	}
+	return s;
+}
+
+/* The latest string of each quark qs[i] over [t1, t2] (the names not
+ * found yet; a found one's quark becomes NONE): one 2D query over the
+ * range, which reads every node of the range. */
+static void names_range(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
+			sht_time t2, char **names)
+{
+	sht_result *res = sht_result_create();
+	struct tg_group g = { 0 };
+
+	if (res && srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
 		for (size_t i = 0; i < n; i++) {
 			size_t lo, hi;
 
@@ -136,12 +151,73 @@ static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
 				const sht_interval *iv = &g.items[g.idx[hi]];
 
 				if (iv->value.type == SHT_TYPE_STRING) {
-					names[i] = &iv->value;
+					names[i] = name_of(iv);
 					break;
 				}
 			}
 		}
 	tg_group_free(&g);
+	sht_result_destroy(res);
+}
+
+/* The same by looking back from t2: the value at t2 (one 2D query at
+ * that time), then, for a thread without a name then (it had exited),
+ * the intervals before, at most 8 of them; a found name's or a nameless
+ * thread's quark becomes NONE, the others are left to names_range. */
+static void names_back(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
+		       sht_time t2, char **names)
+{
+	sht_result *res = sht_result_create(), *one = sht_result_create();
+	struct tg_group g = { 0 };
+	sht_time lo = t1 > q->start ? t1 : q->start, at = t2 < q->end ? t2 : q->end;
+
+	if (!res || !one || at < lo || srv_hq_2d(q, qs, n, at, at, 0, res) != SHT_OK ||
+	    tg_group(&g, res) != 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const sht_interval *iv = qs[i] == NONE ? NULL : tg_group_at(&g, qs[i], at);
+
+		for (int k = 0; iv && k < 8; k++) {
+			if (iv->value.type == SHT_TYPE_STRING) {
+				names[i] = name_of(iv);
+				break;
+			}
+			if (iv->start <= lo) {
+				iv = NULL;          /* none in the range */
+				break;
+			}
+			iv = srv_hq_at(q, qs[i], iv->start - 1, one) == SHT_OK &&
+			     sht_result_count(one) ? sht_result_items(one) : NULL;
+		}
+		if (names[i] || !iv)
+			qs[i] = NONE;
+	}
+out:
+	tg_group_free(&g);
+	sht_result_destroy(res);
+	sht_result_destroy(one);
+}
+
+/* The latest name (Exec_name) of each thread of u over [t1, t2]
+ * (malloc'd, NULL if none): looking back from t2 if fast, else (and for
+ * what that leaves) by one 2D query over the range. */
+static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
+			 sht_time t1, sht_time t2, int fast, char **names)
+{
+	sht_quark *qs = malloc((n ? n : 1) * sizeof *qs);
+	size_t left = 0;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!qs)
+		return;
+	name_quarks(q, u, n, qs);
+	if (fast)
+		names_back(q, qs, n, t1, t2, names);
+	for (size_t i = 0; i < n; i++)
+		left += qs[i] != NONE;
+	if (left)
+		names_range(q, qs, n, t1, t2, names);
 	free(qs);
 }
 
@@ -165,10 +241,11 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 {
 	struct srv_trace *t = c->e->traces[ti];
 	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
-	sht_result *res = sht_result_create(), *names = sht_result_create();
+	sht_result *res = sht_result_create();
 	struct srv_idkey kt = { (int64_t)ti, -1, 0 };
 	struct cpu_usage *u = NULL;
-	const sht_value **nv = NULL;
+	char **nv = NULL;
+	int fast = 0;
 	struct srv_hq q, cq;
 	size_t n = 0;
 	int64_t total = 0, root;
@@ -184,19 +261,19 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 		t2 = srv_from_exp(&t->xf, t2);
 	}
 	if (cq.h && srv_cpucum_ready(&q, &cq))
-		u = srv_cpucum_tree(&q, &cq, t1, t2, &n, &total);
-	if (!u && res && names && q.valid && running(&q, t1, t2, res) == SHT_OK)
+		fast = (u = srv_cpucum_tree(&q, &cq, t1, t2, &n, &total)) != NULL;
+	if (!u && res && q.valid && running(&q, t1, t2, res) == SHT_OK)
 		u = usage_of(res, t1, t2, &n, &total);
 	root = srv_ids_get(c->ids, kt);
 	usage_entry(entries, root, -1, t->name, "Total", total, t2 - t1 + 1);
 	nv = u ? malloc((n ? n : 1) * sizeof *nv) : NULL;
 	if (nv)
-		thread_names(&q, u, n, t1, t2, names, nv);
+		thread_names(&q, u, n, t1, t2, fast, nv);
 	for (size_t i = 0; nv && i < n; i++) {
 		struct srv_idkey k = { (int64_t)ti, u[i].tid, 0 };
 
-		snprintf(name, sizeof name, "%.*s", nv[i] ? (int)nv[i]->len : 0,
-			 nv[i] ? nv[i]->u.str : "");
+		snprintf(name, sizeof name, "%s", nv[i] ? nv[i] : "");
+		free(nv[i]);
 		usage_entry(entries, srv_ids_get(c->ids, k), root, name,
 			    srv_itoa(u[i].tid, num), u[i].ns, t2 - t1 + 1);
 	}
@@ -205,7 +282,6 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 	free(nv);
 	free(u);
 	sht_result_destroy(res);
-	sht_result_destroy(names);
 	return 0;
 }
 

@@ -222,6 +222,8 @@ static int an_begin(struct srv_trace *t, struct pass_an *a, unsigned serial)
 	}
 	snprintf(a->tmp, len, "%s.tmp-%ld-%u", a->h->file, (long)getpid(), serial);
 	sht_state_opts_init(&so);
+	if (a->h->kind == SRV_AN_CPU)
+		srv_cpuacc_opts(&so);
 	so.provider = a->prov.id;
 	so.provider_version = a->prov.version;
 	err = sht_state_create(a->tmp, t->first_ts, &so, &a->ss);

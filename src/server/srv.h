@@ -208,13 +208,15 @@ enum srv_hist_kind { SRV_AN_KERNEL, SRV_AN_STATS, SRV_AN_RULES, SRV_AN_CPU };
 /* The cumulative CPU time history (cpuacc.c), derived from the kernel
  * analysis while it runs: its version follows the kernel model's. */
 #define SRV_CPUACC_ID "org.sht.server.cpu-usage"
-#define SRV_CPUACC_VERSION (SHT_KERNEL_PROVIDER_VERSION * 100u + 1u)
+#define SRV_CPUACC_VERSION (SHT_KERNEL_PROVIDER_VERSION * 100u + 3u)
 struct srv_cpuacc;
 sht_err srv_cpuacc_create(struct srv_cpuacc **out);
 void srv_cpuacc_destroy(struct srv_cpuacc *a);
 /* The kernel analysis' state system it watches (NULL: none). */
 void srv_cpuacc_watch(struct srv_cpuacc *a, sht_state *kss);
 void srv_cpuacc_provider(struct srv_cpuacc *a, sht_provider *p);
+/* Its history's options (identity, small blocks). */
+void srv_cpuacc_opts(sht_state_opts *so);
 /* The same history into file out from a complete kernel history (an
  * older cache's): its running-thread intervals read in time order. */
 sht_err srv_cpuacc_derive(const char *kfile, const char *out,
