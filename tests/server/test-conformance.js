@@ -439,6 +439,24 @@ async function derivedCpu(dir) {
        'derived: experiment and trace deleted');
 }
 
+// A generated kernel trace (sht gen kernel: 8 CPUs, threads that fork,
+// migrate, exit, tids reused): CPU Usage against the intervals again.
+async function generatedCpu() {
+    const fs = require('fs');
+    const { execFileSync } = require('child_process');
+    const dir = path.join(process.env.SHT_TMP, 'root', 'gen-kernel');
+    fs.rmSync(dir, { recursive: true, force: true });
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--no-progress', '--size', '12m', '--cpus', '8',
+                                   '--threads', '400', '-o', dir], { stdio: 'ignore' });
+    const tr = await openTrace(dir, 'gen-kernel');
+    const r = await c.createExperiment(query({ name: 'gen-kernel', traces: [tr.UUID] }));
+    const e = await waitCompleted(r.getModel());
+    await checkCpu(e, historyOf(dir, 'kernel'));
+    await checkCpuPaths(e, [dir], 'gen-kernel');
+    ok((await c.deleteExperiment(e.UUID)).isOk() && (await c.deleteTrace(tr.UUID)).isOk(),
+       'gen-kernel: experiment and trace deleted');
+}
+
 // A value's label in the State System Explorer (Trace Compass's): longs
 // in hex, doubles and null unlabelled.
 function label(iv) {
@@ -535,6 +553,7 @@ async function experiment(name, dirs, kernel) {
     await identities();
     await experiment('many-threads', [path.join(T, 'many-threads')], true);
     await derivedCpu(path.join(T, 'many-threads'));
+    await generatedCpu();
     await experiment('bug446190', [path.join(T, 'bug446190')], true);
     await experiment('scp', [path.join(T, 'synctraces/scp_src'), path.join(T, 'synctraces/scp_dest')], true);
     await experiment('ust', [path.join(T, 'context-switches/context-switches-ust')], false);
