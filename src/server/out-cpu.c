@@ -1,16 +1,19 @@
 /*
  * out-cpu.c: "CPU Usage" (Trace Compass's CpuUsageDataProvider id,
- * columns and series names), from the kernel history's running thread of
- * each CPU (CPUs/<n>/Current_thread) instead of a separate state system:
- * a thread's CPU time over a range is the length of the intervals where
- * a CPU runs it.
+ * columns and series names).  A thread's CPU time over a range is the
+ * length of the intervals where a CPU runs it (the kernel history's
+ * CPUs/<n>/Current_thread).
  *
  * Tree (for the requested range, else the whole trace): per trace a
  * "Total" entry, then one per thread that ran (tid > 0): [name, tid,
  * percent of the range, time].  XY: for each ticked entry, y[i] = 100 x
  * CPU time in (t[i-1], t[i]] / (t[i] - t[i-1]), summed over CPUs (the
- * total can reach 100 x CPUs).  One 2D query (every interval of the
- * CPUs' running threads over the range) per trace and request.
+ * total can reach 100 x CPUs).
+ *
+ * Both come from the cumulative CPU time history (cpu-cum.c) once it is
+ * complete; else (analysis running, or "sht_cpu_usage": "intervals", the
+ * tests' oracle) by summing the running-thread intervals of the range,
+ * one 2D query per trace and request.
  */
 #include <inttypes.h>
 #include <stdio.h>
