@@ -40,12 +40,23 @@ struct acc_cpu {
 	sht_quark dir, busy, run; /* ours: CPUs/<n>, its busy and running */
 	sht_time since;           /* start of the running interval seen */
 	int32_t tid;              /* its thread (<= 0: not counted) */
+	int64_t busy_ns;          /* the value of busy */
+};
+
+/* A (CPU, thread) pair: its attribute and value (kept here rather than
+ * looked up by name and read back at every switch). */
+struct acc_pair {
+	uint64_t key;             /* cpu << 32 | tid (tid > 0); 0: free */
+	sht_quark q;
+	int64_t ns;
 };
 
 struct srv_cpuacc {
 	sht_state *kss;           /* the kernel analysis' state system */
 	struct acc_cpu *cpu;
 	size_t ncpu;
+	struct acc_pair *pairs;   /* open addressing, cap a power of 2 */
+	size_t npairs, cap;
 };
 
 /* The event's CPU as the kernel analysis takes it (ev->cpu, else the
@@ -77,7 +88,7 @@ static struct acc_cpu *cpu_slot(struct srv_cpuacc *a, int32_t n)
 		if (!p)
 			return NULL;
 		for (size_t i = a->ncpu; i < m; i++)
-			p[i] = (struct acc_cpu){ NONE, UINT64_MAX, NONE, NONE, NONE, 0, 0 };
+			p[i] = (struct acc_cpu){ NONE, UINT64_MAX, NONE, NONE, NONE, 0, 0, 0 };
 		a->cpu = p;
 		a->ncpu = m;
 	}
@@ -104,16 +115,61 @@ static sht_quark running_quark(struct srv_cpuacc *a, struct acc_cpu *c, int32_t 
 	return c->cur;
 }
 
-/* q += ns at t (q int64, null counting as 0). */
-static sht_err add(sht_state *ss, sht_quark q, sht_time t, int64_t ns)
+static size_t pair_home(uint64_t key, size_t cap)
 {
-	sht_value v;
-	sht_time since;
-	sht_err err = sht_state_ongoing(ss, q, &v, &since);
+	return (size_t)((key * 0x9E3779B97F4A7C15u) >> 32) & (cap - 1);
+}
 
-	if (err != SHT_OK)
-		return err;
-	v = sht_value_int64((v.type == SHT_TYPE_INT64 ? v.u.i64 : 0) + ns);
+static int pairs_grow(struct srv_cpuacc *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 1024;
+	struct acc_pair *p = calloc(cap, sizeof *p);
+
+	if (!p)
+		return -1;
+	for (size_t i = 0; i < a->cap; i++) {
+		size_t h = a->pairs[i].key ? pair_home(a->pairs[i].key, cap) : 0;
+
+		if (!a->pairs[i].key)
+			continue;
+		while (p[h].key)
+			h = (h + 1) & (cap - 1);
+		p[h] = a->pairs[i];
+	}
+	free(a->pairs);
+	a->pairs = p;
+	a->cap = cap;
+	return 0;
+}
+
+/* The pair (CPU n, tid), its attribute CPUs/<n>/<tid> created if new. */
+static struct acc_pair *pair(struct srv_cpuacc *a, sht_state *ss,
+			     const struct acc_cpu *c, int32_t n, int32_t tid)
+{
+	uint64_t key = (uint64_t)(uint32_t)n << 32 | (uint32_t)tid;
+	char num[24];
+	const char *path[1] = { num };
+	size_t h;
+
+	if (2 * (a->npairs + 1) > a->cap && pairs_grow(a) != 0)
+		return NULL;
+	for (h = pair_home(key, a->cap); a->pairs[h].key; h = (h + 1) & (a->cap - 1))
+		if (a->pairs[h].key == key)
+			return &a->pairs[h];
+	snprintf(num, sizeof num, "%" PRId32, tid);
+	if (sht_state_quark(ss, c->dir, path, 1, &a->pairs[h].q) != SHT_OK)
+		return NULL;
+	a->pairs[h].key = key;
+	a->pairs[h].ns = 0;
+	a->npairs++;
+	return &a->pairs[h];
+}
+
+/* q = ns at t. */
+static sht_err set_ns(sht_state *ss, sht_quark q, sht_time t, int64_t ns)
+{
+	sht_value v = sht_value_int64(ns);
+
 	return sht_state_modify(ss, t, q, &v);
 }
 
@@ -141,21 +197,22 @@ static sht_err cpu_dir(sht_state *ss, struct acc_cpu *c, int32_t n)
 
 /* CPU n runs v (the kernel's value) from t on; c->tid ran from c->since
  * to t - 1 if t is later. */
-static sht_err switched(sht_state *ss, struct acc_cpu *c, int32_t n, sht_time t,
-			const sht_value *v)
+static sht_err switched(struct srv_cpuacc *a, sht_state *ss, struct acc_cpu *c,
+			int32_t n, sht_time t, const sht_value *v)
 {
-	char tid[24];
-	const char *path[1] = { tid };
-	sht_quark q;
 	sht_err err = cpu_dir(ss, c, n);
 
 	if (err == SHT_OK && c->tid > 0 && t > c->since) {
-		snprintf(tid, sizeof tid, "%" PRId32, c->tid);
-		err = sht_state_quark(ss, c->dir, path, 1, &q);
+		struct acc_pair *p = pair(a, ss, c, n, c->tid);
+
+		if (!p)
+			return sht_error_set(SHT_ERR_NOMEM, "cannot record the CPU time of %"
+					     PRId32 " on CPU %" PRId32, c->tid, n);
+		p->ns += t - c->since;
+		c->busy_ns += t - c->since;
+		err = set_ns(ss, p->q, t, p->ns);
 		if (err == SHT_OK)
-			err = add(ss, q, t, t - c->since);
-		if (err == SHT_OK)
-			err = add(ss, c->busy, t, t - c->since);
+			err = set_ns(ss, c->busy, t, c->busy_ns);
 	}
 	if (err == SHT_OK)
 		err = sht_state_modify(ss, t, c->run, v);
@@ -178,7 +235,7 @@ static sht_err acc_handle(void *ctx, sht_state *ss, const sht_event *ev)
 	    v.type != SHT_TYPE_INT32 ||
 	    (since == c->since && v.u.i32 == c->tid && c->dir != NONE))
 		return SHT_OK;
-	return switched(ss, c, n, since, &v);
+	return switched(a, ss, c, n, since, &v);
 }
 
 sht_err srv_cpuacc_create(struct srv_cpuacc **out)
@@ -192,6 +249,7 @@ void srv_cpuacc_destroy(struct srv_cpuacc *a)
 	if (!a)
 		return;
 	free(a->cpu);
+	free(a->pairs);
 	free(a);
 }
 
@@ -295,7 +353,7 @@ static sht_err derive_window(struct srv_cpuacc *acc, sht_state *ss, sht_reader *
 		struct acc_cpu *c = k < n ? cpu_slot(acc, cpu[k]) : NULL;
 
 		if (c && iv[i].start >= a && iv[i].value.type == SHT_TYPE_INT32)
-			err = switched(ss, c, cpu[k], iv[i].start, &iv[i].value);
+			err = switched(acc, ss, c, cpu[k], iv[i].start, &iv[i].value);
 	}
 	return err;
 }
@@ -351,5 +409,6 @@ sht_err srv_cpuacc_derive(const char *kfile, const char *out,
 	sht_reader_close(rd);
 	sht_state_close(kss);
 	free(acc.cpu);
+	free(acc.pairs);
 	return err;
 }
