@@ -22,6 +22,13 @@ on that cache (histories reused), and then measures:
   res      Resources tree + states of every row x 1920 times;
   page     100 table lines at random places (CTF and VSTF);
            --pages-only TRACE: this one only, on TRACE (and TRACE.vstf);
+  cpu      CPU Usage: the tree (whole trace, 1/1000 zoom) and the XY of
+           Total + 5 threads x 1000 points (whole trace, 1/1000 zoom),
+           each from the cumulative CPU time history ("cum") and by the
+           sum of the running-thread intervals ("intervals", the method
+           before it, kept as the fallback), in the same server;
+           --cpu-only TRACE: this one only, on TRACE, after timing the
+           derivation of the cumulative history from a cached kernel one;
   rss      the server's peak resident memory (VmHWM) in a fresh server
            after one viewer's session on the analysed trace (first
            screens, resources, 20 table pages).
@@ -42,6 +49,7 @@ import urllib.request
 TG = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider'
 RS = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ResourcesStatusDataProvider'
 TB = 'org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider'
+CU = 'org.eclipse.tracecompass.analysis.os.linux.core.cpuusage.CpuUsageDataProvider'
 
 
 class Server:
@@ -140,6 +148,33 @@ def table_pages(s, trace, vstf, label, res, runs):
         measure(res, '%s table page (%s)' % (label, tag), pages)
 
 
+def cpu_usage(s, e, label, res, runs):
+    """CPU Usage tree and XY, cumulative history vs running intervals."""
+    span = e['end'] - e['start']
+    base = '/experiments/%s/outputs/XY/%s/' % (e['UUID'], CU)
+    ents = json.loads(s.req('POST', base + 'tree', {}))['model']['entries']
+    top = sorted(ents[1:], key=lambda x: -float(x['labels'][2].split()[0]))[:5]
+    ids = [ents[0]['id']] + [x['id'] for x in top]
+    for how in ('cum', 'intervals'):
+        extra = {} if how == 'cum' else {'sht_cpu_usage': 'intervals'}
+        for zoom in (1, 1000):
+            tree, xy = [], []
+            for i in range(runs):
+                st = e['start'] if zoom == 1 else e['start'] + span * (i + 1) // (runs + 2)
+                tr = {'start': st, 'end': st + span // zoom}
+                ms, b = timed(lambda: s.req('POST', base + 'tree',
+                                            dict(extra, requested_timerange=tr)))
+                tree.append(ms)
+                n = len(json.loads(b)['model']['entries'])
+                ms, _ = timed(lambda: s.req('POST', base + 'xy',
+                                            dict(extra, requested_timerange=dict(tr, nbTimes=1000),
+                                                 requested_items=ids)))
+                xy.append(ms)
+            z = 'whole' if zoom == 1 else 'zoom 1/1000'
+            measure(res, '%s cpu tree %s (%s, %d entries)' % (label, z, how, n), tree)
+            measure(res, '%s cpu xy 6x1000 %s (%s)' % (label, z, how), xy)
+
+
 def bench_trace(a, trace, vstf, label, res):
     s = Server(a.sht, a.work, a.work)
     t0 = time.perf_counter()
@@ -196,6 +231,7 @@ def bench_trace(a, trace, vstf, label, res):
         ms, _ = timed(lambda: screen(s, x, RS, 1920, 10 ** 6))
         rst.append(ms)
     measure(res, label + ' resources screen', rst)
+    cpu_usage(s, e, label, res, runs)
     table_pages(s, trace, vstf, label, res, runs)
     s.stop()
     session_rss(a, trace, vstf, label, res)
@@ -227,6 +263,8 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--json')
+    ap.add_argument('--cpu-only', metavar='TRACE',
+                    help='only CPU Usage, on TRACE (analysed into WORK/cache if needed)')
     ap.add_argument('--pages-only', metavar='TRACE',
                     help='only the table pages of TRACE (a CTF directory; with its '
                          'VSTF copy TRACE.vstf if there is one)')
@@ -234,6 +272,24 @@ def main():
     a.sht = os.path.abspath(a.sht)
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
+    if a.cpu_only:
+        trace = os.path.abspath(a.cpu_only)
+        load = os.getloadavg()
+        res = {'cpus': os.cpu_count(), 'load': load}
+        print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *load))
+        s = Server(a.sht, a.work, os.path.dirname(trace))
+        ms, e = timed(lambda: wait_done(s, open_exp(s, trace, 'cpu')['UUID']))
+        print('# %s ready in %.1f s (analysis, or derivation of the CPU Usage history, '
+              'or nothing if cached)' % (os.path.basename(trace), ms / 1e3), flush=True)
+        time.sleep(1)
+        cpu_usage(s, e, os.path.basename(trace), res, a.runs)
+        s.stop()
+        res['load_after'] = os.getloadavg()
+        print('# load after %.1f %.1f %.1f' % res['load_after'])
+        if a.json:
+            with open(a.json, 'w') as f:
+                json.dump(res, f, indent=1)
+        return 0
     if a.pages_only:
         trace = os.path.abspath(a.pages_only)
         vstf = trace + '.vstf' if os.path.exists(trace + '.vstf') else None

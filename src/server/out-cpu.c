@@ -1,22 +1,26 @@
 /*
  * out-cpu.c: "CPU Usage" (Trace Compass's CpuUsageDataProvider id,
- * columns and series names), from the kernel history's running thread of
- * each CPU (CPUs/<n>/Current_thread) instead of a separate state system:
- * a thread's CPU time over a range is the length of the intervals where
- * a CPU runs it.
+ * columns and series names).  A thread's CPU time over a range is the
+ * length of the intervals where a CPU runs it (the kernel history's
+ * CPUs/<n>/Current_thread).
  *
  * Tree (for the requested range, else the whole trace): per trace a
  * "Total" entry, then one per thread that ran (tid > 0): [name, tid,
  * percent of the range, time].  XY: for each ticked entry, y[i] = 100 x
  * CPU time in (t[i-1], t[i]] / (t[i] - t[i-1]), summed over CPUs (the
- * total can reach 100 x CPUs).  One 2D query (every interval of the
- * CPUs' running threads over the range) per trace and request.
+ * total can reach 100 x CPUs).
+ *
+ * Both come from the cumulative CPU time history (cpu-cum.c) once it is
+ * complete; else (analysis running, or "sht_cpu_usage": "intervals", the
+ * tests' oracle) by summing the running-thread intervals of the range,
+ * one 2D query per trace and request.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpucum.h"
 #include "tg.h"
 #include "xy.h"
 
@@ -30,68 +34,51 @@ static int cpu_applies(struct srv_exp *e)
 	return 0;
 }
 
-/* The Current_thread quarks of the CPUs (*n, malloc'd). */
-static sht_quark *running_quarks(struct srv_hist *h, size_t *n)
-{
-	const struct srv_attrs *a = &h->attrs;
-	sht_quark cpus, *v = NULL;
-	size_t k = 0, cap = 0;
-
-	pthread_rwlock_rdlock(&h->attrs.lock);
-	cpus = srv_attrs_child(a, NONE, "CPUs");
-	for (sht_quark c = cpus == NONE ? NONE : srv_attrs_first(a, cpus);
-	     c != NONE; c = srv_attrs_next(a, c)) {
-		sht_quark ct = srv_attrs_child(a, c, "Current_thread");
-
-		if (ct == NONE)
-			continue;
-		if (k == cap) {
-			void *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
-			if (!p)
-				break;
-			v = p;
-		}
-		v[k++] = ct;
-	}
-	pthread_rwlock_unlock(&h->attrs.lock);
-	*n = k;
-	return v;
-}
-
 /* Every interval of the CPUs' running threads over [t1, t2] (trace
  * times). */
 static sht_err running(struct srv_hq *q, sht_time t1, sht_time t2,
 		       sht_result *res)
 {
 	size_t n;
-	sht_quark *qs = running_quarks(q->h, &n);
+	sht_quark *qs = srv_cpu_running_quarks(q->h, &n);
 	sht_err err = srv_hq_2d(q, qs, n, t1, t2, 0, res);
 
 	free(qs);
 	return err;
 }
 
-/* ---- tree -------------------------------------------------------------------- */
+/* The cumulative CPU time history of t for queries (q->h NULL if the
+ * request asks for the sum of the intervals: "sht_cpu_usage":
+ * "intervals", which tests compare with). */
+static void cum_acquire(struct srv_out_ctx *c, struct srv_trace *t, struct srv_hq *q)
+{
+	struct srv_hist *h = srv_trace_hist(t, SRV_AN_CPU);
+	const char *how = NULL;
 
-struct usage {
-	int64_t tid;
-	int64_t ns;
-};
+	memset(q, 0, sizeof *q);
+	if (srv_req_str(c->req, c->rep, "sht_cpu_usage", 0, &how) == 0 &&
+	    strcmp(how, "intervals") == 0)
+		return;
+	if (h)
+		srv_hist_acquire(h, q);
+}
+
+/* ---- tree -------------------------------------------------------------------- */
 
 static int cmp_usage(const void *x, const void *y)
 {
-	const struct usage *a = x, *b = y;
+	const struct cpu_usage *a = x, *b = y;
 
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
 /* CPU time per thread over [t1, t2]; *total the sum (tids > 0). */
-static struct usage *usage_of(const sht_result *res, sht_time t1, sht_time t2,
+static struct cpu_usage *usage_of(const sht_result *res, sht_time t1, sht_time t2,
 			      size_t *n, int64_t *total)
 {
 	const sht_interval *iv = sht_result_items(res);
 	size_t m = sht_result_count(res), k = 0;
-	struct usage *u = malloc((m ? m : 1) * sizeof *u);
+	struct cpu_usage *u = malloc((m ? m : 1) * sizeof *u);
 
 	*total = 0;
 	if (!u)
@@ -117,21 +104,14 @@ static struct usage *usage_of(const sht_result *res, sht_time t1, sht_time t2,
 	return u;
 }
 
-/* The latest name (Exec_name) of each thread of u over [t1, t2]: one 2D
- * query; names[i] points into res (NULL if none). */
-static void thread_names(struct srv_hq *q, const struct usage *u, size_t n,
-			 sht_time t1, sht_time t2, sht_result *res,
-			 const sht_value **names)
+/* The Exec_name quarks of the threads of u (NONE: none). */
+static void name_quarks(struct srv_hq *q, const struct cpu_usage *u, size_t n,
+			sht_quark *qs)
 {
 	const struct srv_attrs *a = &q->h->attrs;
-	sht_quark threads, *qs = malloc((n ? n : 1) * sizeof *qs);
-	struct tg_group g = { 0 };
+	sht_quark threads;
 	char num[24];
 
-	for (size_t i = 0; i < n; i++)
-		names[i] = NULL;
-	if (!qs)
-		return;
 	pthread_rwlock_rdlock(&q->h->attrs.lock);
 	threads = srv_attrs_child(a, NONE, "Threads");
 	for (size_t i = 0; i < n; i++) {
@@ -141,7 +121,29 @@ static void thread_names(struct srv_hq *q, const struct usage *u, size_t n,
 		qs[i] = x == NONE ? NONE : srv_attrs_child(a, x, "Exec_name");
 	}
 	pthread_rwlock_unlock(&q->h->attrs.lock);
-	if (srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
+}
+
+static char *name_of(const sht_interval *iv)
+{
+	char *s = malloc(iv->value.len + 1);
+
+	if (s) {
+		memcpy(s, iv->value.u.str, iv->value.len);
+		s[iv->value.len] = 0;
+	}
+	return s;
+}
+
+/* The latest string of each quark qs[i] over [t1, t2] (the names not
+ * found yet; a found one's quark becomes NONE): one 2D query over the
+ * range, which reads every node of the range. */
+static void names_range(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
+			sht_time t2, char **names)
+{
+	sht_result *res = sht_result_create();
+	struct tg_group g = { 0 };
+
+	if (res && srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
 		for (size_t i = 0; i < n; i++) {
 			size_t lo, hi;
 
@@ -152,12 +154,73 @@ static void thread_names(struct srv_hq *q, const struct usage *u, size_t n,
 				const sht_interval *iv = &g.items[g.idx[hi]];
 
 				if (iv->value.type == SHT_TYPE_STRING) {
-					names[i] = &iv->value;
+					names[i] = name_of(iv);
 					break;
 				}
 			}
 		}
 	tg_group_free(&g);
+	sht_result_destroy(res);
+}
+
+/* The same by looking back from t2: the value at t2 (one 2D query at
+ * that time), then, for a thread without a name then (it had exited),
+ * the intervals before, at most 8 of them; a found name's or a nameless
+ * thread's quark becomes NONE, the others are left to names_range. */
+static void names_back(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
+		       sht_time t2, char **names)
+{
+	sht_result *res = sht_result_create(), *one = sht_result_create();
+	struct tg_group g = { 0 };
+	sht_time lo = t1 > q->start ? t1 : q->start, at = t2 < q->end ? t2 : q->end;
+
+	if (!res || !one || at < lo || srv_hq_2d(q, qs, n, at, at, 0, res) != SHT_OK ||
+	    tg_group(&g, res) != 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const sht_interval *iv = qs[i] == NONE ? NULL : tg_group_at(&g, qs[i], at);
+
+		for (int k = 0; iv && k < 8; k++) {
+			if (iv->value.type == SHT_TYPE_STRING) {
+				names[i] = name_of(iv);
+				break;
+			}
+			if (iv->start <= lo) {
+				iv = NULL;          /* none in the range */
+				break;
+			}
+			iv = srv_hq_at(q, qs[i], iv->start - 1, one) == SHT_OK &&
+			     sht_result_count(one) ? sht_result_items(one) : NULL;
+		}
+		if (names[i] || !iv)
+			qs[i] = NONE;
+	}
+out:
+	tg_group_free(&g);
+	sht_result_destroy(res);
+	sht_result_destroy(one);
+}
+
+/* The latest name (Exec_name) of each thread of u over [t1, t2]
+ * (malloc'd, NULL if none): looking back from t2 if fast, else (and for
+ * what that leaves) by one 2D query over the range. */
+static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
+			 sht_time t1, sht_time t2, int fast, char **names)
+{
+	sht_quark *qs = malloc((n ? n : 1) * sizeof *qs);
+	size_t left = 0;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!qs)
+		return;
+	name_quarks(q, u, n, qs);
+	if (fast)
+		names_back(q, qs, n, t1, t2, names);
+	for (size_t i = 0; i < n; i++)
+		left += qs[i] != NONE;
+	if (left)
+		names_range(q, qs, n, t1, t2, names);
 	free(qs);
 }
 
@@ -181,16 +244,18 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 {
 	struct srv_trace *t = c->e->traces[ti];
 	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
-	sht_result *res = sht_result_create(), *names = sht_result_create();
+	sht_result *res = sht_result_create();
 	struct srv_idkey kt = { (int64_t)ti, -1, 0 };
-	struct usage *u = NULL;
-	const sht_value **nv = NULL;
-	struct srv_hq q;
+	struct cpu_usage *u = NULL;
+	char **nv = NULL;
+	int fast = 0;
+	struct srv_hq q, cq;
 	size_t n = 0;
 	int64_t total = 0, root;
 	char name[256], num[24];
 
 	srv_hist_acquire(h, &q);
+	cum_acquire(c, t, &cq);
 	if (!have_range) {
 		t1 = q.start;
 		t2 = q.end;
@@ -198,26 +263,28 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 		t1 = srv_from_exp(&t->xf, t1);
 		t2 = srv_from_exp(&t->xf, t2);
 	}
-	if (res && names && q.valid && running(&q, t1, t2, res) == SHT_OK)
+	if (cq.h && srv_cpucum_ready(&q, &cq))
+		fast = (u = srv_cpucum_tree(&q, &cq, t1, t2, &n, &total)) != NULL;
+	if (!u && res && q.valid && running(&q, t1, t2, res) == SHT_OK)
 		u = usage_of(res, t1, t2, &n, &total);
 	root = srv_ids_get(c->ids, kt);
 	usage_entry(entries, root, -1, t->name, "Total", total, t2 - t1 + 1);
 	nv = u ? malloc((n ? n : 1) * sizeof *nv) : NULL;
 	if (nv)
-		thread_names(&q, u, n, t1, t2, names, nv);
+		thread_names(&q, u, n, t1, t2, fast, nv);
 	for (size_t i = 0; nv && i < n; i++) {
 		struct srv_idkey k = { (int64_t)ti, u[i].tid, 0 };
 
-		snprintf(name, sizeof name, "%.*s", nv[i] ? (int)nv[i]->len : 0,
-			 nv[i] ? nv[i]->u.str : "");
+		snprintf(name, sizeof name, "%s", nv[i] ? nv[i] : "");
+		free(nv[i]);
 		usage_entry(entries, srv_ids_get(c->ids, k), root, name,
 			    srv_itoa(u[i].tid, num), u[i].ns, t2 - t1 + 1);
 	}
+	srv_hist_release(&cq);
 	srv_hist_release(&q);
 	free(nv);
 	free(u);
 	sht_result_destroy(res);
-	sht_result_destroy(names);
 	return 0;
 }
 
@@ -275,54 +342,122 @@ static void spread(const struct srv_times *ts, sht_time a, sht_time b, double *n
 	}
 }
 
+/* The sample times of the chart as trace times: T[0] = t[0] - w0, then
+ * t[0..n); *step their spacing if even (but for the last), else 0. */
+static sht_time *sample_times(const struct srv_trace *t, const struct srv_times *ts,
+			      sht_time w0, sht_time *step)
+{
+	sht_time *T = malloc((ts->n + 1) * sizeof *T);
+
+	if (!T)
+		return NULL;
+	T[0] = srv_from_exp(&t->xf, ts->t[0] - w0);
+	for (size_t i = 0; i < ts->n; i++)
+		T[i + 1] = srv_from_exp(&t->xf, ts->t[i]);
+	*step = T[1] - T[0];
+	for (size_t i = 1; i + 1 < ts->n; i++)
+		if (T[i + 1] - T[i] != *step)
+			*step = 0;
+	return T;
+}
+
+/* CPU time per bucket of series s (thread tid, < 0: all) from the
+ * running-thread intervals iv[0..m). */
+static void sum_intervals(const struct srv_trace *t, const struct srv_times *ts,
+			  const sht_interval *iv, size_t m, int64_t tid, double *ns)
+{
+	memset(ns, 0, ts->n * sizeof *ns);
+	for (size_t k = 0; k < m; k++)
+		if (iv[k].value.type == SHT_TYPE_INT32 && iv[k].value.u.i32 > 0 &&
+		    (tid < 0 || iv[k].value.u.i32 == tid))
+			spread(ts, srv_to_exp(&t->xf, iv[k].start),
+			       srv_to_exp(&t->xf, iv[k].end), ns);
+}
+
+/* The series of trace ti: from the cumulative history when it is there
+ * (*fast set), else from the intervals in res. */
+static int trace_sums(struct srv_out_ctx *c, size_t ti, const struct srv_idkey *keys,
+		      size_t n, const struct srv_times *ts, double *ns,
+		      struct srv_hq *q, int *running_hist)
+{
+	struct srv_trace *t = c->e->traces[ti];
+	sht_time w0 = ts->n > 1 ? ts->t[1] - ts->t[0] : 1, step = 0;
+	sht_time *T = sample_times(t, ts, w0, &step);
+	int64_t *tids = malloc((n ? n : 1) * sizeof *tids), *cum = NULL;
+	sht_result *res = NULL;
+	struct srv_hq cq;
+	size_t k = 0;
+	int rc = -1;
+
+	cum_acquire(c, t, &cq);
+	for (size_t s = 0; tids && s < n; s++)
+		if (keys[s].a == (int64_t)ti)
+			tids[k++] = keys[s].b;
+	if (T && tids && cq.h && srv_cpucum_ready(q, &cq) &&
+	    (cum = malloc((k * ts->n + 1) * sizeof *cum)) &&
+	    srv_cpucum_series(q, &cq, tids, k, T, ts->n + 1, step, cum) == 0) {
+		for (size_t i = 0; i < k * ts->n; i++)
+			ns[i] = (double)cum[i];
+		rc = 0;
+	} else if (T && tids && (res = sht_result_create()) &&
+		   (!q->valid || running(q, T[0] + 1, srv_from_exp(&t->xf, ts->end),
+					 res) == SHT_OK)) {
+		size_t m = q->valid ? sht_result_count(res) : 0;
+
+		for (size_t s = 0; s < k; s++)
+			sum_intervals(t, ts, sht_result_items(res), m, tids[s],
+				      ns + s * ts->n);
+		*running_hist = srv_query_status(q, 1, srv_from_exp(&t->xf, ts->end)) ==
+				SRV_RUNNING;
+		rc = 0;
+	}
+	if (cq.h)
+		srv_hist_release(&cq);
+	sht_result_destroy(res);
+	free(cum);
+	free(tids);
+	free(T);
+	return rc;
+}
+
 static int trace_series(struct srv_out_ctx *c, struct xy_out *o, size_t ti,
 			const int64_t *ids, const struct srv_idkey *keys,
 			size_t n, const struct srv_times *ts, int *status)
 {
 	struct srv_trace *t = c->e->traces[ti];
 	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
-	sht_result *res = sht_result_create();
-	double *ns = malloc(ts->n * sizeof *ns);
+	double *ns = malloc((n * ts->n + 1) * sizeof *ns);
 	sht_time w0 = ts->n > 1 ? ts->t[1] - ts->t[0] : 1;
 	struct srv_hq q;
 	char name[512];
-	int rc = -1;
+	int rc = -1, live = 0;
+	size_t k = 0;
 
-	if (!h || !res || !ns)
+	if (!h || !ns)
 		goto out;
 	srv_hist_acquire(h, &q);
-	if (!q.valid || running(&q, srv_from_exp(&t->xf, ts->t[0] - w0 + 1),
-				srv_from_exp(&t->xf, ts->end), res) == SHT_OK) {
-		const sht_interval *iv = sht_result_items(res);
-		size_t m = q.valid ? sht_result_count(res) : 0;
-
-		for (size_t s = 0; s < n; s++) {
-			if (keys[s].a != (int64_t)ti)
-				continue;
-			memset(ns, 0, ts->n * sizeof *ns);
-			for (size_t k = 0; k < m; k++)
-				if (iv[k].value.type == SHT_TYPE_INT32 && iv[k].value.u.i32 > 0 &&
-				    (keys[s].b < 0 || iv[k].value.u.i32 == keys[s].b))
-					spread(ts, srv_to_exp(&t->xf, iv[k].start),
-					       srv_to_exp(&t->xf, iv[k].end), ns);
-			for (size_t i = 0; i < ts->n; i++) {
-				sht_time width = i ? ts->t[i] - ts->t[i - 1] : w0;
-
-				ns[i] = width > 0 ? 100.0 * ns[i] / (double)width : 0;
-			}
-			if (keys[s].b < 0)
-				snprintf(name, sizeof name, "total:%s", t->name);
-			else
-				snprintf(name, sizeof name, "%s:%" PRId64, t->name, keys[s].b);
-			xy_series(o, ids[s], name, ts->t, ns, ts->n, "line");
-		}
-		if (srv_query_status(&q, 1, srv_from_exp(&t->xf, ts->end)) == SRV_RUNNING)
-			*status = SRV_RUNNING;
-		rc = 0;
-	}
+	rc = trace_sums(c, ti, keys, n, ts, ns, &q, &live);
 	srv_hist_release(&q);
+	for (size_t s = 0; rc == 0 && s < n; s++) {
+		double *y = ns + k * ts->n;
+
+		if (keys[s].a != (int64_t)ti)
+			continue;
+		k++;
+		for (size_t i = 0; i < ts->n; i++) {
+			sht_time width = i ? ts->t[i] - ts->t[i - 1] : w0;
+
+			y[i] = width > 0 ? 100.0 * y[i] / (double)width : 0;
+		}
+		if (keys[s].b < 0)
+			snprintf(name, sizeof name, "total:%s", t->name);
+		else
+			snprintf(name, sizeof name, "%s:%" PRId64, t->name, keys[s].b);
+		xy_series(o, ids[s], name, ts->t, y, ts->n, "line");
+	}
+	if (live)
+		*status = SRV_RUNNING;
 out:
-	sht_result_destroy(res);
 	free(ns);
 	return rc;
 }

@@ -31,10 +31,13 @@ struct pass_an {
 	sht_kernel *kernel;
 	sht_evstats *stats;
 	sht_rules *rules;
+	struct srv_cpuacc *acc;   /* SRV_AN_CPU: watches base, the kernel's */
+	struct pass_an *base;
 	sht_provider prov;
 	sht_state *ss;
 	char *tmp;
 	int active;               /* still fed */
+	sht_time end;             /* SRV_AN_CPU: the kernel history's end */
 	uint64_t skipped;
 };
 
@@ -54,6 +57,11 @@ static sht_err an_create(struct srv_trace *t, struct pass_an *a)
 		if (err == SHT_OK)
 			sht_evstats_provider(a->stats, &a->prov);
 		return err;
+	case SRV_AN_CPU:
+		err = srv_cpuacc_create(&a->acc);
+		if (err == SHT_OK)
+			srv_cpuacc_provider(a->acc, &a->prov);
+		return err;
 	default:
 		err = sht_rules_load(a->h->rules, NULL, &a->rules);
 		if (err == SHT_OK)
@@ -67,6 +75,7 @@ static void an_destroy(struct pass_an *a)
 	sht_kernel_destroy(a->kernel);
 	sht_evstats_destroy(a->stats);
 	sht_rules_destroy(a->rules);
+	srv_cpuacc_destroy(a->acc);
 	if (a->tmp) {
 		remove(a->tmp);
 		free(a->tmp);
@@ -74,22 +83,30 @@ static void an_destroy(struct pass_an *a)
 	a->kernel = NULL;
 	a->stats = NULL;
 	a->rules = NULL;
+	a->acc = NULL;
 	a->tmp = NULL;
 }
 
 /* ---- starting ------------------------------------------------------------ */
 
-/* The histories of the trace: kernel (kernel traces), statistics, rules. */
+/* The histories of the trace: kernel and cumulative CPU time (kernel
+ * traces: the latter fed right after the former), statistics, rules. */
 static int make_hists(struct srv *s, struct srv_trace *t)
 {
-	size_t n = (t->kernel ? 1 : 0) + 1 + s->cfg.nanalyses, k = 0;
+	static const char *const stem[] = {
+		[SRV_AN_KERNEL] = "kernel", [SRV_AN_STATS] = "stats",
+		[SRV_AN_CPU] = "cpu-usage",
+	};
+	size_t n = (t->kernel ? 2 : 0) + 1 + s->cfg.nanalyses, k = 0;
 	char path[4096], id[37];
 
 	t->hists = calloc(n, sizeof *t->hists);
 	if (!t->hists)
 		return -1;
-	if (t->kernel)
+	if (t->kernel) {
 		srv_hist_init(&t->hists[k++], SRV_AN_KERNEL, "Linux Kernel", NULL);
+		srv_hist_init(&t->hists[k++], SRV_AN_CPU, "CPU Usage", NULL);
+	}
 	srv_hist_init(&t->hists[k++], SRV_AN_STATS, "Event statistics", NULL);
 	for (size_t i = 0; i < s->cfg.nanalyses; i++) {
 		const char *f = s->cfg.analyses[i], *base = strrchr(f, '/');
@@ -105,7 +122,7 @@ static int make_hists(struct srv *s, struct srv_trace *t)
 			snprintf(path, sizeof path, "%s/rules-%.8s.sht", t->cachedir, id);
 		} else {
 			snprintf(path, sizeof path, "%s/%s.sht", t->cachedir,
-				 h->kind == SRV_AN_KERNEL ? "kernel" : "stats");
+				 stem[h->kind]);
 		}
 		h->file = strdup(path);
 		h->cache_bytes = s->reader_cache;
@@ -138,19 +155,32 @@ static void *pass_main(void *arg);
 int srv_trace_start(struct srv *s, struct srv_trace *t)
 {
 	char path[4096];
-	int todo = 0;
+	int todo = 0, derive = 0;
 
 	if (make_hists(s, t) != 0)
 		return -1;
 	if (mkdir(t->cachedir, 0700) != 0 && errno != EEXIST)
 		return -1;
 	snprintf(path, sizeof path, "%s/events.idx", t->cachedir);
-	for (size_t i = 0; i < t->nhists; i++)
-		if (!try_reuse(t, &t->hists[i]))
+	for (size_t i = 0; i < t->nhists; i++) {
+		struct srv_hist *h = &t->hists[i];
+
+		if (try_reuse(t, h))
+			continue;
+		/* With the kernel history of an older cache, derived from
+		 * it (pass_derive) without reading the trace. */
+		if (h->kind == SRV_AN_CPU && i > 0 &&
+		    atomic_load(&t->hists[i - 1].status) == SRV_COMPLETED)
+			derive = 1;
+		else
 			todo = 1;
+	}
 	if (!todo && srv_evindex_load(&t->index, path) == 0 &&
-	    t->index.first == t->first_ts)
-		return 0;                  /* everything from the cache */
+	    t->index.first == t->first_ts) {
+		if (!derive)
+			return 0;          /* everything from the cache */
+		t->pass_derive_only = 1;
+	}
 	atomic_store(&t->pass_status, SRV_RUNNING);
 	/* The thread holds no reference: the last unref stops and joins it
 	 * before freeing the trace. */
@@ -192,6 +222,8 @@ static int an_begin(struct srv_trace *t, struct pass_an *a, unsigned serial)
 	}
 	snprintf(a->tmp, len, "%s.tmp-%ld-%u", a->h->file, (long)getpid(), serial);
 	sht_state_opts_init(&so);
+	if (a->h->kind == SRV_AN_CPU)
+		srv_cpuacc_opts(&so);
 	so.provider = a->prov.id;
 	so.provider_version = a->prov.version;
 	err = sht_state_create(a->tmp, t->first_ts, &so, &a->ss);
@@ -242,7 +274,7 @@ static void an_event(struct pass_an *a, const sht_event *ev, uint64_t ord)
 static void an_end(struct pass_an *a)
 {
 	char msg[512];
-	sht_err err = sht_state_finish(a->ss, sht_state_end(a->ss));
+	sht_err err = sht_state_finish(a->ss, a->base ? a->end : sht_state_end(a->ss));
 
 	if (err == SHT_OK && rename(a->tmp, a->h->file) != 0)
 		err = SHT_ERR_IO;
@@ -265,6 +297,26 @@ static void an_end(struct pass_an *a)
 	}
 }
 
+/* The kernel analysis among an[0..n), if it runs. */
+static struct pass_an *pass_kernel(struct pass_an *an, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (an[i].h->kind == SRV_AN_KERNEL && an[i].active)
+			return &an[i];
+	return NULL;
+}
+
+/* Feed a derived analysis after its base: it stops if the base did. */
+static void an_derived(struct pass_an *a, const sht_event *ev, uint64_t ord)
+{
+	if (!a->base->active) {
+		an_stop(a, SRV_FAILED, "the kernel analysis stopped");
+		return;
+	}
+	srv_cpuacc_watch(a->acc, a->base->ss);
+	an_event(a, ev, ord);
+}
+
 /* The analyses to build: those whose history was not reused. */
 static size_t pass_setup(struct srv_trace *t, struct pass_an *an)
 {
@@ -276,6 +328,10 @@ static size_t pass_setup(struct srv_trace *t, struct pass_an *an)
 		if (atomic_load(&h->status) != SRV_RUNNING || h->ss)
 			continue;
 		an[n].h = h;
+		if (h->kind == SRV_AN_CPU && !(an[n].base = pass_kernel(an, n))) {
+			srv_hist_failed(h, SRV_FAILED, "the kernel analysis is not running");
+			continue;
+		}
 		if (an_begin(t, &an[n], srv_serial()) == 0)
 			n++;
 		else
@@ -293,6 +349,11 @@ static void pass_finish(struct srv_trace *t, struct pass_an *an, size_t n,
 	if (err < 0 && !cancelled)
 		snprintf(msg, sizeof msg, "cannot read the trace %s after %" PRIu64
 			 " events: %s", t->path, ord, sht_errmsg());
+	for (size_t i = 0; i < n; i++)     /* before the base is finished */
+		if (an[i].base && an[i].active && an[i].base->active)
+			an[i].end = sht_state_end(an[i].base->ss);
+		else if (an[i].base && an[i].active && !cancelled && err >= 0)
+			an_stop(&an[i], SRV_FAILED, "the kernel analysis stopped");
 	for (size_t i = 0; i < n; i++) {
 		if (an[i].active && cancelled)
 			an_stop(&an[i], SRV_CANCELLED, "the trace was closed");
@@ -326,6 +387,31 @@ static uint32_t pass_jobs(void)
 	return n < 1 ? 1u : n > 8 ? 8u : (uint32_t)n;
 }
 
+/* The cumulative CPU time history from a reused kernel history. */
+static void pass_derive(struct srv_trace *t)
+{
+	struct srv_hist *k = srv_trace_hist(t, SRV_AN_KERNEL);
+	struct srv_hist *h = srv_trace_hist(t, SRV_AN_CPU);
+	char tmp[4200], msg[4400];
+	sht_err err;
+
+	if (!k || !h || atomic_load(&k->status) != SRV_COMPLETED ||
+	    atomic_load(&h->status) != SRV_RUNNING || h->ss)
+		return;
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", h->file, (long)getpid(), srv_serial());
+	err = srv_cpuacc_derive(k->file, tmp, &t->cancel);
+	if (err == SHT_OK && rename(tmp, h->file) != 0)
+		err = SHT_ERR_IO;
+	if (err == SHT_OK) {
+		srv_hist_built(h);
+		return;
+	}
+	snprintf(msg, sizeof msg, "cannot derive %s from %s: %s", h->file,
+		 k->file, sht_errmsg());
+	remove(tmp);
+	srv_hist_failed(h, atomic_load(&t->cancel) ? SRV_CANCELLED : SRV_FAILED, msg);
+}
+
 static void *pass_main(void *arg)
 {
 	struct srv_trace *t = arg;
@@ -338,6 +424,12 @@ static void *pass_main(void *arg)
 	sht_err err;
 
 	memset(an, 0, sizeof an);
+	pass_derive(t);
+	if (t->pass_derive_only) {
+		atomic_store(&t->pass_status, atomic_load(&t->cancel) ?
+			     SRV_CANCELLED : SRV_COMPLETED);
+		return NULL;
+	}
 	if (n > 0)
 		n = pass_setup(t, an);
 	err = srv_trace_source(t, pass_jobs(), &src);
@@ -348,7 +440,9 @@ static void *pass_main(void *arg)
 	while (!atomic_load_explicit(&t->cancel, memory_order_relaxed) &&
 	       (err = src.ops->next(src.src, &ev)) == SHT_OK) {
 		for (size_t i = 0; i < n; i++)
-			if (an[i].active)
+			if (an[i].active && an[i].base)
+				an_derived(&an[i], &ev, ord);
+			else if (an[i].active)
 				an_event(&an[i], &ev, ord);
 		srv_evindex_add(&t->index, ord++, ev.ts);
 	}

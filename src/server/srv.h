@@ -203,7 +203,24 @@ const char *srv_attrs_fullpath(const struct srv_attrs *a, sht_quark q,
 			       char *buf, size_t size);
 
 /* A history of one analysis of one trace. */
-enum srv_hist_kind { SRV_AN_KERNEL, SRV_AN_STATS, SRV_AN_RULES };
+enum srv_hist_kind { SRV_AN_KERNEL, SRV_AN_STATS, SRV_AN_RULES, SRV_AN_CPU };
+
+/* The cumulative CPU time history (cpuacc.c), derived from the kernel
+ * analysis while it runs: its version follows the kernel model's. */
+#define SRV_CPUACC_ID "org.sht.server.cpu-usage"
+#define SRV_CPUACC_VERSION (SHT_KERNEL_PROVIDER_VERSION * 100u + 3u)
+struct srv_cpuacc;
+sht_err srv_cpuacc_create(struct srv_cpuacc **out);
+void srv_cpuacc_destroy(struct srv_cpuacc *a);
+/* The kernel analysis' state system it watches (NULL: none). */
+void srv_cpuacc_watch(struct srv_cpuacc *a, sht_state *kss);
+void srv_cpuacc_provider(struct srv_cpuacc *a, sht_provider *p);
+/* Its history's options (identity, small blocks). */
+void srv_cpuacc_opts(sht_state_opts *so);
+/* The same history into file out from a complete kernel history (an
+ * older cache's): its running-thread intervals read in time order. */
+sht_err srv_cpuacc_derive(const char *kfile, const char *out,
+			  const atomic_int *cancel);
 
 struct srv_hist {
 	enum srv_hist_kind kind;
@@ -332,6 +349,8 @@ struct srv_trace {
 	struct srv_evindex index;
 	atomic_int pass_status;   /* SRV_RUNNING while the pass runs */
 	atomic_int cancel;        /* stop the pass */
+	int pass_derive_only;     /* the pass only derives the CPU Usage
+	                             history from the cached kernel one */
 	pthread_t thread;
 	int have_thread;
 	char *pass_message;       /* why the pass failed */

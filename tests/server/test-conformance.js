@@ -367,6 +367,96 @@ async function checkCpu(e, kernel) {
     ok(bad === 0, `cpu usage of ${top.length} threads equals their running time (${bad} bad)`);
 }
 
+// CPU Usage is answered from the cumulative CPU time history (cpu-usage.sht
+// in the cache); "sht_cpu_usage": "intervals" makes the server sum the
+// running-thread intervals instead (the method it falls back on).  Both
+// must give the same answers, to the digit, on random ranges: trees
+// (labels) and charts (Total and threads, every sample).
+async function checkCpuPaths(e, dirs, what) {
+    for (const d of dirs)
+        ok(historyOf(d, 'cpu-usage'), `${path.basename(d)}: the CPU Usage history is in the cache`);
+    const all = (await tree(c.fetchXYTree, e, ID.cpu)).entries;
+    let seed = 12345n;
+    const rnd = (n) => {                    // 0 <= x < n (BigInt), deterministic
+        seed = (seed * 6364136223846793005n + 1442695040888963407n) % (1n << 64n);
+        return (seed >> 16n) % n;
+    };
+    const span = e.end - e.start;
+    const nb = [2, 3, 17, 200, 1000];
+    let trees = 0, charts = 0, bad = 0;
+    for (let k = 0; k < 24; k++) {
+        let a = e.start + rnd(span + 1n), b = a + rnd(e.end - a + 1n);
+        if (k === 0) [a, b] = [e.start, e.end];
+        else if (k === 1) [a, b] = [e.start - 1000n, e.end + 1000n];
+        else if (k === 2) [a, b] = [a, a];
+        else if (k % 3 === 0) b = a + rnd(span / 1000n + 2n);
+        const p = { requested_timerange: { start: a, end: b } };
+        const x = await c.fetchXYTree(e.UUID, ID.cpu, query(p));
+        const y = await c.fetchXYTree(e.UUID, ID.cpu, query({ ...p, sht_cpu_usage: 'intervals' }));
+        trees++;
+        if (!x.isOk() || !y.isOk() || x.getText() !== y.getText()) {
+            if (bad++ === 0)
+                diag(`tree [${a}, ${b}] differs: ${x.getText().slice(0, 300)} / ${y.getText().slice(0, 300)}`);
+            continue;
+        }
+        const ents = x.getModel().model.entries;
+        const items = [ents[0].id].concat(ents.slice(1).filter(() => rnd(3n) === 0n).slice(0, 5).map((z) => z.id));
+        if (items.length === 1 && all.length > 1)
+            items.push(all[1 + Number(rnd(BigInt(all.length - 1)))].id);   // maybe idle in the range
+        const q = { requested_timerange: { start: a, end: b, nbTimes: nb[Number(rnd(5n))] },
+                    requested_items: items };
+        const u = await c.fetchXY(e.UUID, ID.cpu, query(q));
+        const v = await c.fetchXY(e.UUID, ID.cpu, query({ ...q, sht_cpu_usage: 'intervals' }));
+        charts++;
+        if (!u.isOk() || !v.isOk() || u.getModel().model.series.length !== items.length ||
+            u.getText() !== v.getText()) {
+            if (bad++ === 0)
+                diag(`chart [${a}, ${b}] x ${q.requested_timerange.nbTimes} differs: ` +
+                     `${u.getText().slice(0, 300)} / ${v.getText().slice(0, 300)}`);
+        }
+    }
+    ok(trees === 24 && charts > 20 && bad === 0,
+       `${what}: CPU Usage from the cumulative history equals the sum of the intervals ` +
+       `(${trees} trees, ${charts} charts, ${bad} differ)`);
+}
+
+// A cache whose kernel history predates the CPU Usage history: the server
+// derives the latter from the former when the trace is opened again.
+async function derivedCpu(dir) {
+    const fs = require('fs');
+    const f = historyOf(dir, 'cpu-usage');
+    if (!ok(f, 'the CPU Usage history is in the cache'))
+        return;
+    const kernelTime = fs.statSync(historyOf(dir, 'kernel')).mtimeMs;
+    fs.unlinkSync(f);
+    const tr = await openTrace(dir, path.basename(dir));
+    const r = await c.createExperiment(query({ name: 'derived', traces: [tr.UUID] }));
+    const e = await waitCompleted(r.getModel());
+    ok(fs.existsSync(f) && fs.statSync(historyOf(dir, 'kernel')).mtimeMs === kernelTime,
+       'the CPU Usage history derived from the cached kernel history (not rebuilt)');
+    await checkCpuPaths(e, [dir], 'derived');
+    ok((await c.deleteExperiment(e.UUID)).isOk() && (await c.deleteTrace(tr.UUID)).isOk(),
+       'derived: experiment and trace deleted');
+}
+
+// A generated kernel trace (sht gen kernel: 8 CPUs, threads that fork,
+// migrate, exit, tids reused): CPU Usage against the intervals again.
+async function generatedCpu() {
+    const fs = require('fs');
+    const { execFileSync } = require('child_process');
+    const dir = path.join(process.env.SHT_TMP, 'root', 'gen-kernel');
+    fs.rmSync(dir, { recursive: true, force: true });
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--no-progress', '--size', '12m', '--cpus', '8',
+                                   '--threads', '400', '-o', dir], { stdio: 'ignore' });
+    const tr = await openTrace(dir, 'gen-kernel');
+    const r = await c.createExperiment(query({ name: 'gen-kernel', traces: [tr.UUID] }));
+    const e = await waitCompleted(r.getModel());
+    await checkCpu(e, historyOf(dir, 'kernel'));
+    await checkCpuPaths(e, [dir], 'gen-kernel');
+    ok((await c.deleteExperiment(e.UUID)).isOk() && (await c.deleteTrace(tr.UUID)).isOk(),
+       'gen-kernel: experiment and trace deleted');
+}
+
 // A value's label in the State System Explorer (Trace Compass's): longs
 // in hex, doubles and null unlabelled.
 function label(iv) {
@@ -441,6 +531,7 @@ async function experiment(name, dirs, kernel) {
         await timeGraph(e, ID.resources, dirs.length === 1 ? checkResources(k1) : null);
         if (dirs.length === 1)
             await checkCpu(e, k1);
+        await checkCpuPaths(e, dirs, name);
     }
     await timeGraph(e, ID.ssx, null);
     if (!kernel)
@@ -461,6 +552,8 @@ async function experiment(name, dirs, kernel) {
 (async () => {
     await identities();
     await experiment('many-threads', [path.join(T, 'many-threads')], true);
+    await derivedCpu(path.join(T, 'many-threads'));
+    await generatedCpu();
     await experiment('bug446190', [path.join(T, 'bug446190')], true);
     await experiment('scp', [path.join(T, 'synctraces/scp_src'), path.join(T, 'synctraces/scp_dest')], true);
     await experiment('ust', [path.join(T, 'context-switches/context-switches-ust')], false);
