@@ -51,8 +51,8 @@ export class XYChart {
   async open() {
     const { exp, tb } = this.app;
     // CPU Usage: the tree of the whole trace lists every thread that ran
-    // (30 000 threads: seconds of server time); a range of 1 ns gives the
-    // totals, a thread's entry is looked up when it is selected.
+    // (30 000 threads: megabytes to send and parse); a range of 1 ns gives
+    // the totals, a thread's entry is looked up when it is selected.
     const params = this.kind === 'cpu'
       ? { requested_timerange: { start: tb.abs(0), end: tb.abs(1) } } : {};
     try {
