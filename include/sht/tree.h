@@ -316,8 +316,9 @@ typedef struct sht_reader_counters {
 SHT_API void sht_reader_counters_get(const sht_reader *r,
 				     sht_reader_counters *out);
 
-/* Drop every unpinned node from the cache and ask the kernel to drop the
- * file's cached pages (posix_fadvise DONTNEED): the next queries are cold. */
+/* Drop every unpinned node from the cache, forget which blocks' checksums
+ * were verified, and ask the kernel to drop the file's cached pages
+ * (posix_fadvise DONTNEED): the next queries are cold. */
 SHT_API void sht_reader_drop_caches(sht_reader *r);
 
 #ifdef __cplusplus

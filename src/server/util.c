@@ -14,7 +14,10 @@
 
 /* ---- buffer ------------------------------------------------------------- */
 
-static int buf_grow(struct srv_buf *b, size_t more)
+/* Room for more bytes: doubled (by half past 8 MiB, so that an answer
+ * of a few tens of MB stays under the server's mmap threshold, see
+ * tune_malloc in server.c), or exactly (a reservation). */
+static int buf_grow_to(struct srv_buf *b, size_t more, int exact)
 {
 	size_t cap;
 	char *p;
@@ -24,8 +27,10 @@ static int buf_grow(struct srv_buf *b, size_t more)
 	if (b->len + more + 1 <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
+	while (!exact && cap < b->len + more + 1)
+		cap += cap < (8u << 20) ? cap : cap / 2;
+	if (cap < b->len + more + 1)
+		cap = b->len + more + 1;
 	p = realloc(b->p, cap);
 	if (!p) {
 		b->oom = 1;
@@ -34,6 +39,11 @@ static int buf_grow(struct srv_buf *b, size_t more)
 	b->p = p;
 	b->cap = cap;
 	return 0;
+}
+
+static int buf_grow(struct srv_buf *b, size_t more)
+{
+	return buf_grow_to(b, more, 0);
 }
 
 void srv_buf_put(struct srv_buf *b, const char *s, size_t n)
@@ -84,7 +94,7 @@ static int dump_cb(const char *s, size_t n, void *ctx)
 
 void srv_buf_reserve(struct srv_buf *b, size_t more)
 {
-	buf_grow(b, more);
+	buf_grow_to(b, more, 1);
 }
 
 /* 1 if s needs no escape: printable ASCII without quote or backslash. */
