@@ -56,6 +56,12 @@ void srv_buf_puts(struct srv_buf *b, const char *s);
 void srv_buf_printf(struct srv_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void srv_buf_i64(struct srv_buf *b, int64_t v);
+/* Writing in place: room for n more bytes (NULL if out of memory: the
+ * buffer is marked cut), then srv_buf_commit with the end of what was
+ * written there; srv_put_i64 writes at most 20 bytes and returns the end. */
+char *srv_buf_room(struct srv_buf *b, size_t n);
+void srv_buf_commit(struct srv_buf *b, char *end);
+char *srv_put_i64(char *p, int64_t v);
 /* A finite double as a number literal of at most 15 characters (the
  * client's parser makes longer literals BigInts); integers as digits. */
 void srv_buf_double(struct srv_buf *b, double v);
