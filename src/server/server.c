@@ -90,6 +90,11 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 	if (!s->cfg.timeout_s)
 		s->cfg.timeout_s = 60;
 	s->reader_cache = 16u << 20;
+	{       /* a whole-trace screen's query on every CPU, up to 4 */
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s->query_threads = n > 4 ? 4 : n < 1 ? 1 : (unsigned)n;
+	}
 	pthread_mutex_init(&s->log_lock, NULL);
 	srv_registry_init(&s->reg);
 	s->roots = calloc(cfg->nroots ? cfg->nroots : 1, sizeof *s->roots);

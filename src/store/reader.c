@@ -195,7 +195,7 @@ sht_err sht_reader_section(sht_reader *r, uint32_t kind, uint32_t *version,
 
 /* ---- query entry points ------------------------------------------------- */
 
-static void reader_root(sht_reader *r, struct sht__root *rt)
+void sht__reader_root(sht_reader *r, struct sht__root *rt)
 {
 	rt->st = &r->st;
 	rt->disk_root = r->hd.root;
@@ -220,7 +220,7 @@ sht_err sht_reader_query(sht_reader *r, sht_quark q, sht_time t, sht_result *res
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_single(&rt, q, t, res);
 }
 
@@ -228,7 +228,7 @@ sht_err sht_reader_query_full(sht_reader *r, sht_time t, sht_result *res)
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_full(&rt, t, res);
 }
 
@@ -236,7 +236,7 @@ sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q, sht_result *res
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_2d(&rt, q, res);
 }
 
@@ -244,7 +244,7 @@ sht_err sht_reader_cursor_create(sht_reader *r, const sht_query2d *q, sht_cursor
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__cursor_open(&rt, q, out);
 }
 

@@ -453,6 +453,9 @@ sht_err sht__q_single(const struct sht__root *r, sht_quark q, sht_time t,
 sht_err sht__q_full(const struct sht__root *r, sht_time t, sht_result *res);
 sht_err sht__q_2d(const struct sht__root *r, const sht_query2d *q,
 		  sht_result *res);
+/* The same on up to nthreads threads (q2d-par.c): disk roots only. */
+sht_err sht__q_2d_threads(const struct sht__root *r, const sht_query2d *q,
+			  unsigned nthreads, sht_result *res);
 
 /* A cursor (util/cursor.c) over a 2D query of a finished tree, a node
  * at a time (query.c); SHT_ERR_STATE on a tree being built. */
