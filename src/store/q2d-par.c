@@ -62,11 +62,14 @@ static sht_err join(sht_result *res, sht_result *p, sht_time after)
 
 	while (i < n && p->items[i].start <= after)   /* sorted by start */
 		i++;
-	err = sht__result_reserve(res, res->count + (n - i));
-	if (err != SHT_OK)
-		return err;
-	memcpy(res->items + res->count, p->items + i, (n - i) * sizeof *p->items);
-	res->count += n - i;
+	if (i < n) {                    /* (an empty piece has no items array) */
+		err = sht__result_reserve(res, res->count + (n - i));
+		if (err != SHT_OK)
+			return err;
+		memcpy(res->items + res->count, p->items + i,
+		       (n - i) * sizeof *p->items);
+		res->count += n - i;
+	}
 	if (!res->chunks) {
 		res->chunks = p->chunks;
 	} else {        /* after res's first chunk, which keeps the room */
