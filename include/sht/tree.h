@@ -283,6 +283,21 @@ SHT_API sht_err sht_builder_query_2d(sht_builder *b, const sht_query2d *q,
 				     sht_result *res);
 
 /*
+ * sht_reader_query_2d on up to nthreads threads, the calling one
+ * included: the sample times are cut into runs of consecutive samples,
+ * one per thread, each answered through the reader's shared cache, and
+ * the answers joined (an interval holding samples of two runs is kept
+ * once): the same intervals in the same order as sht_reader_query_2d.
+ * With resolution 0, nthreads <= 1, or fewer than 64 samples a thread,
+ * the calling thread answers alone.  Worth it for a big sampled query (a
+ * time-graph screen over a whole history of millions of intervals); a
+ * thread is started per extra run.  Errors as sht_reader_query_2d, and
+ * SHT_ERR_NOMEM if a thread cannot be started.
+ */
+SHT_API sht_err sht_reader_query_2d_threads(sht_reader *r, const sht_query2d *q,
+					    unsigned nthreads, sht_result *res);
+
+/*
  * Cursors: a 2D query answered a piece at a time, for answers too big to
  * hold at once (a scan of a whole history, an SQL table function).  Each
  * sht_cursor_next clears res and fills it with the next piece: the
@@ -316,8 +331,9 @@ typedef struct sht_reader_counters {
 SHT_API void sht_reader_counters_get(const sht_reader *r,
 				     sht_reader_counters *out);
 
-/* Drop every unpinned node from the cache and ask the kernel to drop the
- * file's cached pages (posix_fadvise DONTNEED): the next queries are cold. */
+/* Drop every unpinned node from the cache, forget which blocks' checksums
+ * were verified, and ask the kernel to drop the file's cached pages
+ * (posix_fadvise DONTNEED): the next queries are cold. */
 SHT_API void sht_reader_drop_caches(sht_reader *r);
 
 #ifdef __cplusplus

@@ -156,6 +156,8 @@ sht_err srv_hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
 	qq.t1 = t1;
 	qq.t2 = t2;
 	qq.resolution = resolution;
+	if (q->rd && n >= SRV_PAR_QUARKS && resolution > 0)
+		return sht_reader_query_2d_threads(q->rd, &qq, q->h->query_threads, res);
 	return q->rd ? sht_reader_query_2d(q->rd, &qq, res)
 		     : sht_state_query_2d(q->ss, &qq, res);
 }

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "http.h"
 #include "srv.h"
@@ -87,6 +90,11 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 	if (!s->cfg.timeout_s)
 		s->cfg.timeout_s = 60;
 	s->reader_cache = 16u << 20;
+	{       /* a whole-trace screen's query on every CPU, up to 4 */
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s->query_threads = n > 4 ? 4 : n < 1 ? 1 : (unsigned)n;
+	}
 	pthread_mutex_init(&s->log_lock, NULL);
 	srv_registry_init(&s->reg);
 	s->roots = calloc(cfg->nroots ? cfg->nroots : 1, sizeof *s->roots);
@@ -153,6 +161,26 @@ static void print_url(struct srv *s, unsigned port)
 	}
 }
 
+/*
+ * A screen's answer is built in buffers of tens of MB (the JSON, the 2D
+ * query's result, its grouping) freed at the end of the request.  With
+ * glibc's defaults each of them is a fresh mmap (or the freed top of a
+ * heap is given back), so every request page-faults its buffers in again
+ * and zero-fills them: 13 % of a whole-trace Control Flow request's time.
+ * Kept in the heap instead (mmap only above 32 MiB, the largest glibc
+ * allows; no trimming below 256 MiB), the memory of one request is
+ * reused by the next; two arenas (not eight per CPU) bound how many such
+ * peaks the workers can keep (docs/SERVER.md "Performance").
+ */
+static void tune_malloc(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_ARENA_MAX, 2);
+#endif
+}
+
 int srv_run(const struct srv_config *cfg)
 {
 	struct srv s;
@@ -161,6 +189,7 @@ int srv_run(const struct srv_config *cfg)
 	int sig = 0;
 
 	memset(&s, 0, sizeof s);
+	tune_malloc();
 	/* Every thread started from here on leaves SIGINT and SIGTERM to
 	 * the sigwait below. */
 	sigemptyset(&set);

@@ -56,6 +56,12 @@ void srv_buf_puts(struct srv_buf *b, const char *s);
 void srv_buf_printf(struct srv_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void srv_buf_i64(struct srv_buf *b, int64_t v);
+/* Writing in place: room for n more bytes (NULL if out of memory: the
+ * buffer is marked cut), then srv_buf_commit with the end of what was
+ * written there; srv_put_i64 writes at most 20 bytes and returns the end. */
+char *srv_buf_room(struct srv_buf *b, size_t n);
+void srv_buf_commit(struct srv_buf *b, char *end);
+char *srv_put_i64(char *p, int64_t v);
 /* A finite double as a number literal of at most 15 characters (the
  * client's parser makes longer literals BigInts); integers as digits. */
 void srv_buf_double(struct srv_buf *b, double v);
@@ -237,6 +243,7 @@ struct srv_hist {
 	char *message;            /* failure message (set before FAILED) */
 	struct srv_attrs attrs;
 	size_t cache_bytes;       /* reader cache */
+	unsigned query_threads;   /* threads of a big sampled 2D query */
 	pthread_mutex_t lives_lock;
 	struct srv_lives *lives;  /* kernel: thread lifetimes, once built */
 };
@@ -255,7 +262,11 @@ struct srv_hq {
 void srv_hist_acquire(struct srv_hist *h, struct srv_hq *q);
 void srv_hist_release(struct srv_hq *q);
 /* A 2D query with [t1, t2] clamped to the history; empty result if they
- * do not meet it. */
+ * do not meet it.  A sampled one over SRV_PAR_QUARKS quarks or more (a
+ * screen of rows, not one counter) of a built history runs on the
+ * history's query_threads threads (sht_reader_query_2d_threads: the
+ * samples cut into runs of time, one per thread, the same answer). */
+#define SRV_PAR_QUARKS 64
 sht_err srv_hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
 		  sht_time t1, sht_time t2, sht_time resolution,
 		  sht_result *res);
@@ -448,6 +459,7 @@ struct srv {
 	atomic_int stopping;
 	pthread_mutex_t log_lock;
 	size_t reader_cache;      /* node cache per opened history */
+	unsigned query_threads;   /* threads of a big sampled 2D query */
 	char build_time[32];
 	char *web;                /* the viewer's files (real path), or NULL */
 	int browser_pid;          /* sht view's xdg-open, 0: none */

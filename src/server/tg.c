@@ -149,28 +149,42 @@ void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 	tg_state_v(o, start, end, key, label, label_len, NULL);
 }
 
+#define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* A screen writes hundreds of thousands of states: each is written in
+ * place (one room check for its fixed part, numbers by srv_put_i64). */
 void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
 		const char *key, const char *label, size_t label_len,
 		const char *values)
 {
+	size_t klen = key ? strlen(key) : 0, vlen = values ? strlen(values) : 2;
+	char *p = srv_buf_room(&o->b, 128 + klen + vlen);   /* >= 57 + 36 */
+
+	if (!p)
+		return;
 	if (o->nstates++)
-		srv_buf_put(&o->b, ",", 1);
-	srv_buf_puts(&o->b, "{\"start\":");
-	srv_buf_i64(&o->b, start);
-	srv_buf_puts(&o->b, ",\"end\":");
-	srv_buf_i64(&o->b, end);
+		*p++ = ',';
+	p = LIT(p, "{\"start\":");
+	p = srv_put_i64(p, start);
+	p = LIT(p, ",\"end\":");
+	p = srv_put_i64(p, end);
 	if (label) {
-		srv_buf_puts(&o->b, ",\"label\":");
+		p = LIT(p, ",\"label\":");
+		srv_buf_commit(&o->b, p);
 		srv_buf_jstr(&o->b, label, label_len);
+		if (!(p = srv_buf_room(&o->b, 64 + klen + vlen)))
+			return;
 	}
-	if (key) {
-		srv_buf_puts(&o->b, ",\"style\":{\"parentKey\":");
-		srv_buf_jstr(&o->b, key, strlen(key));
-		srv_buf_puts(&o->b, ",\"values\":");
-		srv_buf_puts(&o->b, values ? values : "{}");
-		srv_buf_put(&o->b, "}", 1);
+	if (key) {                  /* style keys are plain constants */
+		p = LIT(p, ",\"style\":{\"parentKey\":\"");
+		memcpy(p, key, klen);
+		p = LIT(p + klen, "\",\"values\":");
+		memcpy(p, values ? values : "{}", vlen);
+		p += vlen;
+		*p++ = '}';
 	}
-	srv_buf_put(&o->b, "}", 1);
+	*p++ = '}';
+	srv_buf_commit(&o->b, p);
 }
 
 void tg_row_end(struct tg_out *o)

@@ -49,7 +49,8 @@ struct tg_out {
 
 void tg_begin(struct tg_out *o);
 void tg_row_begin(struct tg_out *o, int64_t id);
-/* A state [start, end) (experiment times); style key NULL: a null state;
+/* A state [start, end) (experiment times); style key NULL: a null state,
+ * else a constant that needs no JSON escape (written as is);
  * label may be NULL. */
 void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 	      const char *label, size_t label_len);

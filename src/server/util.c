@@ -14,7 +14,10 @@
 
 /* ---- buffer ------------------------------------------------------------- */
 
-static int buf_grow(struct srv_buf *b, size_t more)
+/* Room for more bytes: doubled (by half past 8 MiB, so that an answer
+ * of a few tens of MB stays under the server's mmap threshold, see
+ * tune_malloc in server.c), or exactly (a reservation). */
+static int buf_grow_to(struct srv_buf *b, size_t more, int exact)
 {
 	size_t cap;
 	char *p;
@@ -24,8 +27,10 @@ static int buf_grow(struct srv_buf *b, size_t more)
 	if (b->len + more + 1 <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
+	while (!exact && cap < b->len + more + 1)
+		cap += cap < (8u << 20) ? cap : cap / 2;
+	if (cap < b->len + more + 1)
+		cap = b->len + more + 1;
 	p = realloc(b->p, cap);
 	if (!p) {
 		b->oom = 1;
@@ -34,6 +39,11 @@ static int buf_grow(struct srv_buf *b, size_t more)
 	b->p = p;
 	b->cap = cap;
 	return 0;
+}
+
+static int buf_grow(struct srv_buf *b, size_t more)
+{
+	return buf_grow_to(b, more, 0);
 }
 
 void srv_buf_put(struct srv_buf *b, const char *s, size_t n)
@@ -66,11 +76,55 @@ void srv_buf_printf(struct srv_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+char *srv_buf_room(struct srv_buf *b, size_t n)
+{
+	return buf_grow(b, n) == 0 ? b->p + b->len : NULL;
+}
+
+void srv_buf_commit(struct srv_buf *b, char *end)
+{
+	b->len = (size_t)(end - b->p);
+	*end = '\0';
+}
+
+/* Two digits at a time, from the right. */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+char *srv_put_i64(char *p, int64_t v)
+{
+	char tmp[20], *q = tmp + sizeof tmp;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--q = digits2[d + 1];
+		*--q = digits2[d];
+	}
+	if (u >= 10) {
+		*--q = digits2[u * 2 + 1];
+		*--q = digits2[u * 2];
+	} else {
+		*--q = (char)('0' + u);
+	}
+	if (v < 0)
+		*p++ = '-';
+	n = (size_t)(tmp + sizeof tmp - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
 void srv_buf_i64(struct srv_buf *b, int64_t v)
 {
-	char tmp[24];
+	char *p = srv_buf_room(b, 20);
 
-	srv_buf_puts(b, srv_itoa(v, tmp));
+	if (p)
+		srv_buf_commit(b, srv_put_i64(p, v));
 }
 
 /* jansson's encoder through a callback appending to the buffer. */
@@ -84,7 +138,7 @@ static int dump_cb(const char *s, size_t n, void *ctx)
 
 void srv_buf_reserve(struct srv_buf *b, size_t more)
 {
-	buf_grow(b, more);
+	buf_grow_to(b, more, 1);
 }
 
 /* 1 if s needs no escape: printable ASCII without quote or backslash. */

@@ -8,7 +8,10 @@
  *      release unpins (release needs no lock: refs is atomic and only a
  *      locked lookup can raise it from 0).
  *  (3) A block is validated (checksum and structure) before it enters the
- *      cache; entries are immutable afterwards.
+ *      cache; entries are immutable afterwards.  A reader checks a block's
+ *      checksum on its first read only (st->verified): the file of a
+ *      complete history does not change under it, so a block evicted and
+ *      read again has its structure checked, not its checksum.
  * Eviction is CLOCK over the shard's ring.  If every entry of a shard is
  * pinned the shard grows past its bound rather than fail.
  */
@@ -174,6 +177,15 @@ static struct sht__centry *lookup_pin(struct shard *s, uint64_t blk)
 	return e;
 }
 
+/* Has this reader already checked block blk's checksum?  (The bits of a
+ * complete history, which never changes under its reader: a block read
+ * again after eviction is only decoded.) */
+static int verified(struct sht__store *st, uint64_t blk)
+{
+	return (atomic_load_explicit(&st->verified[blk >> 6], memory_order_relaxed) >>
+		(blk & 63)) & 1;
+}
+
 static sht_err read_block(struct sht__store *st, uint64_t blk,
 			  struct sht__centry **out)
 {
@@ -196,7 +208,17 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 		return sht__error_sys(SHT_ERR_IO, -rc, "Cannot read block: block=%llu path=%s errno=%d (%s)",
 				      (unsigned long long)blk, st->path, -rc, strerror(-rc));
 	}
-	err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
+	if (!st->verified) {
+		err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
+	} else if (verified(st, blk)) {
+		err = sht__node_decode(e->data, blk, count, &st->geom, &e->node);
+	} else {
+		err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
+		if (err == SHT_OK)
+			atomic_fetch_or_explicit(&st->verified[blk >> 6],
+						 UINT64_C(1) << (blk & 63),
+						 memory_order_relaxed);
+	}
 	if (err != SHT_OK) {
 		free(e);
 		return err;

@@ -226,12 +226,20 @@ sht_err sht__node_parse(const uint8_t *blk, uint64_t no, uint64_t block_count,
 			const struct sht__geom *g, struct sht__node *n)
 {
 	uint32_t crc = sht__crc32c(0, blk, g->block_size - 4);
-	sht_err err;
 
 	memset(n, 0, sizeof *n);
 	if (crc != sht__get_u32(blk + g->block_size - 4))
 		return CORRUPT(no, "Cannot read node: block=%llu checksum mismatch",
 			       (unsigned long long)no);
+	return sht__node_decode(blk, no, block_count, g, n);
+}
+
+sht_err sht__node_decode(const uint8_t *blk, uint64_t no, uint64_t block_count,
+			 const struct sht__geom *g, struct sht__node *n)
+{
+	sht_err err;
+
+	memset(n, 0, sizeof *n);
 	err = parse_fixed(blk, no, g, n);
 	if (err == SHT_OK)
 		err = parse_bits(blk, no, n);

@@ -12,4 +12,7 @@ struct sht_reader {
 	uint64_t size;               /* file bytes at open */
 };
 
+/* Where the reader's queries start. */
+void sht__reader_root(sht_reader *r, struct sht__root *rt);
+
 #endif /* SHT_READER_INT_H */

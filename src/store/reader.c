@@ -87,6 +87,9 @@ static sht_err open_file(struct sht_reader *r, const char *path,
 	r->st.geom.max_children = r->hd.max_children;
 	r->st.geom.variant = r->hd.variant;
 	atomic_store(&r->st.block_count, r->hd.block_count);
+	r->st.verified = calloc(r->hd.block_count / 64 + 1, sizeof *r->st.verified);
+	if (!r->st.verified)
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate reader");
 	err = sht__cache_create(opts && opts->cache_bytes ? opts->cache_bytes
 							  : DEFAULT_CACHE,
 				r->hd.block_size, &r->st.cache);
@@ -124,6 +127,7 @@ void sht_reader_close(sht_reader *r)
 	if (r->st.fd >= 0)
 		close(r->st.fd);
 	sht__cache_destroy(r->st.cache);
+	free((void *)(uintptr_t)r->st.verified);
 	free(r);
 }
 
@@ -153,6 +157,8 @@ void sht_reader_counters_get(const sht_reader *r, sht_reader_counters *out)
 void sht_reader_drop_caches(sht_reader *r)
 {
 	sht__cache_drop(r->st.cache);
+	for (uint64_t i = 0; i <= r->hd.block_count / 64; i++)   /* checksums too */
+		atomic_store_explicit(&r->st.verified[i], 0, memory_order_relaxed);
 #ifdef POSIX_FADV_DONTNEED
 	posix_fadvise(r->st.fd, 0, 0, POSIX_FADV_DONTNEED);
 #endif
@@ -189,7 +195,7 @@ sht_err sht_reader_section(sht_reader *r, uint32_t kind, uint32_t *version,
 
 /* ---- query entry points ------------------------------------------------- */
 
-static void reader_root(sht_reader *r, struct sht__root *rt)
+void sht__reader_root(sht_reader *r, struct sht__root *rt)
 {
 	rt->st = &r->st;
 	rt->disk_root = r->hd.root;
@@ -214,7 +220,7 @@ sht_err sht_reader_query(sht_reader *r, sht_quark q, sht_time t, sht_result *res
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_single(&rt, q, t, res);
 }
 
@@ -222,7 +228,7 @@ sht_err sht_reader_query_full(sht_reader *r, sht_time t, sht_result *res)
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_full(&rt, t, res);
 }
 
@@ -230,7 +236,7 @@ sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q, sht_result *res
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__q_2d(&rt, q, res);
 }
 
@@ -238,7 +244,7 @@ sht_err sht_reader_cursor_create(sht_reader *r, const sht_query2d *q, sht_cursor
 {
 	struct sht__root rt;
 
-	reader_root(r, &rt);
+	sht__reader_root(r, &rt);
 	return sht__cursor_open(&rt, q, out);
 }
 

@@ -106,6 +106,12 @@ struct sht__rec {
 sht_err sht__node_parse(const uint8_t *blk, uint64_t blk_no,
 			uint64_t block_count, const struct sht__geom *g,
 			struct sht__node *out);
+/* The same without the checksum: for a block of an immutable history
+ * whose checksum this reader has already verified (the structure is
+ * still checked). */
+sht_err sht__node_decode(const uint8_t *blk, uint64_t blk_no,
+			 uint64_t block_count, const struct sht__geom *g,
+			 struct sht__node *out);
 
 static inline uint64_t sht__getbits(const uint8_t *p, uint64_t pos,
 				    unsigned w)
@@ -398,6 +404,10 @@ struct sht__store {
 	struct sht__cache *cache;
 	_Atomic uint64_t block_count;   /* blocks readable now */
 	_Atomic uint64_t visits, misses, bytes_read;
+	/* Readers of a complete (immutable) history: one bit per block whose
+	 * checksum passed since open; a block read again is not checksummed
+	 * again.  NULL (builders): every read is checked. */
+	_Atomic uint64_t *verified;
 	int path_known;
 	char path[256];              /* for messages */
 };
@@ -443,6 +453,9 @@ sht_err sht__q_single(const struct sht__root *r, sht_quark q, sht_time t,
 sht_err sht__q_full(const struct sht__root *r, sht_time t, sht_result *res);
 sht_err sht__q_2d(const struct sht__root *r, const sht_query2d *q,
 		  sht_result *res);
+/* The same on up to nthreads threads (q2d-par.c): disk roots only. */
+sht_err sht__q_2d_threads(const struct sht__root *r, const sht_query2d *q,
+			  unsigned nthreads, sht_result *res);
 
 /* A cursor (util/cursor.c) over a 2D query of a finished tree, a node
  * at a time (query.c); SHT_ERR_STATE on a tree being built. */

@@ -14,8 +14,12 @@
  *   structure    fields changed with the checksum recomputed (what a
  *                buggy writer would produce): sht_reader_check still
  *                reports SHT_ERR_CORRUPT
+ *   verified     a checksum is checked on a reader's first read of a
+ *                block only; a fresh reader or drop_caches checks again;
+ *                the structure is checked on every read
  *   threads      4 threads on one reader with an 8-block cache, every
- *                answer checked; sht_reader_drop_caches; counters; stats
+ *                answer checked (some 2D queries on 3 threads of their
+ *                own: sht_reader_query_2d_threads); sht_reader_drop_caches; counters; stats
  *
  * Offsets come from docs/FORMAT.md (the authority on the bytes).
  */
@@ -632,7 +636,7 @@ typedef struct worker {
 	sht_reader *rd;
 	const orc *o;
 	uint64_t seed;
-	size_t n, singles, fulls, twods;
+	size_t n, singles, fulls, twods, par;
 	orc_errlog log;
 } worker;
 
@@ -679,7 +683,17 @@ static void *worker_main(void *arg)
 			q.t2 = rng_range(&r, q.t1, o->end);
 			q.resolution = rng_pct(&r, 50) ? 0 :
 				       (q.t2 - q.t1) / 500 + 1;
-			rc = sht_reader_query_2d(w->rd, &q, res);
+			if (q.resolution > 0 && rng_pct(&r, 50)) {  /* ~500 samples */
+				if (rng_pct(&r, 50)) {               /* strings too */
+					q.quarks = NULL;
+					q.n_quarks = 0;
+					q.qmax = SHT_QUARK_MAX;
+				}
+				rc = sht_reader_query_2d_threads(w->rd, &q, 3, res);
+				w->par++;
+			} else {
+				rc = sht_reader_query_2d(w->rd, &q, res);
+			}
 			orc_check_2d(o, &v, &q, rc, res, 0, &w->log, "thread");
 			w->twods++;
 		}
@@ -729,8 +743,11 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 		errors += w[i].log.errors;
 		total += w[i].n;
 	}
-	ok(errors == 0, "%s: 4 threads, %zu queries on one reader (%zu "
-	   "wrong)", name, total, errors);
+	for (i = 0, bad = 0; i < 4; i++)
+		bad += w[i].par;
+	ok(errors == 0 && bad > 0, "%s: 4 threads, %zu queries on one reader "
+	   "(%zu of them 2D on 3 threads each; %zu wrong)", name, total, bad,
+	   errors);
 	sht_reader_counters_get(rd, &c1);
 	ok(c1.cache_misses > c0.cache_misses &&
 	   c1.node_visits >= c1.cache_misses &&
@@ -780,6 +797,94 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 }
 
 /* Stats agree with info and with themselves. */
+/*
+ * A reader checks a block's checksum on its first read only (a complete
+ * history does not change under it): after a whole 2D query on a reader
+ * whose cache holds 4 blocks, a node block whose checksum is then broken
+ * on disk is read again without complaint by that reader (its bytes are
+ * those it verified), but refused by a fresh reader and by the same one
+ * after sht_reader_drop_caches; a block whose structure is broken is
+ * refused even by the reader that verified it (the structure is checked
+ * on every read).
+ */
+static sht_err whole_2d(sht_reader *rd, const ref *f, sht_result *res,
+			const char *what)
+{
+	orc_vis v = orc_vis_all(&f->o, (uint64_t)f->o.qs[f->o.nq - 1] + 1);
+	sht_query2d q;
+	sht_err rc;
+
+	memset(&q, 0, sizeof q);
+	q.qmax = SHT_QUARK_MAX;
+	q.t1 = f->o.start;
+	q.t2 = f->o.end;
+	rc = sht_reader_query_2d(rd, &q, res);
+	if (rc == SHT_OK)
+		ok(orc_check_2d(&f->o, &v, &q, rc, res, 0, NULL, what),
+		   "%s: %zu intervals as the oracle says", what, sht_result_count(res));
+	return rc;
+}
+
+static void test_verified_once(const ref *f)
+{
+	sht_result *res = sht_result_create();
+	sht_reader_opts opts;
+	sht_reader *a = NULL, *b = NULL;
+	uint64_t blk = UINT64_MAX, off;
+	uint8_t byte, kind;
+	sht_err rc;
+
+	ref_restore(f);
+	for (uint64_t i = 0; i < f->blocks && blk == UINT64_MAX; i++)
+		if (f->bytes[HDR_REGION + i * f->bs] == 1)   /* a leaf */
+			blk = i;
+	sht_reader_opts_init(&opts);
+	opts.cache_bytes = 4 * (size_t)f->bs;
+	if (!ok(blk != UINT64_MAX && sht_reader_open(f->path, &opts, &a) == SHT_OK,
+		"verified once: a leaf (block %" PRIu64 "), a reader with a "
+		"4-block cache", blk) ||
+	    whole_2d(a, f, res, "verified once: first whole query") != SHT_OK) {
+		sht_reader_close(a);
+		sht_result_destroy(res);
+		return;
+	}
+	off = HDR_REGION + (blk + 1) * f->bs - 1;      /* the checksum's */
+	byte = f->bytes[off] ^ 0x10;
+	patch(f->path, off, &byte, 1);
+	rc = whole_2d(a, f, res, "verified once: checksum broken after the "
+		      "first read, same reader");
+	ok(rc == SHT_OK, "verified once: the same reader does not check the "
+	   "checksum again (%s)", sht_err_name(rc));
+	rc = sht_reader_open(f->path, NULL, &b);
+	if (rc == SHT_OK)
+		rc = whole_2d(b, f, res, "verified once: fresh reader");
+	ok(rc == SHT_ERR_CORRUPT && errmsg_ok(), "verified once: a fresh reader "
+	   "refuses the broken checksum: %s \"%s\"", sht_err_name(rc), sht_errmsg());
+	sht_reader_close(b);
+	sht_reader_drop_caches(a);
+	rc = whole_2d(a, f, res, "verified once: after drop_caches");
+	ok(rc == SHT_ERR_CORRUPT, "verified once: after sht_reader_drop_caches "
+	   "the checksum is checked again: %s", sht_err_name(rc));
+	sht_reader_close(a);
+
+	/* Structure: verified first, then the kind byte broken. */
+	ref_restore(f);
+	a = NULL;
+	if (sht_reader_open(f->path, &opts, &a) == SHT_OK &&
+	    whole_2d(a, f, res, "verified once: structure, first query") == SHT_OK) {
+		kind = 9;
+		patch(f->path, HDR_REGION + blk * f->bs, &kind, 1);
+		rc = whole_2d(a, f, res, "verified once: structure broken");
+		ok(rc == SHT_ERR_CORRUPT, "verified once: a verified block whose "
+		   "structure is then broken is still refused: %s", sht_err_name(rc));
+	} else {
+		ok(0, "verified once: structure: open and first query");
+	}
+	sht_reader_close(a);
+	ref_restore(f);
+	sht_result_destroy(res);
+}
+
 static void test_stats(const ref *f)
 {
 	sht_reader *rd = NULL;
@@ -832,6 +937,7 @@ int main(void)
 		test_block_flips(&f, &r, 300);
 		test_structure(&f, &r);
 		test_stats(&f);
+		test_verified_once(&f);
 		test_threads(&f, seed + 100, 3000);
 	}
 	ref_free(&f);
@@ -842,6 +948,7 @@ int main(void)
 		test_block_flips(&f, &r, 300);
 		test_structure(&f, &r);
 		test_stats(&f);
+		test_verified_once(&f);
 		test_threads(&f, seed + 200, 3000);
 	}
 	ref_free(&f);

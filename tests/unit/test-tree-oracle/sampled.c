@@ -33,7 +33,8 @@
  * aligned on interval bounds), or random; quarks as a range (with absent
  * quarks), a random set, one quark.  Each answer is checked against the
  * oracle, and the same query through a cursor must give the same
- * intervals.
+ * intervals, and the same query on 2 to 4 threads
+ * (sht_reader_query_2d_threads) the same answer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,13 +338,33 @@ static int cursor_agrees(sht_reader *rd, const sht_query2d *q,
 	return same;
 }
 
+/* The same query on 2 to 4 threads (sht_reader_query_2d_threads): the
+ * same intervals in the same order, strings equal.  *split: the query
+ * had enough samples to be cut (>= 64 a thread). */
+static int threads_agree(sht_reader *rd, const sht_query2d *q,
+			 const sht_result *res, sht_result *par, unsigned nt,
+			 int *split)
+{
+	sht_err rc = sht_reader_query_2d_threads(rd, q, nt, par);
+	uint64_t span = (uint64_t)q->t2 - (uint64_t)q->t1;
+	size_t n = sht_result_count(res);
+
+	*split = q->resolution > 0 && span / (uint64_t)q->resolution + 1 >= 128;
+	if (rc != SHT_OK || sht_result_count(par) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!orc_iv_equal(&sht_result_items(par)[i], &sht_result_items(res)[i]))
+			return 0;
+	return 1;
+}
+
 static void check(const char *path, const orc *o, struct rng *r,
 		  size_t nq, const char *name)
 {
 	sht_quark *set = orc_xmalloc((o->nq + 3) * sizeof *set);
 	sht_result *res = sht_result_create(), *piece = sht_result_create();
 	sht_reader *rd = NULL;
-	size_t bad = 0, curbad = 0, items = 0;
+	size_t bad = 0, curbad = 0, items = 0, parbad = 0, nsplit = 0;
 	sht_err rc = sht_reader_open(path, NULL, &rd);
 	orc_vis v;
 	sht_query2d q;
@@ -365,11 +386,22 @@ static void check(const char *path, const orc *o, struct rng *r,
 			     q.quarks ? "set" : "range");
 		} else if (i % 4 == 0 && !cursor_agrees(rd, &q, res, piece)) {
 			curbad++;
+		} else {
+			int split = 0;
+
+			if (!threads_agree(rd, &q, res, piece, 2 + (unsigned)(i % 3), &split)) {
+				parbad++;
+				diag("  threads: t1=%" PRId64 " t2=%" PRId64 " r=%" PRId64,
+				     q.t1, q.t2, q.resolution);
+			}
+			nsplit += split;
 		}
 	}
 	ok(bad == 0, "%s: %zu sampled 2D queries, %zu items (%zu wrong)",
 	   name, nq, items, bad);
 	ok(curbad == 0, "%s: cursors agree (%zu differ)", name, curbad);
+	ok(parbad == 0 && nsplit >= 20, "%s: the same on 2-4 threads (%zu "
+	   "differ; %zu cut into pieces)", name, parbad, nsplit);
 	sht_reader_close(rd);
 	sht_result_destroy(res);
 	sht_result_destroy(piece);
