@@ -162,16 +162,19 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 		return SHT_OK;
 	if (k->nf > d->nvals) {
 		sht_field *nv = realloc(d->vals, k->nf * sizeof *nv);
-		if (!nv)
+		uint32_t *nl = nv ? realloc(d->lens, k->nf * sizeof *nl) : NULL;
+		if (nv)
+			d->vals = nv;
+		if (!nl)
 			return sht__error(SHT_ERR_NOMEM, "Cannot read a CTF event: out of memory");
-		d->vals = nv;
+		d->lens = nl;
 		d->nvals = k->nf;
 	}
-	if (sht__ctfr_event_read(k, m, d->vals, &d->nest, &size) != SHT_OK)
+	if (sht__ctfr_event_read(k, m, d->vals, d->lens, &d->nest, &size) != SHT_OK)
 		return SHT_ERR_NOMEM;
 	if (!(r = room(d, &ps->q, size)))
 		return sht__error(SHT_ERR_NOMEM, "Cannot queue a CTF event: out of memory");
-	sht__ctfr_event_write(r, size, k, d->vals, &d->nest,
+	sht__ctfr_event_write(r, size, k, d->vals, d->lens, &d->nest,
 			      event_cpu(k, d->vals, d->pkt_cpu[in]), ts, has_ts);
 	return SHT_OK;
 }

@@ -38,6 +38,7 @@ void sht__ctfd_destroy(struct ctf_dec *d)
 	BT_PLUGIN_PUT_REF_AND_RESET(d->plugin);
 	sht__ctf_plugin_unlock();
 	free(d->vals);
+	free(d->lens);
 	free(d->nest.p);
 	free(d->sid);
 	free(d->it);

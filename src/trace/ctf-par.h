@@ -52,6 +52,19 @@
 
 /* ---- records (ctf-rec.c) ------------------------------------------------ */
 
+/* How a field of a class is read: a member's class is fixed, so its
+ * type is looked up once per event class, not once per event. */
+enum ctf_kind {
+	CTF_KIND_OTHER = 0,           /* structure, array, variant...
+	                                 (SHT_FIELD_OTHER) */
+	CTF_KIND_UINT,                /* unsigned integer or enumeration */
+	CTF_KIND_INT,                 /* signed integer or enumeration */
+	CTF_KIND_STRING,
+	CTF_KIND_DOUBLE,
+	CTF_KIND_SINGLE,
+	CTF_KIND_BOOL,
+};
+
 /* An event class as every decoder sees it: its muxer keys and its fields
  * in field() lookup order (payload members, then the specific then the
  * common context's members not named before). */
@@ -67,6 +80,7 @@ struct ctf_class {
 	uint8_t *scope;               /* 0 payload, 1 specific, 2 common */
 	uint32_t *midx;               /* member index in its scope */
 	uint8_t *compound;            /* 1: a structure or variant */
+	uint8_t *kind;                /* enum ctf_kind: how to read it */
 	int nested;                   /* some field is (ctf-nest.c) */
 	int32_t cpu_f;                /* payload "cpu_id" integer, or -1 */
 };
@@ -211,19 +225,23 @@ void sht__ctfr_env_free(struct ctf_env *e);
 
 /* ctf-rec.c */
 
-/* Read the fields of event message m into vals (cls->nf entries,
- * strings borrowed from m) and, if cls->nested, the nodes below its
- * structures and variants into nest; *size: the bytes its record needs.
- * SHT_OK or SHT_ERR_NOMEM. */
-sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
-			     sht_field *vals, struct sht__wbuf *nest,
-			     size_t *size);
+/* The kind of a field of class fc (what sht__ctf_field_value would
+ * make of its fields). */
+uint8_t sht__ctfr_kind(const bt_field_class *fc);
 
-/* Write the event record r of size bytes from vals (and nest). */
+/* Read the fields of event message m into vals (cls->nf entries,
+ * strings borrowed from m, their lengths in lens) and, if cls->nested,
+ * the nodes below its structures and variants into nest; *size: the
+ * bytes its record needs.  SHT_OK or SHT_ERR_NOMEM. */
+sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
+			     sht_field *vals, uint32_t *lens,
+			     struct sht__wbuf *nest, size_t *size);
+
+/* Write the event record r of size bytes from vals, lens (and nest). */
 void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			   const struct ctf_class *cls, const sht_field *vals,
-			   const struct sht__wbuf *nest, int32_t cpu, int64_t ts,
-			   int has_ts);
+			   const uint32_t *lens, const struct sht__wbuf *nest,
+			   int32_t cpu, int64_t ts, int has_ts);
 
 /* ctf-nest.c */
 
