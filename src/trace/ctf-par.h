@@ -45,6 +45,8 @@
 
 #define CTF_CHUNK_BYTES (64u * 1024u)  /* records per chunk (bytes) */
 #define CTF_QUEUE_CHUNKS 6u            /* ready chunks per stream */
+#define CTF_SEEK_CHUNKS 1u             /* ... after a seek, at first */
+#define CTF_SEEK_GROW 32u              /* one more per this many taken */
 #define CTF_PUBLISH_MIN (CTF_CHUNK_BYTES / 4u) /* bytes handed over to a
                                           starving consumer */
 #define CTF_ERRMSG 512u
@@ -110,6 +112,7 @@ struct ctf_rec {
 struct ctf_chunk {
 	struct ctf_chunk *next;
 	uint32_t used, cap;           /* bytes of buf */
+	uint32_t events;              /* event records in it */
 	_Alignas(8) unsigned char buf[];
 };
 
@@ -135,6 +138,8 @@ struct ctf_sq {
 	uint32_t nready;
 	struct ctf_chunk *free;
 	uint32_t nalloc;
+	uint32_t taken;               /* chunks the consumer took */
+	uint64_t published;           /* event records handed over */
 	int ended;                    /* no record after the ready ones */
 	sht_err err;                  /* and it failed with err (< 0) */
 	_Atomic int starving;         /* the consumer waits for it (read by
@@ -204,6 +209,8 @@ struct ctf_par {
 	struct ctf_view view;         /* the decoders read it, if any */
 	int64_t drop_t;               /* decoders make no record of an event
 	                                 before it (a seek's; INT64_MIN) */
+	uint64_t decoded_before;      /* records published by the decoders
+	                                 stopped so far */
 };
 
 /* ctf-meta.c */
@@ -282,6 +289,12 @@ sht_err sht__ctfd_take(struct ctf_dec *d, uint32_t s, struct ctf_chunk **out);
 
 /* The consumer is done with chunk ch of stream s (NULL: no-op). */
 void sht__ctfd_release(struct ctf_dec *d, uint32_t s, struct ctf_chunk *ch);
+
+/* Event records decoder d has published so far. */
+uint64_t sht__ctfd_published(struct ctf_dec *d);
+
+/* Event records published since the reader opened (sht_ctf_info). */
+uint64_t sht__ctfp_decoded(const struct sht_ctf *c);
 
 /* ---- merge (ctf-mux.c) ------------------------------------------------- */
 
