@@ -120,7 +120,8 @@ void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 	r->pad = 0;
 	r->ts = ts;
 	r->cls = cls;
-	memcpy(r->val, vals, cls->nf * sizeof *vals);
+	if (cls->nf)                  /* vals may be NULL without fields */
+		memcpy(r->val, vals, cls->nf * sizeof *vals);
 	for (uint32_t i = 0; i < cls->nf; i++) {
 		if (vals[i].type == SHT_FIELD_STRING) {
 			memcpy(str, vals[i].v.s, lens[i]);
