@@ -138,6 +138,9 @@ typedef struct sht_ctf_info {
 	uint64_t index_entries;   /* sparse seek index size */
 	uint32_t jobs;            /* decoding threads (0: the caller's) */
 	uint64_t packet_seeks;    /* seeks through the packet index */
+	uint64_t decoded;         /* events the decoders handed over (those
+	                             delivered, those read ahead; not those a
+	                             seek dropped); stream reader only */
 } sht_ctf_info;
 
 /* Fill *out for a source opened by sht_ctf_open().  SHT_ERR_INVALID for

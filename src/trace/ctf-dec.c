@@ -67,6 +67,7 @@ static void publish_locked(struct ctf_dec *d, struct ctf_sq *q)
 		q->ready = ch;
 	q->ready_tail = ch;
 	q->nready++;
+	q->published += ch->events;
 	pthread_cond_broadcast(&d->ready);
 }
 
@@ -96,6 +97,7 @@ static struct ctf_rec *room(struct ctf_dec *d, struct ctf_sq *q, size_t need)
 		pthread_mutex_unlock(&d->mu);
 	}
 	ch->used = 0;
+	ch->events = 0;
 	ch->next = NULL;
 	q->fill = ch;
 have:
@@ -141,14 +143,12 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 {
 	struct ctf_pstream *ps = &d->p->st[d->sid[in]];
 	const bt_event *ev = bt_message_event_borrow_event_const(m);
-	const struct ctf_class *k = dec_class(d, ps->dir, ev);
+	const struct ctf_class *k;
 	int64_t ts = 0;
 	int has_ts = 0;
 	struct ctf_rec *r;
 	size_t size;
 
-	if (!k)
-		return sht__error(SHT_ERR_NOMEM, "Cannot describe a CTF event class: out of memory");
 	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
 		has_ts = bt_clock_snapshot_get_ns_from_origin(
 				 bt_message_event_borrow_default_clock_snapshot_const(m), &ts) ==
@@ -157,22 +157,29 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 			bt_current_thread_clear_error();  /* the overflow's cause */
 	}
 	/* A seek's events before its time: the consumer drops them anyway,
-	 * and no other event's order depends on them. */
+	 * and no other event's order depends on them (nothing is read of
+	 * them but their time, not even their class). */
 	if (has_ts == 1 && ts < d->p->drop_t)
 		return SHT_OK;
+	if (!(k = dec_class(d, ps->dir, ev)))
+		return sht__error(SHT_ERR_NOMEM, "Cannot describe a CTF event class: out of memory");
 	if (k->nf > d->nvals) {
 		sht_field *nv = realloc(d->vals, k->nf * sizeof *nv);
-		if (!nv)
+		uint32_t *nl = nv ? realloc(d->lens, k->nf * sizeof *nl) : NULL;
+		if (nv)
+			d->vals = nv;
+		if (!nl)
 			return sht__error(SHT_ERR_NOMEM, "Cannot read a CTF event: out of memory");
-		d->vals = nv;
+		d->lens = nl;
 		d->nvals = k->nf;
 	}
-	if (sht__ctfr_event_read(k, m, d->vals, &d->nest, &size) != SHT_OK)
+	if (sht__ctfr_event_read(k, m, d->vals, d->lens, &d->nest, &size) != SHT_OK)
 		return SHT_ERR_NOMEM;
 	if (!(r = room(d, &ps->q, size)))
 		return sht__error(SHT_ERR_NOMEM, "Cannot queue a CTF event: out of memory");
-	sht__ctfr_event_write(r, size, k, d->vals, &d->nest,
+	sht__ctfr_event_write(r, size, k, d->vals, d->lens, &d->nest,
 			      event_cpu(k, d->vals, d->pkt_cpu[in]), ts, has_ts);
+	ps->q.fill->events++;
 	return SHT_OK;
 }
 

@@ -23,6 +23,7 @@ struct ctf_dec {
 	int at_end;                  /* it ended (sink_consume) */
 	sht_err got;                 /* sink_consume's own error */
 	sht_field *vals;             /* an event's values, before copying */
+	uint32_t *lens;              /* their strings' lengths (with NUL) */
 	uint32_t nvals;
 	struct sht__wbuf nest;       /* its nested fields (ctf-nest.c) */
 	struct {

@@ -38,6 +38,7 @@ void sht__ctfd_destroy(struct ctf_dec *d)
 	BT_PLUGIN_PUT_REF_AND_RESET(d->plugin);
 	sht__ctf_plugin_unlock();
 	free(d->vals);
+	free(d->lens);
 	free(d->nest.p);
 	free(d->sid);
 	free(d->it);
@@ -50,6 +51,22 @@ void sht__ctfd_destroy(struct ctf_dec *d)
 
 /* ---- the thread ---------------------------------------------------------- */
 
+/* How many chunks stream q may hold ready (d->mu held).  A seek's reader
+ * is often stopped soon after (a replay of a partial history's segment,
+ * a page of events): what its decoders read ahead of the consumer is
+ * decoded for nothing, so after a seek a stream gets CTF_SEEK_CHUNKS, and
+ * one more for every CTF_SEEK_GROW chunks the consumer has taken, up to
+ * the reader's CTF_QUEUE_CHUNKS. */
+static uint32_t queue_cap(const struct ctf_par *p, const struct ctf_sq *q)
+{
+	uint32_t cap;
+
+	if (p->drop_t == INT64_MIN)
+		return CTF_QUEUE_CHUNKS;
+	cap = CTF_SEEK_CHUNKS + q->taken / CTF_SEEK_GROW;
+	return cap < CTF_QUEUE_CHUNKS ? cap : CTF_QUEUE_CHUNKS;
+}
+
 /* The input to decode next (d->mu held), or -1: none may. */
 static int pick(struct ctf_dec *d)
 {
@@ -59,7 +76,7 @@ static int pick(struct ctf_dec *d)
 	for (uint32_t i = 0; i < d->n; i++) {
 		const struct ctf_sq *q = &d->p->st[d->sid[i]].q;
 
-		if (q->ended || q->nready >= CTF_QUEUE_CHUNKS)
+		if (q->ended || q->nready >= queue_cap(d->p, q))
 			continue;
 		if (q->starving)
 			return (int)i;
@@ -176,6 +193,7 @@ sht_err sht__ctfd_take(struct ctf_dec *d, uint32_t s, struct ctf_chunk **out)
 		if (!q->ready)
 			q->ready_tail = NULL;
 		q->nready--;
+		q->taken++;
 		pthread_cond_signal(&d->room);
 	} else {
 		err = q->err < 0 ? q->err : SHT_END;
@@ -201,4 +219,15 @@ void sht__ctfd_release(struct ctf_dec *d, uint32_t s, struct ctf_chunk *ch)
 		free(ch);
 	}
 	pthread_mutex_unlock(&d->mu);
+}
+
+uint64_t sht__ctfd_published(struct ctf_dec *d)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&d->mu);
+	for (uint32_t i = 0; i < d->n; i++)
+		n += d->p->st[d->sid[i]].q.published;
+	pthread_mutex_unlock(&d->mu);
+	return n;
 }

@@ -28,6 +28,7 @@ static void class_free(struct ctf_class *k)
 	free(k->scope);
 	free(k->midx);
 	free(k->compound);
+	free(k->kind);
 	free(k->name);
 	free(k->emf);
 	free(k);
@@ -72,15 +73,18 @@ static int class_scope(struct ctf_class *k, const bt_field_class *fc,
 			uint8_t *sc = fn ? realloc(k->scope, nc) : NULL;
 			uint32_t *mi = sc ? realloc(k->midx, nc * sizeof *mi) : NULL;
 			uint8_t *cp = mi ? realloc(k->compound, nc) : NULL;
+			uint8_t *kd = cp ? realloc(k->kind, nc) : NULL;
 			if (fn)
 				k->fname = fn;
 			if (sc)
 				k->scope = sc;
 			if (mi)
 				k->midx = mi;
-			if (!cp)
+			if (cp)
+				k->compound = cp;
+			if (!kd)
 				return 0;
-			k->compound = cp;
+			k->kind = kd;
 			*cap = nc;
 		}
 		if (!(k->fname[k->nf] = strdup(name)))
@@ -90,6 +94,8 @@ static int class_scope(struct ctf_class *k, const bt_field_class *fc,
 		k->compound[k->nf] = (uint8_t)sht__ctfr_compound(
 			bt_field_class_structure_member_borrow_field_class_const(m));
 		k->nested |= k->compound[k->nf];
+		k->kind[k->nf] = sht__ctfr_kind(
+			bt_field_class_structure_member_borrow_field_class_const(m));
 		if (scope == 0 && strcmp(name, "cpu_id") == 0 &&
 		    bt_field_class_type_is(bt_field_class_get_type(
 			    bt_field_class_structure_member_borrow_field_class_const(m)),

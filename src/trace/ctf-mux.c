@@ -302,6 +302,36 @@ static sht_err validate(struct ctf_par *p)
 	return SHT_OK;
 }
 
+/* The common case of the choice: every head has a time of its own and
+ * one of them is the smallest, so no rule but the time decides.  1 and
+ * *sel, *ts_out if so; 0: a tie, a head without a time of its own or no
+ * clock class (youngest() decides). */
+static int youngest_fast(const struct ctf_par *p, uint32_t *sel, int64_t *ts_out)
+{
+	const int64_t *hts = p->hts;
+	uint32_t n = p->nactive, best = 0;
+	int64_t m;
+	int tie = 0;
+
+	if (n == 0 || p->expect == EXP_NONE)
+		return 0;
+	m = hts[0];
+	for (uint32_t i = 1; i < n; i++) {
+		if (hts[i] < m) {
+			m = hts[i];
+			best = i;
+			tie = 0;
+		} else if (hts[i] == m) {
+			tie = 1;
+		}
+	}
+	if (tie || m == CTF_TS_SLOW)
+		return 0;
+	*sel = best;
+	*ts_out = m;
+	return 1;
+}
+
 static sht_err youngest(struct ctf_par *p, uint32_t *sel, int64_t *ts_out)
 {
 	const struct ctf_rec *best = NULL;
@@ -354,7 +384,7 @@ sht_err sht__ctfm_next(struct ctf_par *p, const struct ctf_rec **r, uint32_t *s)
 	if (p->nstreams == 1)
 		return next_single(p, r, s);
 	err = validate(p);
-	if (err == SHT_OK)
+	if (err == SHT_OK && !youngest_fast(p, &sel, &ts))
 		err = youngest(p, &sel, &ts);
 	if (err != SHT_OK)
 		return err;

@@ -111,6 +111,8 @@ static void stop_decoders(struct ctf_par *p)
 	for (uint32_t k = 0; k < p->ndec; k++)
 		sht__ctfd_stop(p->dec[k]);
 	for (uint32_t k = 0; k < p->ndec; k++)
+		p->decoded_before += sht__ctfd_published(p->dec[k]);
+	for (uint32_t k = 0; k < p->ndec; k++)
 		sht__ctfd_destroy(p->dec[k]);
 	free(p->dec);
 	p->dec = NULL;
@@ -420,6 +422,19 @@ sht_err sht__ctfp_next(struct sht_ctf *c, sht_event *ev)
 }
 
 /* ---- what the rest of the source asks ------------------------------------ */
+
+uint64_t sht__ctfp_decoded(const struct sht_ctf *c)
+{
+	struct ctf_par *p = c->par;
+	uint64_t n;
+
+	if (!p)
+		return 0;
+	n = p->decoded_before;
+	for (uint32_t k = 0; k < p->ndec; k++)
+		n += sht__ctfd_published(p->dec[k]);
+	return n;
+}
 
 const struct ctf_env *sht__ctfp_env(const struct sht_ctf *c)
 {

@@ -45,12 +45,27 @@
 
 #define CTF_CHUNK_BYTES (64u * 1024u)  /* records per chunk (bytes) */
 #define CTF_QUEUE_CHUNKS 6u            /* ready chunks per stream */
+#define CTF_SEEK_CHUNKS 1u             /* ... after a seek, at first */
+#define CTF_SEEK_GROW 32u              /* one more per this many taken */
 #define CTF_PUBLISH_MIN (CTF_CHUNK_BYTES / 4u) /* bytes handed over to a
                                           starving consumer */
 #define CTF_ERRMSG 512u
 #define CTF_TS_SLOW INT64_MIN
 
 /* ---- records (ctf-rec.c) ------------------------------------------------ */
+
+/* How a field of a class is read: a member's class is fixed, so its
+ * type is looked up once per event class, not once per event. */
+enum ctf_kind {
+	CTF_KIND_OTHER = 0,           /* structure, array, variant...
+	                                 (SHT_FIELD_OTHER) */
+	CTF_KIND_UINT,                /* unsigned integer or enumeration */
+	CTF_KIND_INT,                 /* signed integer or enumeration */
+	CTF_KIND_STRING,
+	CTF_KIND_DOUBLE,
+	CTF_KIND_SINGLE,
+	CTF_KIND_BOOL,
+};
 
 /* An event class as every decoder sees it: its muxer keys and its fields
  * in field() lookup order (payload members, then the specific then the
@@ -67,6 +82,7 @@ struct ctf_class {
 	uint8_t *scope;               /* 0 payload, 1 specific, 2 common */
 	uint32_t *midx;               /* member index in its scope */
 	uint8_t *compound;            /* 1: a structure or variant */
+	uint8_t *kind;                /* enum ctf_kind: how to read it */
 	int nested;                   /* some field is (ctf-nest.c) */
 	int32_t cpu_f;                /* payload "cpu_id" integer, or -1 */
 };
@@ -96,6 +112,7 @@ struct ctf_rec {
 struct ctf_chunk {
 	struct ctf_chunk *next;
 	uint32_t used, cap;           /* bytes of buf */
+	uint32_t events;              /* event records in it */
 	_Alignas(8) unsigned char buf[];
 };
 
@@ -121,6 +138,8 @@ struct ctf_sq {
 	uint32_t nready;
 	struct ctf_chunk *free;
 	uint32_t nalloc;
+	uint32_t taken;               /* chunks the consumer took */
+	uint64_t published;           /* event records handed over */
 	int ended;                    /* no record after the ready ones */
 	sht_err err;                  /* and it failed with err (< 0) */
 	_Atomic int starving;         /* the consumer waits for it (read by
@@ -190,6 +209,8 @@ struct ctf_par {
 	struct ctf_view view;         /* the decoders read it, if any */
 	int64_t drop_t;               /* decoders make no record of an event
 	                                 before it (a seek's; INT64_MIN) */
+	uint64_t decoded_before;      /* records published by the decoders
+	                                 stopped so far */
 };
 
 /* ctf-meta.c */
@@ -211,19 +232,23 @@ void sht__ctfr_env_free(struct ctf_env *e);
 
 /* ctf-rec.c */
 
-/* Read the fields of event message m into vals (cls->nf entries,
- * strings borrowed from m) and, if cls->nested, the nodes below its
- * structures and variants into nest; *size: the bytes its record needs.
- * SHT_OK or SHT_ERR_NOMEM. */
-sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
-			     sht_field *vals, struct sht__wbuf *nest,
-			     size_t *size);
+/* The kind of a field of class fc (what sht__ctf_field_value would
+ * make of its fields). */
+uint8_t sht__ctfr_kind(const bt_field_class *fc);
 
-/* Write the event record r of size bytes from vals (and nest). */
+/* Read the fields of event message m into vals (cls->nf entries,
+ * strings borrowed from m, their lengths in lens) and, if cls->nested,
+ * the nodes below its structures and variants into nest; *size: the
+ * bytes its record needs.  SHT_OK or SHT_ERR_NOMEM. */
+sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
+			     sht_field *vals, uint32_t *lens,
+			     struct sht__wbuf *nest, size_t *size);
+
+/* Write the event record r of size bytes from vals, lens (and nest). */
 void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			   const struct ctf_class *cls, const sht_field *vals,
-			   const struct sht__wbuf *nest, int32_t cpu, int64_t ts,
-			   int has_ts);
+			   const uint32_t *lens, const struct sht__wbuf *nest,
+			   int32_t cpu, int64_t ts, int has_ts);
 
 /* ctf-nest.c */
 
@@ -264,6 +289,12 @@ sht_err sht__ctfd_take(struct ctf_dec *d, uint32_t s, struct ctf_chunk **out);
 
 /* The consumer is done with chunk ch of stream s (NULL: no-op). */
 void sht__ctfd_release(struct ctf_dec *d, uint32_t s, struct ctf_chunk *ch);
+
+/* Event records decoder d has published so far. */
+uint64_t sht__ctfd_published(struct ctf_dec *d);
+
+/* Event records published since the reader opened (sht_ctf_info). */
+uint64_t sht__ctfp_decoded(const struct sht_ctf *c);
 
 /* ---- merge (ctf-mux.c) ------------------------------------------------- */
 

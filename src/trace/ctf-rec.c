@@ -12,9 +12,65 @@
 
 #define REC_ALIGN(n) (((n) + 7u) & ~(size_t)7u)
 
+uint8_t sht__ctfr_kind(const bt_field_class *fc)
+{
+	bt_field_class_type t = bt_field_class_get_type(fc);
+
+	/* The order of sht__ctf_field_value's tests. */
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return CTF_KIND_UINT;
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return CTF_KIND_INT;
+	switch (t) {
+	case BT_FIELD_CLASS_TYPE_STRING: return CTF_KIND_STRING;
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL: return CTF_KIND_DOUBLE;
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL: return CTF_KIND_SINGLE;
+	case BT_FIELD_CLASS_TYPE_BOOL: return CTF_KIND_BOOL;
+	default: return CTF_KIND_OTHER;
+	}
+}
+
+/* The value of field f of kind kind: sht__ctf_field_value's, without
+ * asking babeltrace2 the field's type. */
+static void kind_value(uint8_t kind, const bt_field *f, sht_field *out)
+{
+	switch (kind) {
+	case CTF_KIND_UINT:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_field_integer_unsigned_get_value(f);
+		return;
+	case CTF_KIND_INT:
+		out->type = SHT_FIELD_INT;
+		out->v.i = bt_field_integer_signed_get_value(f);
+		return;
+	case CTF_KIND_STRING:
+		/* The length decides (see sht__ctf_field_value). */
+		out->type = SHT_FIELD_STRING;
+		out->v.s = bt_field_string_get_length(f) > 0
+				   ? bt_field_string_get_value(f) : "";
+		return;
+	case CTF_KIND_DOUBLE:
+		out->type = SHT_FIELD_DOUBLE;
+		out->v.d = bt_field_real_double_precision_get_value(f);
+		return;
+	case CTF_KIND_SINGLE:
+		out->type = SHT_FIELD_DOUBLE;
+		out->v.d = bt_field_real_single_precision_get_value(f);
+		return;
+	case CTF_KIND_BOOL:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_field_bool_get_value(f) ? 1u : 0u;
+		return;
+	default:
+		out->type = SHT_FIELD_OTHER;
+		out->v.u = 0;
+		return;
+	}
+}
+
 sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
-			     sht_field *vals, struct sht__wbuf *nest,
-			     size_t *out)
+			     sht_field *vals, uint32_t *lens,
+			     struct sht__wbuf *nest, size_t *out)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(m);
 	const bt_field *scope[3];
@@ -34,9 +90,12 @@ sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
 			vals[i].v.u = 0;
 			continue;
 		}
-		sht__ctf_field_value(f, &vals[i]);
-		if (vals[i].type == SHT_FIELD_STRING)
-			size += strlen(vals[i].v.s) + 1;
+		kind_value(cls->kind[i], f, &vals[i]);
+		if (vals[i].type == SHT_FIELD_STRING) {
+			size_t n = strlen(vals[i].v.s) + 1;
+			lens[i] = (uint32_t)n;
+			size += n;
+		}
 	}
 	*out = REC_ALIGN(size);
 	if (!cls->nested)
@@ -48,8 +107,8 @@ sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
 
 void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 			   const struct ctf_class *cls, const sht_field *vals,
-			   const struct sht__wbuf *nest, int32_t cpu, int64_t ts,
-			   int has_ts)
+			   const uint32_t *lens, const struct sht__wbuf *nest,
+			   int32_t cpu, int64_t ts, int has_ts)
 {
 	char *str = (char *)&r->val[cls->nf];
 
@@ -61,13 +120,13 @@ void sht__ctfr_event_write(struct ctf_rec *r, size_t size,
 	r->pad = 0;
 	r->ts = ts;
 	r->cls = cls;
+	if (cls->nf)                  /* vals may be NULL without fields */
+		memcpy(r->val, vals, cls->nf * sizeof *vals);
 	for (uint32_t i = 0; i < cls->nf; i++) {
-		r->val[i] = vals[i];
 		if (vals[i].type == SHT_FIELD_STRING) {
-			size_t n = strlen(vals[i].v.s) + 1;
-			memcpy(str, vals[i].v.s, n);
+			memcpy(str, vals[i].v.s, lens[i]);
 			r->val[i].v.s = str;
-			str += n;
+			str += lens[i];
 		}
 	}
 	if (cls->nested) {

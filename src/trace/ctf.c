@@ -277,5 +277,6 @@ sht_err sht_ctf_info_get(const sht_source *src, sht_ctf_info *out)
 				  "not a CTF source");
 	*out = c->info;
 	out->index_entries = c->n_marks;
+	out->decoded = sht__ctfp_decoded(c);
 	return SHT_OK;
 }

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sht/sht.h"
@@ -183,6 +184,8 @@ static int phase_ordinal(const sht_source *src, const struct run *ref, struct co
 
 /* indexed: 2 asserts the cost too (traces of small metadata, many packets
  * per stream); 1 that seeks go by packets; 0 that they do not. */
+static void readahead_case(const char *name, const char *path, const struct run *ref);
+
 static void seek_case(const char *name, const char *path, int indexed)
 {
 	struct run ref;
@@ -223,7 +226,66 @@ static void seek_case(const char *name, const char *path, int indexed)
 			       "packet seek", name, jobs);
 		sht_ctf_close(&src);
 	}
+	if (indexed == 2 && ref.n >= 100000)
+		readahead_case(name, path, &ref);
 	free(ref.ev);
+}
+
+/* Events decoded ahead of the consumer once the decoders have nothing
+ * left to do (their queues full): info.decoded, once it stops moving,
+ * less the events read. */
+static uint64_t settled_decoded(const sht_source *src)
+{
+	sht_ctf_info info;
+	uint64_t last = UINT64_MAX;
+	int still = 0;
+
+	for (int k = 0; k < 500 && still < 5; k++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		sht_ctf_info_get(src, &info);
+		still = info.decoded == last ? still + 1 : 0;
+		last = info.decoded;
+	}
+	return last;
+}
+
+static int read_n(const sht_source *src, int n)
+{
+	sht_event ev;
+
+	for (int k = 0; k < n; k++)
+		if (src->ops->next(src->src, &ev) != SHT_OK)
+			return 0;
+	return 1;
+}
+
+/* After a seek, the decoding threads read less ahead than after the
+ * open: a replay often stops soon after its seek (ctf-deq.c, queue_cap),
+ * and what was read ahead would be decoded for nothing. */
+static void readahead_case(const char *name, const char *path, const struct run *ref)
+{
+	const struct evsig *mid = &ref->ev[ref->n / 2];
+	sht_source src;
+	uint64_t d0, d1, d2;
+
+	if (!ok(open_src(path, 1, &src), "%s, read-ahead: opens", name))
+		return;
+	if (ok(read_n(&src, 10), "%s: 10 events read", name)) {
+		d0 = settled_decoded(&src);
+		ok(sht_source_seek_at(&src, mid->pos, mid->ts) == SHT_OK &&
+		   follows(&src, ref, mid->pos) && read_n(&src, 9),
+		   "%s: seek_at to the middle (as a replay), 10 events read", name);
+		d1 = settled_decoded(&src);
+		d2 = d1 - d0 - (FOLLOW + 9);
+		diag("%s: %" PRIu64 " events decoded ahead after the open, %" PRIu64
+		     " after a seek", name, d0 - 10, d2);
+		ok(d0 > 10 && d1 > d0 + FOLLOW + 9 && d2 * 3 < d0 - 10,
+		   "%s: a seek's decoders read less than a third as far ahead as "
+		   "the open's", name);
+	}
+	sht_ctf_close(&src);
 }
 
 /* Equal times on every CPU, 4 KiB packets (see test-ctf-par's ties). */
