@@ -74,6 +74,24 @@ static inline sht_field_type sht_event_field(const sht_event *ev,
 	return ev->field(ev, name, out);
 }
 
+/* The event's CPU: the source's (ev->cpu), else an integer payload field
+ * "cpu_id" (as LTTng's kernel events carry in some layouts), else -1. */
+static inline int32_t sht_event_cpu(const sht_event *ev)
+{
+	sht_field f;
+
+	if (ev->cpu >= 0)
+		return ev->cpu;
+	switch (sht_event_field(ev, "cpu_id", &f)) {
+	case SHT_FIELD_INT:
+		return f.v.i >= 0 && f.v.i <= INT32_MAX ? (int32_t)f.v.i : -1;
+	case SHT_FIELD_UINT:
+		return f.v.u <= INT32_MAX ? (int32_t)f.v.u : -1;
+	default:
+		return -1;
+	}
+}
+
 /*
  * A scalar field (or environment entry) as text into buf (size bytes,
  * always NUL-terminated, truncated if need be): a string as it is,

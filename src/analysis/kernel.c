@@ -178,22 +178,6 @@ static sht_err syscall(struct kev *e, const char *name, unsigned pfx)
 	return SHT_OK;                  /* not a kernel-analysis event */
 }
 
-/* The event's CPU: the source's, else a payload field cpu_id (§3). */
-static int32_t event_cpu(const sht_event *ev)
-{
-	sht_field f;
-
-	if (ev->cpu >= 0)
-		return ev->cpu;
-	switch (sht_event_field(ev, "cpu_id", &f)) {
-	case SHT_FIELD_INT:
-		return f.v.i >= 0 && f.v.i <= INT32_MAX ? (int32_t)f.v.i : -1;
-	case SHT_FIELD_UINT:
-		return f.v.u <= INT32_MAX ? (int32_t)f.v.u : -1;
-	default:
-		return -1;
-	}
-}
 
 /* The slot of name in the dispatch cache: its entry, else an empty slot
  * or the one to reuse (linear probing over a few slots; a trace has a
@@ -264,7 +248,7 @@ static sht_err handle(void *ctx, sht_state *ss, const sht_event *ev)
 	e.ss = ss;
 	e.ev = ev;
 	e.t = ev->ts;
-	e.cpu = event_cpu(ev);
+	e.cpu = sht_event_cpu(ev);
 	sht__kern_cache_begin(k, ss);
 	if (!kn) {
 		err = syscall(&e, ev->name, x->prefixes);

@@ -59,23 +59,6 @@ struct srv_cpuacc {
 	size_t npairs, cap;
 };
 
-/* The event's CPU as the kernel analysis takes it (ev->cpu, else the
- * cpu_id field), or -1. */
-static int32_t event_cpu(const sht_event *ev)
-{
-	sht_field f;
-
-	if (ev->cpu >= 0)
-		return ev->cpu;
-	switch (sht_event_field(ev, "cpu_id", &f)) {
-	case SHT_FIELD_INT:
-		return f.v.i >= 0 && f.v.i <= INT32_MAX ? (int32_t)f.v.i : -1;
-	case SHT_FIELD_UINT:
-		return f.v.u <= INT32_MAX ? (int32_t)f.v.u : -1;
-	default:
-		return -1;
-	}
-}
 
 static struct acc_cpu *cpu_slot(struct srv_cpuacc *a, int32_t n)
 {
@@ -225,7 +208,7 @@ static sht_err switched(struct srv_cpuacc *a, sht_state *ss, struct acc_cpu *c,
 static sht_err acc_handle(void *ctx, sht_state *ss, const sht_event *ev)
 {
 	struct srv_cpuacc *a = ctx;
-	int32_t n = event_cpu(ev);
+	int32_t n = sht_event_cpu(ev);
 	struct acc_cpu *c = a->kss ? cpu_slot(a, n) : NULL;
 	sht_quark cur = c ? running_quark(a, c, n) : NONE;
 	sht_value v;
