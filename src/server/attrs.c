@@ -157,6 +157,16 @@ sht_err srv_attrs_sync(struct srv_attrs *a, sht_state *ss)
 	return err;
 }
 
+size_t srv_attrs_count(struct srv_attrs *a)
+{
+	size_t n;
+
+	pthread_rwlock_rdlock(&a->lock);
+	n = a->n;
+	pthread_rwlock_unlock(&a->lock);
+	return n;
+}
+
 sht_quark srv_attrs_child(const struct srv_attrs *a, sht_quark parent,
 			  const char *name)
 {

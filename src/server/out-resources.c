@@ -754,7 +754,7 @@ static int res_tooltip(struct srv_out_ctx *c)
 	m = json_object();
 	res = sht_result_create();
 	srv_hist_acquire(h, &q);
-	if (res && q.valid && (uint64_t)r.k.b < h->attrs.n) {
+	if (res && q.valid && (uint64_t)r.k.b < srv_attrs_count(&h->attrs)) {
 		sht_quark quark = (sht_quark)r.k.b, ct;
 		sht_value v = sht_value_null();
 

@@ -193,13 +193,14 @@ static void hist_states(struct srv_out_ctx *c, size_t ti, size_t hi,
 	sht_result *res = sht_result_create();
 	struct tg_group g = { 0 };
 	struct srv_hq q;
-	size_t k = 0;
+	size_t k = 0, nattrs;
 
 	srv_hist_acquire(h, &q);
+	nattrs = srv_attrs_count(&h->attrs);
 	for (size_t i = 0; qs && i < n; i++)
 		if (rows[i].known && rows[i].k.a == (int64_t)ti &&
 		    rows[i].k.b == (int64_t)hi && rows[i].k.c >= 0 &&
-		    (uint64_t)rows[i].k.c < h->attrs.n)
+		    (uint64_t)rows[i].k.c < nattrs)
 			qs[k++] = (sht_quark)rows[i].k.c;
 	if (qs && res && srv_sample(&q, qs, k, ts, &t->xf, res) == SHT_OK &&
 	    tg_group(&g, res) == 0) {
@@ -269,7 +270,7 @@ static int ssx_tooltip(struct srv_out_ctx *c)
 	m = json_object();
 	res = sht_result_create();
 	srv_hist_acquire(h, &q);
-	if ((uint64_t)r.k.c < h->attrs.n) {
+	if ((uint64_t)r.k.c < srv_attrs_count(&h->attrs)) {
 		size_t len = 0;
 		const char *s;
 

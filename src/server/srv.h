@@ -199,6 +199,8 @@ void srv_attrs_init(struct srv_attrs *a);
 void srv_attrs_free(struct srv_attrs *a);
 /* Add the attributes ss has beyond a->n (under the write lock). */
 sht_err srv_attrs_sync(struct srv_attrs *a, sht_state *ss);
+/* How many attributes a has now (takes the read lock). */
+size_t srv_attrs_count(struct srv_attrs *a);
 /* The following are called with the read lock held. */
 sht_quark srv_attrs_child(const struct srv_attrs *a, sht_quark parent,
 			  const char *name);
