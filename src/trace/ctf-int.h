@@ -305,6 +305,78 @@ sht_err sht__ctf_next(void *src, sht_event *ev);
 sht_err sht__ctf_position(struct sht_ctf *c, int64_t ts, uint64_t *ord,
 			  int *mismatch);
 
+/* How a field is read, from its class's type: a member's class is fixed,
+ * so the stream reader works it out once per event class
+ * (sht__ctfr_kind), not once per event. */
+enum ctf_kind {
+	CTF_KIND_OTHER = 0,           /* structure, array, variant...
+	                                 (SHT_FIELD_OTHER) */
+	CTF_KIND_UINT,                /* unsigned integer or enumeration */
+	CTF_KIND_INT,                 /* signed integer or enumeration */
+	CTF_KIND_STRING,
+	CTF_KIND_DOUBLE,
+	CTF_KIND_SINGLE,
+	CTF_KIND_BOOL,
+};
+
+static inline uint8_t sht__ctf_kind_of(bt_field_class_type t)
+{
+	/* Enumerations are integers (is() matches their super type). */
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return CTF_KIND_UINT;
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return CTF_KIND_INT;
+	switch (t) {
+	case BT_FIELD_CLASS_TYPE_STRING: return CTF_KIND_STRING;
+	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL: return CTF_KIND_DOUBLE;
+	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL: return CTF_KIND_SINGLE;
+	case BT_FIELD_CLASS_TYPE_BOOL: return CTF_KIND_BOOL;
+	default: return CTF_KIND_OTHER;
+	}
+}
+
+/* The value of field f, read as kind says. */
+static inline void sht__ctf_kind_value(uint8_t kind, const bt_field *f, sht_field *out)
+{
+	switch (kind) {
+	case CTF_KIND_UINT:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_field_integer_unsigned_get_value(f);
+		return;
+	case CTF_KIND_INT:
+		out->type = SHT_FIELD_INT;
+		out->v.i = bt_field_integer_signed_get_value(f);
+		return;
+	case CTF_KIND_STRING:
+		/* src.ctf.fs turns text arrays and sequences into strings;
+		 * the value is a C string, so it ends at the first NUL.
+		 * babeltrace2 2.0.4 clears a string field by setting its
+		 * length to 0 only: an empty string of a recycled event
+		 * still holds an earlier event's text, so the length
+		 * decides. */
+		out->type = SHT_FIELD_STRING;
+		out->v.s = bt_field_string_get_length(f) > 0
+				   ? bt_field_string_get_value(f) : "";
+		return;
+	case CTF_KIND_DOUBLE:
+		out->type = SHT_FIELD_DOUBLE;
+		out->v.d = bt_field_real_double_precision_get_value(f);
+		return;
+	case CTF_KIND_SINGLE:
+		out->type = SHT_FIELD_DOUBLE;
+		out->v.d = bt_field_real_single_precision_get_value(f);
+		return;
+	case CTF_KIND_BOOL:
+		out->type = SHT_FIELD_UINT;
+		out->v.u = bt_field_bool_get_value(f) ? 1u : 0u;
+		return;
+	default:
+		out->type = SHT_FIELD_OTHER;
+		out->v.u = 0;
+		return;
+	}
+}
+
 /* A scalar field's value as sht_ctf_open's field() gives it. */
 sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out);
 

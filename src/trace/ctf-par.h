@@ -54,19 +54,6 @@
 
 /* ---- records (ctf-rec.c) ------------------------------------------------ */
 
-/* How a field of a class is read: a member's class is fixed, so its
- * type is looked up once per event class, not once per event. */
-enum ctf_kind {
-	CTF_KIND_OTHER = 0,           /* structure, array, variant...
-	                                 (SHT_FIELD_OTHER) */
-	CTF_KIND_UINT,                /* unsigned integer or enumeration */
-	CTF_KIND_INT,                 /* signed integer or enumeration */
-	CTF_KIND_STRING,
-	CTF_KIND_DOUBLE,
-	CTF_KIND_SINGLE,
-	CTF_KIND_BOOL,
-};
-
 /* An event class as every decoder sees it: its muxer keys and its fields
  * in field() lookup order (payload members, then the specific then the
  * common context's members not named before). */
@@ -232,8 +219,7 @@ void sht__ctfr_env_free(struct ctf_env *e);
 
 /* ctf-rec.c */
 
-/* The kind of a field of class fc (what sht__ctf_field_value would
- * make of its fields). */
+/* The kind of a field of class fc (sht__ctf_kind_of, fixed per class). */
 uint8_t sht__ctfr_kind(const bt_field_class *fc);
 
 /* Read the fields of event message m into vals (cls->nf entries,

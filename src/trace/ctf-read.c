@@ -191,38 +191,7 @@ sht_err sht__ctf_advance(struct sht_ctf *c, int64_t *ts, uint64_t *ord,
 
 sht_field_type sht__ctf_field_value(const bt_field *f, sht_field *out)
 {
-	bt_field_class_type t = bt_field_get_class_type(f);
-
-	/* Enumerations are integers (is() matches their super type). */
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_integer_unsigned_get_value(f);
-	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
-		out->type = SHT_FIELD_INT;
-		out->v.i = bt_field_integer_signed_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
-		/* src.ctf.fs turns text arrays and sequences into strings;
-		 * the value is a C string, so it ends at the first NUL.
-		 * babeltrace2 2.0.4 clears a string field by setting its
-		 * length to 0 only: an empty string of a recycled event
-		 * still holds an earlier event's text, so the length
-		 * decides. */
-		out->type = SHT_FIELD_STRING;
-		out->v.s = bt_field_string_get_length(f) > 0
-				   ? bt_field_string_get_value(f) : "";
-	} else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL) {
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_double_precision_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL) {
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_single_precision_get_value(f);
-	} else if (t == BT_FIELD_CLASS_TYPE_BOOL) {
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_bool_get_value(f) ? 1u : 0u;
-	} else {
-		out->type = SHT_FIELD_OTHER;  /* structure, array, variant... */
-		out->v.u = 0;
-	}
+	sht__ctf_kind_value(sht__ctf_kind_of(bt_field_get_class_type(f)), f, out);
 	return out->type;
 }
 

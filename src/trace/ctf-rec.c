@@ -14,58 +14,7 @@
 
 uint8_t sht__ctfr_kind(const bt_field_class *fc)
 {
-	bt_field_class_type t = bt_field_class_get_type(fc);
-
-	/* The order of sht__ctf_field_value's tests. */
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		return CTF_KIND_UINT;
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		return CTF_KIND_INT;
-	switch (t) {
-	case BT_FIELD_CLASS_TYPE_STRING: return CTF_KIND_STRING;
-	case BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL: return CTF_KIND_DOUBLE;
-	case BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL: return CTF_KIND_SINGLE;
-	case BT_FIELD_CLASS_TYPE_BOOL: return CTF_KIND_BOOL;
-	default: return CTF_KIND_OTHER;
-	}
-}
-
-/* The value of field f of kind kind: sht__ctf_field_value's, without
- * asking babeltrace2 the field's type. */
-static void kind_value(uint8_t kind, const bt_field *f, sht_field *out)
-{
-	switch (kind) {
-	case CTF_KIND_UINT:
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_integer_unsigned_get_value(f);
-		return;
-	case CTF_KIND_INT:
-		out->type = SHT_FIELD_INT;
-		out->v.i = bt_field_integer_signed_get_value(f);
-		return;
-	case CTF_KIND_STRING:
-		/* The length decides (see sht__ctf_field_value). */
-		out->type = SHT_FIELD_STRING;
-		out->v.s = bt_field_string_get_length(f) > 0
-				   ? bt_field_string_get_value(f) : "";
-		return;
-	case CTF_KIND_DOUBLE:
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_double_precision_get_value(f);
-		return;
-	case CTF_KIND_SINGLE:
-		out->type = SHT_FIELD_DOUBLE;
-		out->v.d = bt_field_real_single_precision_get_value(f);
-		return;
-	case CTF_KIND_BOOL:
-		out->type = SHT_FIELD_UINT;
-		out->v.u = bt_field_bool_get_value(f) ? 1u : 0u;
-		return;
-	default:
-		out->type = SHT_FIELD_OTHER;
-		out->v.u = 0;
-		return;
-	}
+	return sht__ctf_kind_of(bt_field_class_get_type(fc));
 }
 
 sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
@@ -90,7 +39,7 @@ sht_err sht__ctfr_event_read(const struct ctf_class *cls, const bt_message *m,
 			vals[i].v.u = 0;
 			continue;
 		}
-		kind_value(cls->kind[i], f, &vals[i]);
+		sht__ctf_kind_value(cls->kind[i], f, &vals[i]);
 		if (vals[i].type == SHT_FIELD_STRING) {
 			size_t n = strlen(vals[i].v.s) + 1;
 			lens[i] = (uint32_t)n;
