@@ -256,6 +256,23 @@ def session_rss(a, trace, vstf, label, res):
     s.stop()
 
 
+def one_case(a, trace, fn):
+    """--cpu-only / --pages-only: fn(server, trace, res) on TRACE alone,
+    in a server rooted at its directory; the load before and after."""
+    trace = os.path.abspath(trace)
+    res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
+    print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
+    s = Server(a.sht, a.work, os.path.dirname(trace))
+    fn(s, trace, res)
+    s.stop()
+    res['load_after'] = os.getloadavg()
+    print('# load after %.1f %.1f %.1f' % res['load_after'])
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(res, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--sht', default='build/release/sht')
@@ -273,37 +290,18 @@ def main():
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
     if a.cpu_only:
-        trace = os.path.abspath(a.cpu_only)
-        load = os.getloadavg()
-        res = {'cpus': os.cpu_count(), 'load': load}
-        print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *load))
-        s = Server(a.sht, a.work, os.path.dirname(trace))
-        ms, e = timed(lambda: wait_done(s, open_exp(s, trace, 'cpu')['UUID']))
-        print('# %s ready in %.1f s (analysis, or derivation of the CPU Usage history, '
-              'or nothing if cached)' % (os.path.basename(trace), ms / 1e3), flush=True)
-        time.sleep(1)
-        cpu_usage(s, e, os.path.basename(trace), res, a.runs)
-        s.stop()
-        res['load_after'] = os.getloadavg()
-        print('# load after %.1f %.1f %.1f' % res['load_after'])
-        if a.json:
-            with open(a.json, 'w') as f:
-                json.dump(res, f, indent=1)
-        return 0
+        def cpu(s, trace, res):
+            ms, e = timed(lambda: wait_done(s, open_exp(s, trace, 'cpu')['UUID']))
+            print('# %s ready in %.1f s (analysis, or derivation of the CPU Usage history, '
+                  'or nothing if cached)' % (os.path.basename(trace), ms / 1e3), flush=True)
+            time.sleep(1)
+            cpu_usage(s, e, os.path.basename(trace), res, a.runs)
+        return one_case(a, a.cpu_only, cpu)
     if a.pages_only:
-        trace = os.path.abspath(a.pages_only)
-        vstf = trace + '.vstf' if os.path.exists(trace + '.vstf') else None
-        res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
-        print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
-        s = Server(a.sht, a.work, os.path.dirname(trace))
-        table_pages(s, trace, vstf, os.path.basename(trace), res, a.runs)
-        s.stop()
-        res['load_after'] = os.getloadavg()
-        print('# load after %.1f %.1f %.1f' % res['load_after'])
-        if a.json:
-            with open(a.json, 'w') as f:
-                json.dump(res, f, indent=1)
-        return 0
+        def pages(s, trace, res):
+            vstf = trace + '.vstf' if os.path.exists(trace + '.vstf') else None
+            table_pages(s, trace, vstf, os.path.basename(trace), res, a.runs)
+        return one_case(a, a.pages_only, pages)
     size, threads = ('200m', '3000') if a.quick else ('2g', '30000')
     big, many = os.path.join(a.work, 'k' + size), os.path.join(a.work, 't' + threads)
     gen(a.sht, big, ['--size', size])
