@@ -15,6 +15,7 @@ static const char serve_usage[] =
 "Usage: sht serve [--port P] [--bind ADDR] [--root DIR]... [--cache DIR]\n"
 "                 [--workers N] [--analysis RULES]... [--max-connections N]\n"
 "                 [--timeout S] [--quiet] [--port-file FILE] [--web DIR]\n"
+"                 [--compress WHEN]\n"
 "\n"
 "Serve traces over the Trace Server Protocol (TSP, HTTP + JSON) under\n"
 "/tsp/api, for the Eclipse trace viewer (Theia, VS Code) and any TSP\n"
@@ -45,6 +46,10 @@ static const char serve_usage[] =
 "  --port-file FILE     write the port listened on into FILE (scripts)\n"
 "  --web DIR            serve the viewer's files from DIR (default: those\n"
 "                       installed with sht)\n"
+"  --compress WHEN      gzip big answers to clients that accept it: auto\n"
+"                       (default: unless the client is on this machine,\n"
+"                       where compressing costs more than it saves),\n"
+"                       always, never\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt serve_opts[] = {
@@ -69,6 +74,23 @@ static int add_to(const char **list, size_t *n, const char *cmd,
 	}
 	list[(*n)++] = val;
 	return 0;
+}
+
+static int compress_opt(struct serve_args *a, const char *cmd, const char *val)
+{
+	static const struct { const char *name; int mode; } t[] = {
+		{ "auto", SRV_COMPRESS_AUTO }, { "always", SRV_COMPRESS_ALWAYS },
+		{ "never", SRV_COMPRESS_NEVER },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(val, t[i].name) == 0) {
+			a->cfg.compress = t[i].mode;
+			return 0;
+		}
+	cli_usage_error(cmd, "invalid value '%s' for --compress: "
+			"auto, always or never", val);
+	return -1;
 }
 
 int cli_serve_opt(struct serve_args *a, const char *cmd, int id,
@@ -117,6 +139,8 @@ int cli_serve_opt(struct serve_args *a, const char *cmd, int id,
 	case OPT_WEB:
 		a->cfg.web = val;
 		return 0;
+	case OPT_COMPRESS:
+		return compress_opt(a, cmd, val);
 	case OPT_TRACE:
 		return add_to(a->open, &a->cfg.nopen, cmd, "traces", val);
 	default:

@@ -24,6 +24,7 @@ enum {
 	OPT_NAME,
 	OPT_NO_BROWSER,
 	OPT_LOG,
+	OPT_COMPRESS,
 	OPT_TRACE,                /* a positional argument of sht view */
 };
 
@@ -36,7 +37,8 @@ enum {
 	{ "analysis", 0, 1, OPT_ANALYSIS }, \
 	{ "max-connections", 0, 1, OPT_MAXCONN }, \
 	{ "timeout", 0, 1, OPT_TIMEOUT }, \
-	{ "web", 0, 1, OPT_WEB }
+	{ "web", 0, 1, OPT_WEB }, \
+	{ "compress", 0, 1, OPT_COMPRESS }
 
 #ifdef SHT_WITH_SERVER
 

@@ -6,7 +6,8 @@
  * request's body is gathered, handed to srv_handle (route.c), and its
  * JSON answer sent with exactly "Content-Type: application/json" (the
  * client compares that string), CORS headers for browser pages of other
- * origins, and gzip when the client offers it and the body is big.  One
+ * origins, and gzip when the client offers it, the body is big and the
+ * client is not on this machine (--compress: docs/SERVER.md).  One
  * log line per request: method, path, status, milliseconds.
  */
 #include <arpa/inet.h>
@@ -117,6 +118,39 @@ static int accepts_gzip(struct MHD_Connection *c)
 	return ae && strstr(ae, "gzip") != NULL;
 }
 
+/* Is the client on the loopback (127.0.0.0/8, ::1, or ::ffff:127.x)? */
+static int from_loopback(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (!sa)
+		return 0;
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
+/* Gzip this request's answer if big? (The client's offer, and --compress.) */
+static int may_gzip(const struct srv_http *h, struct MHD_Connection *c)
+{
+	switch (h->srv->cfg.compress) {
+	case SRV_COMPRESS_NEVER:
+		return 0;
+	case SRV_COMPRESS_ALWAYS:
+		return accepts_gzip(c);
+	default:
+		return accepts_gzip(c) && !from_loopback(c);
+	}
+}
+
 static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 			      struct conn *st, const char *url)
 {
@@ -125,7 +159,7 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	enum MHD_Result ok;
 
 	memset(&rep, 0, sizeof rep);
-	rep.gzip_ok = accepts_gzip(c);
+	rep.gzip_ok = may_gzip(h, c);
 	if (st->too_big) {
 		srv_reply_error(&rep, 413, "Request too large",
 				"the body exceeds %u bytes", SRV_BODY_MAX);

@@ -34,7 +34,13 @@ struct srv_config {
 	int browser;              /* start a browser on the page (xdg-open,
 	                             when a display is set) */
 	int port_fallback;        /* port busy: take any free port */
+	int compress;             /* SRV_COMPRESS_AUTO, _ALWAYS or _NEVER */
 };
+
+/* When big answers are gzipped (the client must offer gzip in any case):
+ * auto, to clients on other machines only (on the loopback the copy of
+ * the bytes costs less than compressing them); always; never. */
+enum { SRV_COMPRESS_AUTO = 0, SRV_COMPRESS_ALWAYS, SRV_COMPRESS_NEVER };
 
 /*
  * Run the server until SIGINT or SIGTERM: print its URL, serve, then stop
