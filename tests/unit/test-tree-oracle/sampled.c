@@ -16,7 +16,14 @@
  *   kernel     wl_kernel_like (hot quarks, thousands of records each);
  *   far-shared dense quarks ending at shared instants far apart, each
  *              starting again after a gap: flat nodes with an end table;
- *   far-wide   the same with random ends (flat, durations or plain ends).
+ *   far-wide   the same with random ends (flat, durations or plain ends);
+ *   layered    long intervals (kept high in the tree) and short ones (in
+ *              the leaves) on one quark and across quarks, quarks absent
+ *              for stretches (gaps, a late first interval) and quarks
+ *              never present: a sample's answer sits in an upper node
+ *              while the leaves below hold other records of its quark,
+ *              so a scan that wrongly took a pair for answered (or
+ *              answered twice) drops or repeats an interval.
  * The layouts are counted from the file's node headers, and the test
  * asserts that flat nodes (with durations, with an end table), RUNS
  * nodes (with an end table) each occurred with at least 8 records per
@@ -174,6 +181,54 @@ static void wl_far(orc *o, struct rng *r, size_t nq, size_t n, int wide)
 	orc_seal(o, r);
 }
 
+/* One quark of wl_layered over [s0, len]: long pieces (lng / 2 to lng)
+ * with probability long_pct, else a burst of 1 to 20 short ones (0 to
+ * shrt); after a piece, with probability 30 %, a gap of up to `gap`. */
+static void layered_quark(orc *o, struct rng *r, sht_quark q, sht_time s0,
+			  sht_time len, sht_time lng, sht_time shrt,
+			  unsigned long_pct, sht_time gap)
+{
+	for (sht_time s = s0; s <= len;) {
+		int lg = rng_pct(r, long_pct);
+		size_t burst = lg ? 1 : 1 + rng_below(r, 20);
+
+		for (size_t k = 0; k < burst && s <= len; k++) {
+			sht_interval iv;
+
+			iv.quark = q;
+			iv.start = s;
+			iv.end = s + (lg ? lng / 2 + (sht_time)rng_below(r, (uint64_t)lng / 2 + 1)
+					 : (sht_time)rng_below(r, (uint64_t)shrt + 1));
+			if (iv.end > len)
+				iv.end = len;
+			iv.value = small_value(r);
+			orc_add(o, &iv);
+			s = iv.end + 1 + (gap && rng_pct(r, 30) ? (sht_time)rng_below(r, (uint64_t)gap) : 0);
+		}
+	}
+}
+
+/* nq quarks (2 i + 1; the even ones never present) over [0, len], by
+ * i % 4: long pieces only (100 L to 200 L); short ones only (up to L / 4);
+ * long pieces and bursts of short ones; from len / 3 on, mixed lengths
+ * with gaps of up to 5 L. */
+static void wl_layered(orc *o, struct rng *r, size_t nq, sht_time len)
+{
+	orc_init(o, 0, len);
+	for (size_t i = 0; i < nq; i++) {
+		sht_quark q = (sht_quark)(2 * i + 1);
+
+		switch (i % 4) {
+		case 0: layered_quark(o, r, q, 0, len, 200 * L, 0, 100, 0); break;
+		case 1: layered_quark(o, r, q, 0, len, 0, L / 4, 0, 0); break;
+		case 2: layered_quark(o, r, q, 0, len, 100 * L, L / 10, 30, 0); break;
+		default:
+			layered_quark(o, r, q, len / 3, len, 50 * L, L / 2, 40, 5 * L);
+		}
+	}
+	orc_seal(o, r);
+}
+
 /* ---- layouts found in a file ------------------------------------------- */
 
 /* Node layouts seen with at least 8 records per quark (runs, or the quark
@@ -184,6 +239,7 @@ static void wl_far(orc *o, struct rng *r, size_t nq, size_t n, int wide)
  * leaves little room for more). */
 struct census {
 	unsigned flat, dur, runs, etab_runs, etab_flat, plain;
+	unsigned core;          /* core nodes holding records */
 };
 
 static void count_layouts(const char *path, uint32_t bs, struct census *c)
@@ -204,6 +260,7 @@ static void count_layouts(const char *path, uint32_t bs, struct census *c)
 		memcpy(&qmin, b + 40, 4);
 		memcpy(&qmax, b + 44, 4);
 		memcpy(&nruns, b + 96, 4);
+		c->core += b[0] == 2 && n > 0;
 		if (flags & 2) {
 			if (n < 8 * (uint64_t)nruns)
 				continue;
@@ -427,10 +484,11 @@ static void run_one(orc *o, struct rng *r, const config *c, const char *what,
 void sampled_2d(struct rng *r)
 {
 	static const uint32_t sizes[] = { 1024, 4096, 65536 };
-	struct census cen;
+	struct census cen, lay;
 	orc o;
 
 	memset(&cen, 0, sizeof cen);
+	memset(&lay, 0, sizeof lay);
 	for (int vi = 0; vi < 2; vi++)
 		for (size_t si = 0; si < 3; si++) {
 			const config c = { vi ? SHT_VARIANT_ESHT : SHT_VARIANT_SHT,
@@ -453,7 +511,10 @@ void sampled_2d(struct rng *r)
 			run_one(&o, r, &c, "far-shared", &cen);
 			wl_far(&o, r, 3, si == 2 ? 30000 : 3000, 1);
 			run_one(&o, r, &c, "far-wide", &cen);
+			wl_layered(&o, r, 16, si == 2 ? 1000 * L : 300 * L);
+			run_one(&o, r, &c, "layered", &lay);
 		}
+	ok(lay.core >= 6, "layered: %u core nodes hold records", lay.core);
 	ok(cen.flat > 0 && cen.dur > 0 && cen.runs > 0 && cen.etab_runs > 0 &&
 	   cen.etab_flat > 0,
 	   "sampled: nodes with >= 8 records per quark: %u flat (%u with "
