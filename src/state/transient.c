@@ -48,18 +48,29 @@ sht_err sht__ongoing_grow(sht_state *ss, uint64_t count)
 	if (count > ss->capcur) {
 		size_t cap = ss->capcur ? ss->capcur : 64;
 		struct sht__ongoing *p;
+		sht_time *at;
 		while (cap < count)
 			cap *= 2;
-		p = realloc(ss->cur, cap * sizeof *p);
-		if (!p)
+		/* Cache-line aligned (realloc is not): no entry spans two
+		 * lines. */
+		p = aligned_alloc(64, (cap * sizeof *p + 63) & ~(size_t)63);
+		at = p ? realloc(ss->locked_at, cap * sizeof *at) : NULL;
+		if (!at) {
+			free(p);
 			return sht__error(SHT_ERR_NOMEM, "Cannot grow the transient state to %zu attributes", cap);
+		}
+		if (ss->ncur)
+			memcpy(p, ss->cur, ss->ncur * sizeof *p);
+		free(ss->cur);
 		ss->cur = p;
+		ss->locked_at = at;
 		ss->capcur = cap;
 	}
 	for (size_t q = ss->ncur; q < count; q++) {
 		ss->cur[q].v = sht_value_null();
 		ss->cur[q].start = ss->start;
 		ss->cur[q].locked = SHT_TYPE_NULL;
+		ss->locked_at[q] = 0;
 	}
 	ss->ncur = (size_t)count;
 	return SHT_OK;
@@ -110,7 +121,7 @@ sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 	 * nothing (update-ongoing may have put it there unlocked). */
 	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL) {
 		o->locked = (uint8_t)v->type;
-		o->locked_at = t;
+		ss->locked_at[q] = t;
 	}
 	if (same_value(&o->v, v))
 		return SHT_OK;
@@ -295,6 +306,8 @@ void sht__ongoing_free(sht_state *ss)
 		value_free(&ss->cur[q].v);
 	value_free(&ss->popped);
 	free(ss->cur);
+	free(ss->locked_at);
 	ss->cur = NULL;
+	ss->locked_at = NULL;
 	ss->ncur = ss->capcur = 0;
 }
