@@ -31,6 +31,7 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 	int64_t n = cacheable_count(ss);
 
 	k->cache_on = n >= 0;
+	k->created = 0;
 	if (!k->cache_on)
 		return;
 	if (ss != k->ss || (uint64_t)n != k->nattrs) {
@@ -54,7 +55,9 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 
 void sht__kern_cache_end(sht_kernel *k, sht_state *ss)
 {
-	if (k->cache_on)
+	/* Only this event's own creations change the count (begin checks
+	 * for any other change). */
+	if (k->cache_on && k->created)
 		k->nattrs = (uint64_t)cacheable_count(ss);
 }
 
@@ -192,6 +195,7 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 		snprintf(buf, sizeof buf, "%" PRId64, key);
 	else
 		snprintf(buf, sizeof buf, "0_%" PRId64, key);
+	e->k->created |= create;
 	err = create ? sht_state_quark(e->ss, parent, &name, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &name, 1, out);
 	if (!e->k->cache_on)
@@ -245,6 +249,7 @@ sht_err sht__kern_childk_miss(struct kev *e, sht_quark parent, kc name, int crea
 	struct kcp_line *l;
 	sht_err err;
 
+	e->k->created |= create;
 	err = create ? sht_state_quark(e->ss, parent, &s, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &s, 1, out);
 	if (err == SHT_OK && e->k->cache_on && (l = kcp_line(e->k, parent)))
@@ -348,6 +353,7 @@ void sht__kern_dec(int64_t x, char buf[KERN_NAME_MAX])
 
 sht_err sht__kern_child(struct kev *e, sht_quark parent, const char *name, sht_quark *out)
 {
+	e->k->created = 1;
 	return sht_state_quark(e->ss, parent, &name, 1, out);
 }
 

@@ -112,6 +112,7 @@ struct sht_kernel {
 	struct kcp_line kcp_root;   /* well-known children of the root */
 	struct kdense dense[KD_COUNT]; /* Threads/<tid>, CPUs/<n> */
 	int cache_on;               /* for the current event */
+	int created;                /* it asked to create an attribute */
 	struct kname_ent names[KERN_NAME_CACHE + 1]; /* + a scratch entry */
 };
 
