@@ -102,6 +102,7 @@ struct sht_state {
 				      * sht_state_run runs a handler) */
 	struct sht__attrs *attrs;    /* NULL until loaded (opened history) */
 	struct sht__ongoing *cur;    /* ncur entries, one per quark */
+	void *cur_mem;               /* its allocation (cur: 64-aligned in it) */
 	sht_time *locked_at;         /* ncur: when cur[q].locked was fixed */
 	size_t ncur, capcur;
 	const struct sht__backend_ops *ops;

@@ -51,17 +51,20 @@ sht_err sht__ongoing_grow(sht_state *ss, uint64_t count)
 		sht_time *at;
 		while (cap < count)
 			cap *= 2;
+		void *mem;
 		/* Cache-line aligned (realloc is not): no entry spans two
-		 * lines. */
-		p = aligned_alloc(64, (cap * sizeof *p + 63) & ~(size_t)63);
-		at = p ? realloc(ss->locked_at, cap * sizeof *at) : NULL;
+		 * lines.  malloc, not aligned_alloc: one allocator for all. */
+		mem = malloc(cap * sizeof *p + 63);
+		at = mem ? realloc(ss->locked_at, cap * sizeof *at) : NULL;
 		if (!at) {
-			free(p);
+			free(mem);
 			return sht__error(SHT_ERR_NOMEM, "Cannot grow the transient state to %zu attributes", cap);
 		}
+		p = (struct sht__ongoing *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
 		if (ss->ncur)
 			memcpy(p, ss->cur, ss->ncur * sizeof *p);
-		free(ss->cur);
+		free(ss->cur_mem);
+		ss->cur_mem = mem;
 		ss->cur = p;
 		ss->locked_at = at;
 		ss->capcur = cap;
@@ -305,8 +308,9 @@ void sht__ongoing_free(sht_state *ss)
 	for (size_t q = 0; q < ss->ncur; q++)
 		value_free(&ss->cur[q].v);
 	value_free(&ss->popped);
-	free(ss->cur);
+	free(ss->cur_mem);
 	free(ss->locked_at);
+	ss->cur_mem = NULL;
 	ss->cur = NULL;
 	ss->locked_at = NULL;
 	ss->ncur = ss->capcur = 0;
