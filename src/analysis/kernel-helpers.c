@@ -31,6 +31,7 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 	int64_t n = cacheable_count(ss);
 
 	k->cache_on = n >= 0;
+	k->created = 0;
 	if (!k->cache_on)
 		return;
 	if (ss != k->ss || (uint64_t)n != k->nattrs) {
@@ -54,7 +55,9 @@ void sht__kern_cache_begin(sht_kernel *k, sht_state *ss)
 
 void sht__kern_cache_end(sht_kernel *k, sht_state *ss)
 {
-	if (k->cache_on)
+	/* Only this event's own creations change the count (begin checks
+	 * for any other change). */
+	if (k->cache_on && k->created)
 		k->nattrs = (uint64_t)cacheable_count(ss);
 }
 
@@ -95,11 +98,19 @@ static struct kq_ent *kq_find(sht_kernel *k, sht_quark parent, uint32_t kind, in
 	}
 }
 
-/* Remember a look-up that succeeded (no memory: not cached). */
-static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, sht_quark q)
+/* Remember a look-up: q, or KQ_ABSENT with the attribute count (no
+ * memory: not cached).  An entry of the same name is replaced. */
+static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, sht_quark q,
+		   uint64_t count)
 {
+	struct kq_ent *x = kq_find(k, parent, kind, key);
 	size_t mask;
 
+	if (x) {
+		x->q = q;
+		x->count = count;
+		return;
+	}
 	if ((k->nqc + 1) * 2 > k->nqc_cap) {
 		size_t cap = k->nqc_cap ? k->nqc_cap * 2 : 1024;
 		struct kq_ent *old = k->qc, *nq = calloc(cap, sizeof *nq);
@@ -123,7 +134,8 @@ static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, 
 	mask = k->nqc_cap - 1;
 	for (size_t i = kq_hash(parent, kind, key) & mask;; i = (i + 1) & mask)
 		if (k->qc[i].kind == KK_EMPTY) {
-			k->qc[i] = (struct kq_ent){ .key = key, .parent = parent, .q = q, .kind = kind };
+			k->qc[i] = (struct kq_ent){ .key = key, .parent = parent, .q = q,
+						    .kind = kind, .count = count };
 			k->nqc++;
 			return;
 		}
@@ -150,13 +162,19 @@ static void kdense_put(struct kdense *d, int64_t key, sht_quark q)
 	d->q1[key] = q + 1;
 }
 
+/* The attribute count now, for absent entries (cache on: not -1). */
+static uint64_t kq_count(struct kev *e)
+{
+	return (uint64_t)sht_state_cacheable_count(e->ss);
+}
+
 static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t key, int create,
 		      sht_quark *out)
 {
 	char buf[KERN_NAME_MAX];
 	const char *name = buf;
 	struct kdense *d = NULL;
-	struct kq_ent *x;
+	struct kq_ent *x = NULL;
 	sht_err err;
 
 	if (e->k->cache_on) {
@@ -165,23 +183,29 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 			*out = d->q1[key] - 1;
 			return SHT_OK;
 		}
-		if (!d && (x = kq_find(e->k, parent, kind, key))) {
+		if (!d && (x = kq_find(e->k, parent, kind, key)) && x->q != KQ_ABSENT) {
 			*out = x->q;
 			return SHT_OK;
 		}
+		/* Probed before and not created since: still absent. */
+		if (x && !create && x->count == kq_count(e))
+			return SHT_NOT_FOUND;
 	}
 	if (kind == KK_NUM)
 		snprintf(buf, sizeof buf, "%" PRId64, key);
 	else
 		snprintf(buf, sizeof buf, "0_%" PRId64, key);
+	e->k->created |= create;
 	err = create ? sht_state_quark(e->ss, parent, &name, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &name, 1, out);
-	if (err == SHT_OK && e->k->cache_on) {
-		if (d)
-			kdense_put(d, key, *out);
-		else
-			kq_put(e->k, parent, kind, key, *out);
-	}
+	if (!e->k->cache_on)
+		return err;
+	if (err == SHT_OK && d)
+		kdense_put(d, key, *out);
+	else if (err == SHT_OK)
+		kq_put(e->k, parent, kind, key, *out, 0);
+	else if (err == SHT_NOT_FOUND && !d)
+		kq_put(e->k, parent, kind, key, KQ_ABSENT, kq_count(e));
 	return err;
 }
 
@@ -225,6 +249,7 @@ sht_err sht__kern_childk_miss(struct kev *e, sht_quark parent, kc name, int crea
 	struct kcp_line *l;
 	sht_err err;
 
+	e->k->created |= create;
 	err = create ? sht_state_quark(e->ss, parent, &s, 1, out)
 		     : sht_state_quark_find(e->ss, parent, &s, 1, out);
 	if (err == SHT_OK && e->k->cache_on && (l = kcp_line(e->k, parent)))
@@ -328,6 +353,7 @@ void sht__kern_dec(int64_t x, char buf[KERN_NAME_MAX])
 
 sht_err sht__kern_child(struct kev *e, sht_quark parent, const char *name, sht_quark *out)
 {
+	e->k->created = 1;
 	return sht_state_quark(e->ss, parent, &name, 1, out);
 }
 

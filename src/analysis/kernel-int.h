@@ -39,13 +39,18 @@ extern const char *const sht__kern_cname[KC_COUNT];
 enum { KK_EMPTY = 0, KK_NUM = 2, KK_ZERO };
 
 /* One cached look-up: parent/<name of (kind, key)> exists and is q.  An
- * attribute, once it exists, keeps its quark: only look-ups that
- * succeeded are cached, so a hit is what the state system would answer,
- * and a get-or-create that hits would have created nothing. */
+ * attribute, once it exists, keeps its quark, so a hit is what the state
+ * system would answer, and a get-or-create that hits would have created
+ * nothing.  A probe that found nothing is cached too (q = KQ_ABSENT): it
+ * holds while the state system has the `count` attributes it had then
+ * (any attribute created since may be this one). */
+#define KQ_ABSENT SHT_QUARK_NONE
+
 struct kq_ent {
 	int64_t key;
 	sht_quark parent, q;
 	uint32_t kind;
+	uint64_t count;             /* absent: the attribute count then */
 };
 
 /* Cached dispatch of one event name. */
@@ -107,6 +112,7 @@ struct sht_kernel {
 	struct kcp_line kcp_root;   /* well-known children of the root */
 	struct kdense dense[KD_COUNT]; /* Threads/<tid>, CPUs/<n> */
 	int cache_on;               /* for the current event */
+	int created;                /* it asked to create an attribute */
 	struct kname_ent names[KERN_NAME_CACHE + 1]; /* + a scratch entry */
 };
 

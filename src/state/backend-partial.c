@@ -150,7 +150,7 @@ static sht_err write_types(struct pbuild *p)
 	for (size_t q = 0; q < ss->ncur; q++) {
 		buf[len++] = ss->cur[q].locked;
 		if (ss->cur[q].locked) {
-			sht__put_u64(buf + len, (uint64_t)ss->cur[q].locked_at);
+			sht__put_u64(buf + len, (uint64_t)ss->locked_at[q]);
 			len += 8;
 		}
 	}

@@ -153,7 +153,7 @@ static sht_err seed_segment(sht_state *ss, struct sht__partial *pq, size_t k, sh
 	for (size_t q = 0; q < seg->ncur && q < pq->ntypes; q++)
 		if (pq->types[q] && pq->type_at[q] < pq->cp[k].ts) {
 			seg->cur[q].locked = pq->types[q];
-			seg->cur[q].locked_at = pq->type_at[q];
+			seg->locked_at[q] = pq->type_at[q];
 		}
 	if (k == 0)
 		return SHT_OK;

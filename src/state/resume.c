@@ -87,7 +87,7 @@ static sht_err w_state(struct sht__wbuf *w, sht_state *ss)
 		w_value(w, &ss->cur[q].v);
 		sht__w_u64(w, (uint64_t)ss->cur[q].start);
 		sht__w_u8(w, ss->cur[q].locked);
-		sht__w_u64(w, (uint64_t)ss->cur[q].locked_at);
+		sht__w_u64(w, (uint64_t)ss->locked_at[q]);
 	}
 	if (ss->ops == &sht__backend_partial)
 		sht__partial_save(ss->be, w);
@@ -190,7 +190,7 @@ static sht_err r_ongoing(sht_state *ss, struct sht__rbuf *r)
 		if (err == SHT_OK)
 			err = sht__ongoing_set(ss, (sht_quark)q, &v, start);
 		ss->cur[q].locked = sht__r_u8(r);
-		ss->cur[q].locked_at = (sht_time)sht__r_u64(r);
+		ss->locked_at[q] = (sht_time)sht__r_u64(r);
 		if (err == SHT_OK && (r->bad || ss->cur[q].locked > SHT_TYPE_STRING))
 			err = bad("ongoing state");
 	}

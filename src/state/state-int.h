@@ -85,13 +85,16 @@ sht_err sht__partial_event(void *be, const sht_event *ev);
 /* The reader of an opened history (the state system keeps it too). */
 sht_err sht__backend_file_create(sht_reader *r, void **out);
 
-/* Ongoing state of one attribute. */
+/* Ongoing state of one attribute: 32 bytes, so that an entry never
+ * spans two cache lines (when its type was fixed, needed by partial
+ * histories and resumable builds only, is kept apart: locked_at). */
 struct sht__ongoing {
 	sht_value v;                 /* string: malloc'd copy, owned */
 	sht_time start;              /* start of the ongoing interval */
 	uint8_t locked;              /* sht_type fixed by the first non-null */
-	sht_time locked_at;          /* when it was fixed (partial histories) */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sht__ongoing) == 32,
+	       "an ongoing entry never spans two cache lines");
 
 struct sht_state {
 	pthread_mutex_t lock;        /* every call; queries included
@@ -99,6 +102,8 @@ struct sht_state {
 				      * sht_state_run runs a handler) */
 	struct sht__attrs *attrs;    /* NULL until loaded (opened history) */
 	struct sht__ongoing *cur;    /* ncur entries, one per quark */
+	void *cur_mem;               /* its allocation (cur: 64-aligned in it) */
+	sht_time *locked_at;         /* ncur: when cur[q].locked was fixed */
 	size_t ncur, capcur;
 	const struct sht__backend_ops *ops;
 	void *be;

@@ -48,18 +48,32 @@ sht_err sht__ongoing_grow(sht_state *ss, uint64_t count)
 	if (count > ss->capcur) {
 		size_t cap = ss->capcur ? ss->capcur : 64;
 		struct sht__ongoing *p;
+		sht_time *at;
 		while (cap < count)
 			cap *= 2;
-		p = realloc(ss->cur, cap * sizeof *p);
-		if (!p)
+		void *mem;
+		/* Cache-line aligned (realloc is not): no entry spans two
+		 * lines.  malloc, not aligned_alloc: one allocator for all. */
+		mem = malloc(cap * sizeof *p + 63);
+		at = mem ? realloc(ss->locked_at, cap * sizeof *at) : NULL;
+		if (!at) {
+			free(mem);
 			return sht__error(SHT_ERR_NOMEM, "Cannot grow the transient state to %zu attributes", cap);
+		}
+		p = (struct sht__ongoing *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+		if (ss->ncur)
+			memcpy(p, ss->cur, ss->ncur * sizeof *p);
+		free(ss->cur_mem);
+		ss->cur_mem = mem;
 		ss->cur = p;
+		ss->locked_at = at;
 		ss->capcur = cap;
 	}
 	for (size_t q = ss->ncur; q < count; q++) {
 		ss->cur[q].v = sht_value_null();
 		ss->cur[q].start = ss->start;
 		ss->cur[q].locked = SHT_TYPE_NULL;
+		ss->locked_at[q] = 0;
 	}
 	ss->ncur = (size_t)count;
 	return SHT_OK;
@@ -110,7 +124,7 @@ sht_err sht__modify(sht_state *ss, sht_time t, sht_quark q, const sht_value *v)
 	 * nothing (update-ongoing may have put it there unlocked). */
 	if (v->type != SHT_TYPE_NULL && o->locked == SHT_TYPE_NULL) {
 		o->locked = (uint8_t)v->type;
-		o->locked_at = t;
+		ss->locked_at[q] = t;
 	}
 	if (same_value(&o->v, v))
 		return SHT_OK;
@@ -294,7 +308,10 @@ void sht__ongoing_free(sht_state *ss)
 	for (size_t q = 0; q < ss->ncur; q++)
 		value_free(&ss->cur[q].v);
 	value_free(&ss->popped);
-	free(ss->cur);
+	free(ss->cur_mem);
+	free(ss->locked_at);
+	ss->cur_mem = NULL;
 	ss->cur = NULL;
+	ss->locked_at = NULL;
 	ss->ncur = ss->capcur = 0;
 }

@@ -550,7 +550,7 @@ struct sht__open {
 	uint32_t gen;                /* current generation of the value tables */
 	/* The quarks of the node (RUNS) and the ends of their latest records
 	 * (track.c, "quarks"). */
-	uint32_t *qdirect;           /* quarks below 4096, by quark */
+	uint32_t *qdirect;           /* quarks below 16384, by quark */
 	uint64_t *qtab;              /* the others, hashed */
 	uint32_t qmask;
 	uint32_t qtab_n;             /* quarks in qtab */

@@ -105,7 +105,7 @@ static inline uint32_t vfind(const struct sht__open *o, uint8_t tag,
  * in the cache.  The slots used are listed in qused (direct ones with
  * QDIRECT set) and emptied when the node is reset.
  */
-#define DIRECT_QUARKS 4096u
+#define DIRECT_QUARKS 16384u
 #define QDIRECT 0x80000000u
 #define REL_LIMIT (UINT32_MAX - 1u)
 
@@ -189,10 +189,13 @@ static sht_err qprepare(struct sht__open *o, uint32_t q)
 	o->qroom = nsize / 2 - 1;
 	/* Move the hashed quarks; the list keeps the direct slots and gets
 	 * the new hashed ones. */
-	o->qused_n = 0;
-	for (uint32_t i = 0; i < DIRECT_QUARKS && o->qdirect; i++)
-		if (o->qdirect[i])
-			o->qused[o->qused_n++] = i | QDIRECT;
+	{
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < o->qused_n; i++)
+			if (o->qused[i] & QDIRECT)
+				o->qused[n++] = o->qused[i];
+		o->qused_n = n;
+	}
 	for (uint32_t i = 0; i < size; i++) {
 		if (old[i]) {
 			struct qref ref = qlook(o, (uint32_t)old[i] - 1u);

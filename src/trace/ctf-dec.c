@@ -149,7 +149,8 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 	struct ctf_rec *r;
 	size_t size;
 
-	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
+	if (d->has_cc[in] < 0 ? bt_message_event_borrow_stream_class_default_clock_class_const(m) != NULL
+			      : d->has_cc[in] > 0) {
 		has_ts = bt_clock_snapshot_get_ns_from_origin(
 				 bt_message_event_borrow_default_clock_snapshot_const(m), &ts) ==
 			 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK ? 1 : 2;
@@ -191,6 +192,10 @@ static sht_err dec_begin(struct ctf_dec *d, uint32_t in, const bt_message *m)
 	const bt_stream *s = bt_message_stream_beginning_borrow_stream_const(m);
 	sht_err err = SHT_OK;
 
+	/* An input carries one stream: its class's clock, once for all
+	 * its events. */
+	d->has_cc[in] = bt_stream_class_borrow_default_clock_class_const(
+				bt_stream_borrow_class_const(s)) ? 1 : 0;
 	if (!ps->keyed) {
 		err = sht__ctfr_key(&ps->key, s);
 		ps->keyed = err == SHT_OK;
@@ -377,11 +382,13 @@ static sht_err pick_streams(struct ctf_dec *d)
 	d->sid = calloc(d->n ? d->n : 1, sizeof *d->sid);
 	d->it = calloc(d->n ? d->n : 1, sizeof *d->it);
 	d->pkt_cpu = calloc(d->n ? d->n : 1, sizeof *d->pkt_cpu);
-	if (!d->sid || !d->it || !d->pkt_cpu)
+	d->has_cc = calloc(d->n ? d->n : 1, sizeof *d->has_cc);
+	if (!d->sid || !d->it || !d->pkt_cpu || !d->has_cc)
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
 	for (uint32_t i = 0, s = d->k; s < p->nstreams; s += p->ndec, i++) {
 		d->sid[i] = s;
 		d->pkt_cpu[i] = -1;
+		d->has_cc[i] = -1;
 		p->st[s].dec = d;
 		p->st[s].in = i;
 	}

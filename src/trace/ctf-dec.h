@@ -15,6 +15,8 @@ struct ctf_dec {
 	uint32_t n;                  /* its streams (input ports) */
 	uint32_t *sid;               /* global stream of input i */
 	int32_t *pkt_cpu;            /* cpu_id of input i's packet, or -1 */
+	int8_t *has_cc;              /* input i's stream class has a default
+					clock class: 1, 0, -1 not known yet */
 	bt_message_iterator **it;    /* of input i (the sink's) */
 	const bt_plugin *plugin;     /* own reference (see ctf-par.h) */
 	bt_component_class_sink *cls;

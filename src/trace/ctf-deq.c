@@ -43,6 +43,7 @@ void sht__ctfd_destroy(struct ctf_dec *d)
 	free(d->sid);
 	free(d->it);
 	free(d->pkt_cpu);
+	free(d->has_cc);
 	pthread_cond_destroy(&d->room);
 	pthread_cond_destroy(&d->ready);
 	pthread_mutex_destroy(&d->mu);

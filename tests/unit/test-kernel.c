@@ -277,6 +277,40 @@ static void test_irqs(void)
 	done(&r);
 }
 
+/* cpu-for-irq probes CPUs/<c>/IRQs/<n> on every CPU; a probe that finds
+ * nothing is remembered (kernel-helpers.c) and must not hide the
+ * attribute once it is created: CPUs/1/IRQs/236 is probed absent at 1200,
+ * created at 1300, and must be found by the probe at 1500. */
+#define VEC(name, t, cpu, v) { "x86_irq_vectors_" name, t, cpu, { I("vector", v) } }
+
+static const struct tev PROBES[] = {
+	SW(1000, 0, 0, 0, 10),
+	SW(1010, 1, 0, 0, 11),
+	VEC("reschedule_entry", 1050, 1, 253),      /* makes CPUs/1/IRQs */
+	VEC("reschedule_exit", 1060, 1, 253),
+	VEC("local_timer_entry", 1100, 0, 236),
+	VEC("local_timer_exit", 1200, 0, 236),      /* CPUs/1/IRQs/236: absent */
+	VEC("local_timer_entry", 1300, 1, 236),     /* now created */
+	VEC("local_timer_entry", 1400, 0, 236),
+	VEC("local_timer_exit", 1500, 0, 236),      /* finds CPU 1's */
+	VEC("local_timer_exit", 1600, 1, 236),
+	VEC("local_timer_exit", 1700, 0, 236),      /* none active: probes */
+};
+
+static void test_probe_absent_then_created(void)
+{
+	struct run r;
+
+	RUN(&r, PROBES, SHT_KERNEL_LAYOUT_LTTNG_2_7);
+	VAL(&r, "IRQs/236", 1250, "null", "cpu-for-irq at 1200: no CPU has vector 236");
+	IV(&r, "CPUs/1/IRQs/236", 1350, "[1300,1599]=i:1", "created on CPU 1 at 1300");
+	IV(&r, "IRQs/236", 1450, "[1400,1499]=i:0", "entry on CPU 0 sets the aggregate");
+	IV(&r, "IRQs/236", 1550, "[1500,1599]=i:1",
+	   "cpu-for-irq at 1500 finds CPUs/1/IRQs/236 (probed absent before it existed)");
+	VAL(&r, "IRQs/236", 1650, "null", "no CPU active after 1600");
+	done(&r);
+}
+
 /* ---- §6.4 - §6.6: soft IRQs ------------------------------------------------- */
 
 #define SOFT(name, t, cpu, vec) { name, t, cpu, { I("vec", vec) } }
@@ -597,6 +631,7 @@ int main(void)
 	test_worked_example_syscall();
 	test_sched_switch();
 	test_irqs();
+	test_probe_absent_then_created();
 	test_softirqs();
 	test_syscalls();
 	test_fork_free();
