@@ -206,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
 	sht_reader *r = NULL;
-	sht_reader_opts oo = { 1u << 20 };
+	sht_reader_opts oo = { .cache_bytes = 1u << 20 };
 	int fd;
 
 	fd = fuzz_memfd(data, size, (64u << 20), fix_crcs, path, sizeof path);
