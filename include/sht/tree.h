@@ -158,7 +158,7 @@ SHT_API sht_time sht_builder_current_end(const sht_builder *b);
  * mapped: map the file read-only (mmap) and use its node blocks in place:
  * no copy into a node cache, no allocation per block read; cache_bytes is
  * then unused (the reader keeps a decoded header of every node it used,
- * about 400 bytes each, plus 8 bytes per block of the file).  Checksums
+ * about 350 bytes each, plus 8 bytes per block of the file).  Checksums
  * are still checked once per block, on its first use, and every block
  * number is still checked against the block count read at open.  Only
  * complete histories open (as without the option), and the file's size
@@ -353,10 +353,10 @@ SHT_API void sht_reader_counters_get(const sht_reader *r,
 
 /* Drop every unpinned node from the cache, forget which blocks' checksums
  * were verified, and ask the kernel to drop the file's cached pages
- * (posix_fadvise DONTNEED): the next queries are cold. */
+ * (posix_fadvise DONTNEED): the next queries are cold.  A mapped reader
+ * also forgets its decoded nodes and releases its pages: there, do not
+ * call it while another thread queries the reader. */
 SHT_API void sht_reader_drop_caches(sht_reader *r);
-/* For a mapped reader it also forgets the decoded nodes: do not call it
- * while another thread queries the reader. */
 
 /* Mapped reader: give back the process's mappings of the file's pages
  * (madvise MADV_DONTNEED: they leave its RSS, the kernel's page cache
