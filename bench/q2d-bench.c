@@ -17,10 +17,11 @@
  *              Resources screen asks for
  * The window is the whole history (--window 1) or its first fraction F.
  *
- * Each case runs through three paths (--path: one of them): sht_reader_query_2d on a reader with
+ * Each case runs through four paths (--path: one of them): sht_reader_query_2d on a reader with
  * a node cache of B bytes (--cache-bytes; default the library's), the same
- * with a 16 MiB cache (what the server gives a history), and a cursor
- * (sht_reader_cursor_create, drained).  Every call is timed; the first
+ * with a 16 MiB cache, a cursor (sht_reader_cursor_create, drained) on
+ * that reader, and sht_reader_query_2d on a reader that maps the file
+ * (sht_reader_opts.mapped: what the server uses; "mapped").  Every call is timed; the first
  * call of each path warms the cache and is not counted; the median of the
  * K next ones (--repeat, default 10) is reported.
  *
@@ -34,7 +35,9 @@
  * status is 1 if the paths of a case disagree, 2 on an error.
  *
  * It uses only the public API, so that the same file builds against an
- * older libsht for before/after comparisons (bench/run-q2d.sh).
+ * older libsht for before/after comparisons (bench/run-q2d.sh); one from
+ * before sht_reader_opts.mapped (November 2026) needs the "mapped" lines
+ * taken out.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -66,7 +69,7 @@ static void usage(FILE *f)
 "  --cache-bytes B   node cache of the first reader (0: library default)\n"
 "  --window F        the first fraction F of the history (1)\n"
 "  --case NAME       cflow, cpus or syscalls (repeatable; default all)\n"
-"  --path NAME       only reader, reader-16m or cursor-16m (for profiling)\n"
+"  --path NAME       only reader, reader-16m, cursor-16m or mapped\n"
 "  --verbose         progress on stderr\n", f);
 }
 
@@ -336,7 +339,7 @@ static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 	sht_result_destroy(res);
 }
 
-static sht_reader *open_reader(const char *path, uint64_t cache)
+static sht_reader *open_reader(const char *path, uint64_t cache, bool mapped)
 {
 	sht_reader_opts ro;
 	sht_reader *rd = NULL;
@@ -344,6 +347,7 @@ static sht_reader *open_reader(const char *path, uint64_t cache)
 
 	memset(&ro, 0, sizeof ro);
 	ro.cache_bytes = (size_t)cache;
+	ro.mapped = mapped;
 	err = sht_reader_open(path, &ro, &rd);
 	if (err != SHT_OK)
 		die("%s: %s (%s)", path, sht_strerror(err), sht_errmsg());
@@ -354,9 +358,10 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	sht_state *ss = NULL;
-	sht_reader *rd, *rd16;
+	sht_reader *rd[4];
 	sht_tree_info info;
-	static const char *const pname[3] = { "reader", "reader-16m", "cursor-16m" };
+	static const char *const pname[4] = { "reader", "reader-16m", "cursor-16m",
+					      "mapped" };
 	sht_err err;
 	int bad = 0;
 
@@ -364,11 +369,12 @@ int main(int argc, char **argv)
 	err = sht_state_open(o.path, NULL, &ss);
 	if (err != SHT_OK)
 		die("%s: %s (%s)", o.path, sht_strerror(err), sht_errmsg());
-	rd = open_reader(o.path, o.cache);
-	rd16 = open_reader(o.path, 16u << 20);
-	sht_reader_info_get(rd, &info);
+	rd[0] = open_reader(o.path, o.cache, false);
+	rd[1] = rd[2] = open_reader(o.path, 16u << 20, false);
+	rd[3] = open_reader(o.path, 0, true);
+	sht_reader_info_get(rd[0], &info);
 	for (int i = 0; i < o.ncases; i++) {
-		struct answer a[3];
+		struct answer a[4];
 		struct qlist l;
 		sht_query2d q;
 		double w = (double)((uint64_t)info.end - (uint64_t)info.start);
@@ -383,21 +389,22 @@ int main(int argc, char **argv)
 		if (q.resolution < 1)
 			q.resolution = 1;
 		note("%s: %zu quarks", o.cases[i], l.n);
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 4; k++) {
 			a[k] = a[0];
 			if (!o.path1 || !strcmp(o.path1, pname[k]))
-				run_path(k ? rd16 : rd, &q, k == 2, o.cases[i],
+				run_path(rd[k], &q, k == 2, o.cases[i],
 					 pname[k], &o, &a[k]);
 		}
-		for (int k = 1; k < 3 && !o.path1; k++)
+		for (int k = 1; k < 4 && !o.path1; k++)
 			if (a[k].count != a[0].count || a[k].hash != a[0].hash) {
 				fprintf(stderr, "q2d-bench: %s: the paths disagree\n", o.cases[i]);
 				bad = 1;
 			}
 		free(l.q);
 	}
-	sht_reader_close(rd16);
-	sht_reader_close(rd);
+	sht_reader_close(rd[3]);
+	sht_reader_close(rd[1]);
+	sht_reader_close(rd[0]);
 	sht_state_close(ss);
 	return bad;
 }

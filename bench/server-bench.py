@@ -31,7 +31,9 @@ on that cache (histories reused), and then measures:
            derivation of the cumulative history from a cached kernel one;
   rss      the server's peak resident memory (VmHWM) in a fresh server
            after one viewer's session on the analysed trace (first
-           screens, resources, 20 table pages).
+           screens, resources, 20 table pages), and the peaks of VmRSS,
+           RssAnon (its own memory) and RssFile (file pages it maps: a
+           mapped history's) sampled every 5 ms; --rss-only: this alone.
 Prints one line per measure (median, min, max of RUNS) and, with --json,
 a JSON object.
 """
@@ -81,12 +83,39 @@ class Server:
         return json.loads(self.req('GET', path))
 
     def rss(self):
+        """VmRSS, VmHWM, RssAnon, RssFile ... of /proc/PID/status, in KiB."""
         with open('/proc/%d/status' % self.p.pid) as f:
-            return {l.split(':')[0]: int(l.split()[1]) for l in f if l.startswith('Vm')}
+            return {l.split(':')[0]: int(l.split()[1]) for l in f
+                    if l.startswith('Vm') or l.startswith('Rss')}
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         self.p.wait()
+
+
+class RssPeaks:
+    """Samples the server's /proc status every 5 ms on a thread: the peaks
+    of VmRSS, RssAnon (heap: the process's own) and RssFile (file pages it
+    maps, e.g. a mapped history: the page cache's, given back at will)."""
+    KEYS = ('VmRSS', 'RssAnon', 'RssFile')
+
+    def __init__(self, server):
+        import threading
+        self.s, self.peak, self.stop_ = server, dict.fromkeys(self.KEYS, 0), False
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        while not self.stop_:
+            r = self.s.rss()
+            for k in self.KEYS:
+                self.peak[k] = max(self.peak[k], r.get(k, 0))
+            time.sleep(0.005)
+
+    def stop(self):
+        self.stop_ = True
+        self.t.join()
+        return self.peak
 
 
 def timed(fn):
@@ -241,18 +270,35 @@ def bench_trace(a, trace, vstf, label, res):
 # first screens, resources, 20 table pages (VSTF if there is one).
 def session_rss(a, trace, vstf, label, res):
     s = Server(a.sht, a.work, a.work)
+    peaks = RssPeaks(s)
     e = wait_done(s, open_exp(s, trace, 'session')['UUID'])
     screen(s, e, TG, 1920, 500)
+    after = {'cf': s.rss()}
     screen(s, e, RS, 1920, 10 ** 6)
+    after['res'] = s.rss()
     x = wait_done(s, open_exp(s, vstf or trace, 'session-table')['UUID'])
     rnd = random.Random(2)
     for i in range(20 if vstf or x['nbEvents'] < 10 ** 7 else 2):
         s.req('POST', '/experiments/%s/outputs/table/%s/lines' % (x['UUID'], TB),
               {'requested_table_index': rnd.randrange(x['nbEvents'] - 100), 'requested_table_count': 100})
     r = s.rss()
-    res[label + ' rss'] = {'VmHWM_MiB': r['VmHWM'] / 1024, 'VmRSS_MiB': r['VmRSS'] / 1024}
+    p = peaks.stop()
+    res[label + ' rss'] = {'VmHWM_MiB': r['VmHWM'] / 1024, 'VmRSS_MiB': r['VmRSS'] / 1024,
+                           'RssAnon_MiB': r.get('RssAnon', 0) / 1024,
+                           'RssFile_MiB': r.get('RssFile', 0) / 1024}
+    for k in RssPeaks.KEYS:
+        res[label + ' rss']['peak_%s_MiB' % k] = p[k] / 1024
+    for when in ('cf', 'res'):
+        for k in RssPeaks.KEYS:
+            res[label + ' rss']['after_%s_%s_MiB' % (when, k)] = after[when].get(k, 0) / 1024
     print('%-28s peak %.1f MiB, now %.1f MiB (one session: screens, resources, 20 table pages)'
           % (label + ' rss', r['VmHWM'] / 1024, r['VmRSS'] / 1024), flush=True)
+    print('%-28s sampled peaks: VmRSS %.1f, RssAnon %.1f, RssFile %.1f MiB; after the CF '
+          'screen RssAnon %.1f RssFile %.1f, after Resources %.1f / %.1f, at the end %.1f / %.1f'
+          % ('', p['VmRSS'] / 1024, p['RssAnon'] / 1024, p['RssFile'] / 1024,
+             after['cf'].get('RssAnon', 0) / 1024, after['cf'].get('RssFile', 0) / 1024,
+             after['res'].get('RssAnon', 0) / 1024, after['res'].get('RssFile', 0) / 1024,
+             r.get('RssAnon', 0) / 1024, r.get('RssFile', 0) / 1024), flush=True)
     s.stop()
 
 
@@ -285,6 +331,9 @@ def main():
     ap.add_argument('--pages-only', metavar='TRACE',
                     help='only the table pages of TRACE (a CTF directory; with its '
                          'VSTF copy TRACE.vstf if there is one)')
+    ap.add_argument('--rss-only', action='store_true',
+                    help='only the memory of one session on the big trace (analysed '
+                         'into WORK/cache before)')
     a = ap.parse_args()
     a.sht = os.path.abspath(a.sht)
     a.work = os.path.abspath(a.work)
@@ -310,6 +359,13 @@ def main():
         subprocess.run([a.sht, 'convert', big, '-o', big + '.vstf'], check=True,
                        stdout=subprocess.DEVNULL)
     gen(a.sht, many, ['--threads', threads])
+    if a.rss_only:
+        res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
+        session_rss(a, big, big + '.vstf', os.path.basename(big), res)
+        if a.json:
+            with open(a.json, 'w') as f:
+                json.dump(res, f, indent=1)
+        return 0
     load = os.getloadavg()
     print('# machine: %d CPUs, load %.1f %.1f %.1f; %s' % (os.cpu_count(), *load,
                                                         subprocess.run(['uname', '-r'], capture_output=True,

@@ -264,7 +264,7 @@ static int q2d_batch(struct qstate *s, int cold, const char *k_ms)
 static int time_opens(struct qstate *s, int cold, const char *key)
 {
 	const struct store_opts *o = s->o;
-	sht_reader_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { .cache_bytes = o->cache_bytes };
 	double v[15];
 	int n = o->opens < 15 ? o->opens : 15;
 
@@ -292,7 +292,7 @@ static int time_opens(struct qstate *s, int cold, const char *key)
 void phase_query(void *ctx, struct metrics *ms)
 {
 	const struct store_opts *o = ctx;
-	sht_reader_opts oo = { o->cache_bytes };
+	sht_reader_opts oo = { .cache_bytes = o->cache_bytes };
 	struct qstate s;
 	sht_tree_info info;
 	sht_tree_stats *st;

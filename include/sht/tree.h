@@ -154,11 +154,31 @@ SHT_API sht_time sht_builder_current_end(const sht_builder *b);
 
 /* ---- reading ----------------------------------------------------------- */
 
+/*
+ * mapped: map the file read-only (mmap) and use its node blocks in place:
+ * no copy into a node cache, no allocation per block read; cache_bytes is
+ * then unused (the reader keeps a decoded header of every node it used,
+ * about 350 bytes each, plus 8 bytes per block of the file).  Checksums
+ * are still checked once per block, on its first use, and every block
+ * number is still checked against the block count read at open.  Only
+ * complete histories open (as without the option), and the file's size
+ * must match its header, so the map covers the whole history.
+ *   The catch: while the reader is open, the file must not be truncated
+ * or rewritten in place (replacing it by rename is fine: the reader keeps
+ * the old file).  Truncated under a mapped reader, the next touch of a
+ * page past the new end raises SIGBUS and ends the process; rewritten in
+ * place, queries may see blocks whose checksums were checked before the
+ * change.  Use it for files the process controls (the server's cache);
+ * the default, pread into the cache, only ever returns errors.
+ *   Pages the queries touch count in the process's RSS (as file pages,
+ * RssFile) until sht_reader_release_pages or the reader is closed.
+ */
 typedef struct sht_reader_opts {
 	size_t cache_bytes;     /* node cache bound; 0: 256 MiB */
+	bool mapped;            /* map the file (see above); default false */
 } sht_reader_opts;
 
-/* Fill opts with the defaults (a 256 MiB node cache). */
+/* Fill opts with the defaults (a 256 MiB node cache, not mapped). */
 SHT_API void sht_reader_opts_init(sht_reader_opts *opts);
 
 typedef struct sht_reader sht_reader;
@@ -333,8 +353,20 @@ SHT_API void sht_reader_counters_get(const sht_reader *r,
 
 /* Drop every unpinned node from the cache, forget which blocks' checksums
  * were verified, and ask the kernel to drop the file's cached pages
- * (posix_fadvise DONTNEED): the next queries are cold. */
+ * (posix_fadvise DONTNEED): the next queries are cold.  A mapped reader
+ * also forgets its decoded nodes and releases its pages: there, do not
+ * call it while another thread queries the reader. */
 SHT_API void sht_reader_drop_caches(sht_reader *r);
+
+/* Mapped reader: give back the process's mappings of the file's pages
+ * (madvise MADV_DONTNEED: they leave its RSS, the kernel's page cache
+ * keeps them, the next query maps them again at a minor fault each).
+ * Safe while other threads query.  A no-op for a reader that is not
+ * mapped. */
+SHT_API void sht_reader_release_pages(sht_reader *r);
+
+/* true if r was opened with opts.mapped. */
+SHT_API bool sht_reader_mapped(const sht_reader *r);
 
 #ifdef __cplusplus
 }

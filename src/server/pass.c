@@ -125,7 +125,6 @@ static int make_hists(struct srv *s, struct srv_trace *t)
 				 stem[h->kind]);
 		}
 		h->file = strdup(path);
-		h->cache_bytes = s->reader_cache;
 		h->query_threads = s->query_threads;
 		if (!h->file || !h->label)
 			return -1;

@@ -89,7 +89,6 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 		s->cfg.max_connections = 64;
 	if (!s->cfg.timeout_s)
 		s->cfg.timeout_s = 60;
-	s->reader_cache = 16u << 20;
 	{       /* a whole-trace screen's query on every CPU, up to 4 */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 

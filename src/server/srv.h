@@ -244,7 +244,6 @@ struct srv_hist {
 	atomic_int status;        /* SRV_RUNNING, _COMPLETED, _FAILED, ... */
 	char *message;            /* failure message (set before FAILED) */
 	struct srv_attrs attrs;
-	size_t cache_bytes;       /* reader cache */
 	unsigned query_threads;   /* threads of a big sampled 2D query */
 	pthread_mutex_t lives_lock;
 	struct srv_lives *lives;  /* kernel: thread lifetimes, once built */
@@ -460,7 +459,6 @@ struct srv {
 	struct srv_registry reg;
 	atomic_int stopping;
 	pthread_mutex_t log_lock;
-	size_t reader_cache;      /* node cache per opened history */
 	unsigned query_threads;   /* threads of a big sampled 2D query */
 	char build_time[32];
 	char *web;                /* the viewer's files (real path), or NULL */

@@ -14,6 +14,12 @@
  *      read again has its structure checked, not its checksum.
  * Eviction is CLOCK over the shard's ring.  If every entry of a shard is
  * pinned the shard grows past its bound rather than fail.
+ *
+ * A mapped reader (st->map) has no shards: one slot per block, set once by
+ * the first fetch (compare-and-swap; a thread that loses frees its copy),
+ * never evicted.  Its entries hold the decoded header only; node.blk
+ * points into the map.  Only sht__cache_drop empties slots, and it must not
+ * run concurrently with fetches (sht_reader_drop_caches says so).
  */
 #include <stdlib.h>
 
@@ -31,7 +37,9 @@ struct shard {
 
 struct sht__cache {
 	uint32_t block_size;
-	uint32_t nshards;
+	uint32_t nshards;            /* 0: mapped (slots) */
+	uint64_t nslots;
+	_Atomic(struct sht__centry *) *slots;
 	struct shard shards[];
 };
 
@@ -85,10 +93,43 @@ sht_err sht__cache_create(size_t bytes, uint32_t block_size,
 	return SHT_OK;
 }
 
+sht_err sht__cache_create_mapped(uint64_t blocks, struct sht__cache **out)
+{
+	struct sht__cache *c = calloc(1, sizeof *c);
+
+	if (c)
+		c->slots = calloc(blocks ? blocks : 1, sizeof *c->slots);
+	if (!c || !c->slots) {
+		free(c);
+		return sht__error(SHT_ERR_NOMEM, "Cannot allocate node table of %llu blocks",
+				  (unsigned long long)blocks);
+	}
+	c->nslots = blocks;
+	*out = c;
+	return SHT_OK;
+}
+
+/* Free the unpinned entries of a mapped cache's slots. */
+static void slots_drop(struct sht__cache *c)
+{
+	for (uint64_t i = 0; i < c->nslots; i++) {
+		struct sht__centry *e = atomic_load(&c->slots[i]);
+
+		if (e && !atomic_load(&e->refs)) {
+			atomic_store(&c->slots[i], NULL);
+			free(e);
+		}
+	}
+}
+
 void sht__cache_destroy(struct sht__cache *c)
 {
 	if (!c)
 		return;
+	if (c->slots) {
+		slots_drop(c);
+		free(c->slots);
+	}
 	for (uint32_t i = 0; i < c->nshards; i++) {
 		struct shard *s = &c->shards[i];
 		for (uint32_t k = 0; k < s->count; k++)
@@ -186,6 +227,31 @@ static int verified(struct sht__store *st, uint64_t blk)
 		(blk & 63)) & 1;
 }
 
+static sht_err beyond(struct sht__store *st, uint64_t blk, uint64_t count)
+{
+	return sht__error(SHT_ERR_CORRUPT, "Cannot read node: block=%llu beyond the %llu blocks of %s",
+			  (unsigned long long)blk, (unsigned long long)count,
+			  st->path);
+}
+
+/* Validate block blk (its bytes at data) and decode its header into e. */
+static sht_err check_block(struct sht__store *st, uint64_t blk, uint64_t count,
+			   const uint8_t *data, struct sht__centry *e)
+{
+	sht_err err;
+
+	if (!st->verified)
+		return sht__node_parse(data, blk, count, &st->geom, &e->node);
+	if (verified(st, blk))
+		return sht__node_decode(data, blk, count, &st->geom, &e->node);
+	err = sht__node_parse(data, blk, count, &st->geom, &e->node);
+	if (err == SHT_OK)
+		atomic_fetch_or_explicit(&st->verified[blk >> 6],
+					 UINT64_C(1) << (blk & 63),
+					 memory_order_relaxed);
+	return err;
+}
+
 static sht_err read_block(struct sht__store *st, uint64_t blk,
 			  struct sht__centry **out)
 {
@@ -196,9 +262,7 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 	sht_err err;
 
 	if (blk >= count)
-		return sht__error(SHT_ERR_CORRUPT, "Cannot read node: block=%llu beyond the %llu blocks of %s",
-				  (unsigned long long)blk,
-				  (unsigned long long)count, st->path);
+		return beyond(st, blk, count);
 	e = malloc(sizeof *e + bs);
 	if (!e)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate a block of %u bytes", bs);
@@ -208,17 +272,7 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 		return sht__error_sys(SHT_ERR_IO, -rc, "Cannot read block: block=%llu path=%s errno=%d (%s)",
 				      (unsigned long long)blk, st->path, -rc, strerror(-rc));
 	}
-	if (!st->verified) {
-		err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
-	} else if (verified(st, blk)) {
-		err = sht__node_decode(e->data, blk, count, &st->geom, &e->node);
-	} else {
-		err = sht__node_parse(e->data, blk, count, &st->geom, &e->node);
-		if (err == SHT_OK)
-			atomic_fetch_or_explicit(&st->verified[blk >> 6],
-						 UINT64_C(1) << (blk & 63),
-						 memory_order_relaxed);
-	}
+	err = check_block(st, blk, count, e->data, e);
 	if (err != SHT_OK) {
 		free(e);
 		return err;
@@ -232,14 +286,56 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 	return SHT_OK;
 }
 
+/* A mapped reader's fetch: the slot's entry, made on first use.  The
+ * block count is the one validated at open (the map covers it). */
+static sht_err fetch_mapped(struct sht__store *st, uint64_t blk,
+			    struct sht__centry **out)
+{
+	struct sht__cache *c = st->cache;
+	struct sht__centry *e, *none = NULL;
+	uint32_t bs = st->geom.block_size;
+	sht_err err;
+
+	if (blk >= c->nslots)
+		return beyond(st, blk, c->nslots);
+	e = atomic_load_explicit(&c->slots[blk], memory_order_acquire);
+	if (!e) {
+		e = calloc(1, sizeof *e);
+		if (!e)
+			return sht__error(SHT_ERR_NOMEM, "Cannot allocate a node entry");
+		err = check_block(st, blk, c->nslots,
+				  st->map + SHT__HEADER_REGION + blk * bs, e);
+		if (err != SHT_OK) {
+			free(e);
+			return err;
+		}
+		e->block = blk;
+		if (atomic_compare_exchange_strong_explicit(&c->slots[blk], &none, e,
+							    memory_order_acq_rel,
+							    memory_order_acquire)) {
+			atomic_fetch_add_explicit(&st->misses, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&st->bytes_read, bs, memory_order_relaxed);
+		} else {
+			free(e);
+			e = none;
+		}
+	}
+	atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+	*out = e;
+	return SHT_OK;
+}
+
 sht_err sht__fetch(struct sht__store *st, uint64_t blk, struct sht__centry **out)
 {
 	struct sht__cache *c = st->cache;
-	struct shard *s = &c->shards[hash_block(blk) % c->nshards];
+	struct shard *s;
 	struct sht__centry *e, *mine = NULL;
 	sht_err err;
 
 	atomic_fetch_add_explicit(&st->visits, 1, memory_order_relaxed);
+	if (!c->nshards)
+		return fetch_mapped(st, blk, out);
+	s = &c->shards[hash_block(blk) % c->nshards];
 	pthread_mutex_lock(&s->mu);
 	e = lookup_pin(s, blk);
 	pthread_mutex_unlock(&s->mu);
@@ -270,6 +366,8 @@ void sht__release(struct sht__centry *e)
 
 void sht__cache_drop(struct sht__cache *c)
 {
+	if (c->slots)
+		slots_drop(c);
 	for (uint32_t i = 0; i < c->nshards; i++) {
 		struct shard *s = &c->shards[i];
 		uint32_t keep = 0;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +63,25 @@ static sht_err check_root(struct sht_reader *r)
 	return err;
 }
 
+/* Map the whole file read-only (after read_header: complete, and exactly
+ * the size its header says), for blocks used in place. */
+static sht_err map_file(struct sht_reader *r)
+{
+	void *p;
+
+	if (r->size > SIZE_MAX)
+		return sht__error(SHT_ERR_NOMEM, "Cannot map history: path=%s is too big for the address space",
+				  r->st.path);
+	p = mmap(NULL, (size_t)r->size, PROT_READ, MAP_SHARED, r->st.fd, 0);
+	if (p == MAP_FAILED)
+		return sht__error_sys(errno == ENOMEM ? SHT_ERR_NOMEM : SHT_ERR_IO, errno,
+				      "Cannot map history: path=%s: %s",
+				      r->st.path, strerror(errno));
+	r->st.map = p;
+	r->st.map_len = (size_t)r->size;
+	return sht__cache_create_mapped(r->hd.block_count, &r->st.cache);
+}
+
 static sht_err open_file(struct sht_reader *r, const char *path,
 			 const sht_reader_opts *opts)
 {
@@ -90,15 +110,19 @@ static sht_err open_file(struct sht_reader *r, const char *path,
 	r->st.verified = calloc(r->hd.block_count / 64 + 1, sizeof *r->st.verified);
 	if (!r->st.verified)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate reader");
-	err = sht__cache_create(opts && opts->cache_bytes ? opts->cache_bytes
-							  : DEFAULT_CACHE,
-				r->hd.block_size, &r->st.cache);
+	if (opts && opts->mapped)
+		err = map_file(r);
+	else
+		err = sht__cache_create(opts && opts->cache_bytes ? opts->cache_bytes
+								  : DEFAULT_CACHE,
+					r->hd.block_size, &r->st.cache);
 	return err == SHT_OK ? check_root(r) : err;
 }
 
 void sht_reader_opts_init(sht_reader_opts *opts)
 {
 	opts->cache_bytes = DEFAULT_CACHE;
+	opts->mapped = false;
 }
 
 sht_err sht_reader_open(const char *path, const sht_reader_opts *opts,
@@ -127,6 +151,8 @@ void sht_reader_close(sht_reader *r)
 	if (r->st.fd >= 0)
 		close(r->st.fd);
 	sht__cache_destroy(r->st.cache);
+	if (r->st.map)
+		munmap((void *)(uintptr_t)r->st.map, r->st.map_len);
 	free((void *)(uintptr_t)r->st.verified);
 	free(r);
 }
@@ -159,9 +185,23 @@ void sht_reader_drop_caches(sht_reader *r)
 	sht__cache_drop(r->st.cache);
 	for (uint64_t i = 0; i <= r->hd.block_count / 64; i++)   /* checksums too */
 		atomic_store_explicit(&r->st.verified[i], 0, memory_order_relaxed);
+	sht_reader_release_pages(r);   /* mapped pages first: then they can go */
 #ifdef POSIX_FADV_DONTNEED
 	posix_fadvise(r->st.fd, 0, 0, POSIX_FADV_DONTNEED);
 #endif
+}
+
+void sht_reader_release_pages(sht_reader *r)
+{
+	/* Clean shared file pages: the process's mappings go, the page cache
+	 * keeps them; the next touch maps them again (a minor fault). */
+	if (r->st.map)
+		madvise((void *)(uintptr_t)r->st.map, r->st.map_len, MADV_DONTNEED);
+}
+
+bool sht_reader_mapped(const sht_reader *r)
+{
+	return r->st.map != NULL;
 }
 
 sht_err sht_reader_section(sht_reader *r, uint32_t kind, uint32_t *version,

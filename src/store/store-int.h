@@ -395,7 +395,7 @@ struct sht__centry {
 	atomic_int refs;
 	int ref_bit;                 /* CLOCK: recently used */
 	struct sht__node node;
-	uint8_t data[];              /* block_size bytes */
+	uint8_t data[];              /* block_size bytes (none if mapped) */
 };
 
 struct sht__store {
@@ -408,12 +408,19 @@ struct sht__store {
 	 * checksum passed since open; a block read again is not checksummed
 	 * again.  NULL (builders): every read is checked. */
 	_Atomic uint64_t *verified;
+	/* Readers opened with opts.mapped: the whole file, mapped read-only
+	 * (blocks are used in place); NULL otherwise. */
+	const uint8_t *map;
+	size_t map_len;
 	int path_known;
 	char path[256];              /* for messages */
 };
 
 sht_err sht__cache_create(size_t bytes, uint32_t block_size,
 			  struct sht__cache **out);
+/* For a mapped reader: one slot per block, filled on first use, never
+ * evicted (an entry is the decoded header, its block stays in the map). */
+sht_err sht__cache_create_mapped(uint64_t blocks, struct sht__cache **out);
 void sht__cache_destroy(struct sht__cache *c);
 void sht__cache_drop(struct sht__cache *c);
 

@@ -6,7 +6,9 @@
  * mutated bytes (header, node blocks, blobs and sections, and the
  * sections' own CRCs in the header), so mutations reach the decoders
  * behind the checksums instead of stopping at them; clear: the bytes as
- * they are (the checksums themselves are under test).
+ * they are (the checksums themselves are under test).  Mode bit 1 set:
+ * the reader maps the file (sht_reader_opts.mapped) instead of reading
+ * its blocks with pread.
  *
  * Each input is written to an in-memory file (memfd) and opened with
  * sht_reader_open: info, stats, the integrity check of `sht check`
@@ -206,12 +208,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
 	sht_reader *r = NULL;
-	sht_reader_opts oo = { 1u << 20 };
+	sht_reader_opts oo = { .cache_bytes = 1u << 20 };
 	int fd;
 
 	fd = fuzz_memfd(data, size, (64u << 20), fix_crcs, path, sizeof path);
 	if (fd < 0)
 		return 0;
+	oo.mapped = (data[0] & 2) != 0;
 	if (sht_reader_open(path, &oo, &r) == SHT_OK) {
 		query_reader(r);
 		sht_reader_close(r);

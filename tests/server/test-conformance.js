@@ -8,6 +8,7 @@
 // SHT_SHARED (traces, API.yaml), SHT_CACHE (the server's cache directory).
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const { ok, is, diag, done, client, query, sleep, sht, historyOf,
         referenceEvents, stats } = require('./lib');
@@ -423,7 +424,6 @@ async function checkCpuPaths(e, dirs, what) {
 // A cache whose kernel history predates the CPU Usage history: the server
 // derives the latter from the former when the trace is opened again.
 async function derivedCpu(dir) {
-    const fs = require('fs');
     const f = historyOf(dir, 'cpu-usage');
     if (!ok(f, 'the CPU Usage history is in the cache'))
         return;
@@ -442,7 +442,6 @@ async function derivedCpu(dir) {
 // A generated kernel trace (sht gen kernel: 8 CPUs, threads that fork,
 // migrate, exit, tids reused): CPU Usage against the intervals again.
 async function generatedCpu() {
-    const fs = require('fs');
     const { execFileSync } = require('child_process');
     const dir = path.join(process.env.SHT_TMP, 'root', 'gen-kernel');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -470,7 +469,6 @@ function label(iv) {
 // State System Explorer: the rows of a rules file's history (run with
 // --analysis) equal its intervals holding a sample time.
 async function checkRules(e, dir) {
-    const fs = require('fs');
     const cache = process.env.SHT_CACHE;
     const d = fs.readdirSync(cache).find((x) => x.startsWith(path.basename(dir) + '-'));
     const file = fs.readdirSync(path.join(cache, d)).find((x) => /^rules-.*\.sht$/.test(x));
@@ -505,6 +503,16 @@ async function checkRules(e, dir) {
     ok(pick.length > 5 && bad === 0, `${pick.length} rows of the rules history equal sht history (${bad} differ)`);
 }
 
+// The server queries its complete histories through a read-only map of
+// the file (sht_reader_opts.mapped), and the checks above compare its
+// answers with the sht tool's, which reads them through its node cache:
+// is FILE mapped by the server now?
+function mappedByServer(file) {
+    const real = fs.realpathSync(file);
+    return fs.readFileSync(`/proc/${process.env.SHT_SERVER_PID}/maps`, 'utf8')
+        .split('\n').some((l) => l.endsWith(' ' + real));
+}
+
 // ---- one experiment -------------------------------------------------------------------
 
 async function experiment(name, dirs, kernel) {
@@ -532,6 +540,7 @@ async function experiment(name, dirs, kernel) {
         if (dirs.length === 1)
             await checkCpu(e, k1);
         await checkCpuPaths(e, dirs, name);
+        ok(mappedByServer(k1), `${name}: the server maps its kernel history`);
     }
     await timeGraph(e, ID.ssx, null);
     if (!kernel)
@@ -547,6 +556,8 @@ async function experiment(name, dirs, kernel) {
         const d = await c.deleteTrace(tr.UUID);
         ok(d.isOk(), `trace ${tr.name} deleted`);
     }
+    if (kernel)
+        ok(!mappedByServer(k1), `${name}: the map is gone with the trace`);
 }
 
 (async () => {

@@ -47,7 +47,7 @@ static int build(const orc *o, const char *path)
 	return err == SHT_OK;
 }
 
-static const sht_reader_opts SMALL = { 64 * 1024 };
+static const sht_reader_opts SMALL = { .cache_bytes = 64 * 1024 };
 
 /* Open and check with bit fb flipped: 1 if the damage was seen. */
 static int detected(const char *path, int64_t fb, sht_err *why)

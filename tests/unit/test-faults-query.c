@@ -71,7 +71,7 @@ static void check(const orc *o, sht_reader *r, struct rng *rng, sht_result *res,
 
 static void script(const orc *o, const char *path, struct tally *t)
 {
-	sht_reader_opts oo = { 4 * 4096 };
+	sht_reader_opts oo = { .cache_bytes = 4 * 4096 };
 	sht_result *res;
 	sht_reader *r;
 	struct rng rng;

@@ -63,7 +63,7 @@ struct tally {
 static void script(const char *path, const uint64_t *ref, uint64_t *out,
 		   struct tally *t)
 {
-	sht_reader_opts oo = { 4 * 4096 };
+	sht_reader_opts oo = { .cache_bytes = 4 * 4096 };
 	sht_result *res = sht_result_create();
 	sht_state *ss = NULL;
 	sht_time t0, t1;

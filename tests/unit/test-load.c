@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	double seconds = 20;
 	unsigned nthreads = 4;
 	char path[PATH_MAX], bpath[PATH_MAX];
-	sht_reader_opts small = { 16 * 4096 };
+	sht_reader_opts small = { .cache_bytes = 16 * 4096 };
 	struct reader_arg *args;
 	pthread_t *tids;
 	uint64_t q[3] = { 0 }, errors = 0, wrong = 0, seed;

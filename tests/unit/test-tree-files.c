@@ -140,10 +140,23 @@ static void patch(const char *path, uint64_t off, const void *p, size_t n)
 	close(fd);
 }
 
+/* Open readers with opts.mapped (the second pass of main). */
+static bool g_mapped;
+
 static sht_err try_open(const char *path, sht_reader **out)
 {
+	sht_reader_opts oo;
 	sht_reader *rd = NULL;
-	sht_err rc = sht_reader_open(path, NULL, &rd);
+	sht_err rc;
+
+	sht_reader_opts_init(&oo);
+	oo.mapped = g_mapped;
+	rc = sht_reader_open(path, &oo, &rd);
+	if (rc == SHT_OK && sht_reader_mapped(rd) != g_mapped) {
+		sht_reader_close(rd);
+		return sht_error_set(SHT_ERR_STATE, "Cannot open: mapped is %d, asked %d",
+				     !g_mapped, g_mapped);
+	}
 
 	if (out)
 		*out = rc == SHT_OK ? rd : NULL;
@@ -534,7 +547,8 @@ static void test_block_flips(const ref *f, struct rng *r, size_t trials)
 		patch(f->path, off, &f->bytes[off], 1);
 	}
 	ok(missed == 0, "%zu single-bit flips in blocks all detected (%zu "
-	   "refused at open, %zu missed)", st.trials, st.open_refused, missed);
+	   "refused at open, %zu missed)%s", st.trials, st.open_refused, missed,
+	   g_mapped ? ", mapped" : "");
 	ok(wrong == 0, "damaged files: %zu queries, %zu errors, %zu wrong "
 	   "answers", st.queries, st.query_errors, wrong);
 	ok(overreport == 0, "check reports at most max_reports lines");
@@ -655,6 +669,8 @@ static void *worker_main(void *arg)
 		unsigned k = (unsigned)rng_below(&r, 100);
 		sht_err rc;
 
+		if (w->seed % 4 == 0 && i % 97 == 0)   /* while the others query */
+			sht_reader_release_pages(w->rd);
 		if (k < 85) {
 			sht_quark q = o->qs[rng_below(&r, o->nq)];
 			sht_time t = rng_range(&r, o->start, o->end);
@@ -716,14 +732,16 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 	sht_err rc;
 	char name[64];
 
-	snprintf(name, sizeof name, "%s/%" PRIu32 " %" PRIu64 " blocks",
+	snprintf(name, sizeof name, "%s/%" PRIu32 " %" PRIu64 " blocks%s",
 		 f->variant == SHT_VARIANT_SHT ? "sht" : "esht", f->bs,
-		 f->blocks);
+		 f->blocks, g_mapped ? " mapped" : "");
 	ref_restore(f);
 	memset(&oo, 0, sizeof oo);
 	oo.cache_bytes = (size_t)8 * f->bs;
+	oo.mapped = g_mapped;
 	rc = sht_reader_open(f->path, &oo, &rd);
-	if (!ok(rc == SHT_OK, "%s: open with an 8-block cache", name)) {
+	if (!ok(rc == SHT_OK, "%s: open with %s", name,
+		g_mapped ? "the file mapped" : "an 8-block cache")) {
 		sht_result_destroy(res);
 		return;
 	}
@@ -885,6 +903,66 @@ static void test_verified_once(const ref *f)
 	sht_result_destroy(res);
 }
 
+/*
+ * A mapped reader uses blocks in place and still checks each block's
+ * checksum on first use: a leaf with one flipped byte (in its records, or
+ * in its checksum) is refused with SHT_ERR_CORRUPT by the first query that
+ * needs it; a history still being built is never mapped (refused as a
+ * reader always refuses it).
+ */
+static void test_mapped_refusals(const ref *f)
+{
+	sht_result *res = sht_result_create();
+	uint64_t blk = UINT64_MAX, offs[2];
+	sht_builder_opts bo;
+	sht_builder *b = NULL;
+	sht_reader *rd = NULL;
+	char path[PATH_MAX];
+	sht_err rc;
+
+	for (uint64_t i = 0; i < f->blocks && blk == UINT64_MAX; i++)
+		if (f->bytes[HDR_REGION + i * f->bs] == 1)   /* a leaf */
+			blk = i;
+	offs[0] = HDR_REGION + blk * f->bs + f->bs / 2;  /* in its body */
+	offs[1] = HDR_REGION + (blk + 1) * f->bs - 1;   /* its checksum */
+	for (int k = 0; k < 2 && blk != UINT64_MAX; k++) {
+		uint8_t byte = f->bytes[offs[k]] ^ 0x04;
+
+		ref_restore(f);
+		patch(f->path, offs[k], &byte, 1);
+		rc = try_open(f->path, &rd);
+		if (rc == SHT_OK)
+			rc = whole_2d(rd, f, res, "mapped: flipped leaf");
+		ok(rc == SHT_ERR_CORRUPT && errmsg_ok() && strstr(sht_errmsg(), "block"),
+		   "mapped: a byte flipped in leaf %" PRIu64 " (%s) refused on first "
+		   "use: %s \"%s\"", blk, k ? "checksum" : "body", sht_err_name(rc),
+		   sht_errmsg());
+		sht_reader_close(rd);
+		rd = NULL;
+	}
+	ref_restore(f);
+
+	/* a builder's file, intervals written and not finished */
+	scratch_path(path, sizeof path, "building");
+	sht_builder_opts_init(&bo);
+	bo.block_size = f->bs;
+	bo.variant = f->variant;
+	bo.no_sync = true;
+	rc = sht_builder_create(path, f->o.start, &bo, &b);
+	for (size_t i = 0; rc == SHT_OK && i < f->o.n; i++)
+		rc = sht_builder_insert(b, &f->o.ivs[i]);
+	if (rc == SHT_OK)
+		rc = try_open(path, &rd);
+	ok(rc == SHT_ERR_INCOMPLETE || rc == SHT_ERR_CORRUPT,
+	   "mapped: a history being built is not opened: %s \"%s\"",
+	   sht_err_name(rc), sht_errmsg());
+	if (rc == SHT_OK)
+		sht_reader_close(rd);
+	sht_builder_close(b);
+	unlink(path);
+	sht_result_destroy(res);
+}
+
 static void test_stats(const ref *f)
 {
 	sht_reader *rd = NULL;
@@ -939,6 +1017,13 @@ int main(void)
 		test_stats(&f);
 		test_verified_once(&f);
 		test_threads(&f, seed + 100, 3000);
+		/* again with the file mapped */
+		g_mapped = true;
+		test_refusals(&f);
+		test_block_flips(&f, &r, 300);
+		test_mapped_refusals(&f);
+		test_threads(&f, seed + 100, 3000);
+		g_mapped = false;
 	}
 	ref_free(&f);
 	printf("# eSHT file done at %.1f s\n", now_s() - t0);
@@ -950,6 +1035,11 @@ int main(void)
 		test_stats(&f);
 		test_verified_once(&f);
 		test_threads(&f, seed + 200, 3000);
+		g_mapped = true;
+		test_block_flips(&f, &r, 300);
+		test_mapped_refusals(&f);
+		test_threads(&f, seed + 200, 3000);
+		g_mapped = false;
 	}
 	ref_free(&f);
 	printf("# total %.1f s\n", now_s() - t0);

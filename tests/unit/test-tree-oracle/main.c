@@ -15,7 +15,8 @@
  * interval after a gap (start exceptions), distinct int64s over the whole
  * range, doubles, strings up to blobs, histories of one or two intervals.
  *
- * After sht_builder_finish the file is reopened and checked:
+ * After sht_builder_finish the file is reopened and checked, once through
+ * the node cache (pread) and once mapped (sht_reader_opts.mapped):
  *   (a) single queries at random (quark, t) and at interval boundaries;
  *   (b) full queries at random t;
  *   (c) 2D queries (quark sets and ranges, resolution 0 and > 0);
@@ -56,6 +57,8 @@ static void run(const orc *o, const config *c, struct rng *r,
 		if (rng_pct(r, 10))
 			cache = 1;  /* smaller than one block */
 		verify(path, o, c, r, e, cache, name);
+		/* and mapped: the same answers without the node cache */
+		verify(path, o, c, r, e, VERIFY_MAPPED, name);
 	}
 	unlink(path);
 	printf("# %s: %zu intervals, %zu quarks, %.2f s\n", name, o->n,

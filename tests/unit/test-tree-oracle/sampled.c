@@ -422,10 +422,17 @@ static void check(const char *path, const orc *o, struct rng *r,
 	sht_result *res = sht_result_create(), *piece = sht_result_create();
 	sht_reader *rd = NULL;
 	size_t bad = 0, curbad = 0, items = 0, parbad = 0, nsplit = 0;
-	sht_err rc = sht_reader_open(path, NULL, &rd);
+	sht_reader_opts oo;
+	char mname[200];
+	sht_err rc;
 	orc_vis v;
 	sht_query2d q;
 
+	sht_reader_opts_init(&oo);
+	oo.mapped = rng_pct(r, 50);     /* half of them on a mapped reader */
+	snprintf(mname, sizeof mname, "%s%s", name, oo.mapped ? " mapped" : "");
+	name = mname;
+	rc = sht_reader_open(path, &oo, &rd);
 	if (!res || !piece)
 		bail_out("Cannot allocate a result");
 	if (!ok(rc == SHT_OK, "%s: open", name))

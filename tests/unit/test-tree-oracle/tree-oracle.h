@@ -35,6 +35,9 @@ const char *variant_name(sht_variant v);
 sht_err build(const char *path, const orc *o, const config *c,
 	      const char *name);
 
+/* cache: the node cache's bytes (0: the default); VERIFY_MAPPED: the
+ * reader maps the file (sht_reader_opts.mapped). */
+#define VERIFY_MAPPED SIZE_MAX
 void verify(const char *path, const orc *o, const config *c,
 	    struct rng *r, const effort *e, size_t cache,
 	    const char *name);

@@ -332,7 +332,8 @@ static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
 	free(quarks);
 }
 
-/* Reopen path and run every check.  cache: 0 for the default. */
+/* Reopen path and run every check.  cache: 0 for the default,
+ * VERIFY_MAPPED for a mapped reader. */
 void verify(const char *path, const orc *o, const config *c,
 	    struct rng *r, const effort *e, size_t cache,
 	    const char *name)
@@ -344,8 +345,16 @@ void verify(const char *path, const orc *o, const config *c,
 	orc_vis v;
 	unsigned nrep = 0;
 
+	char mapped_name[200];
+
 	memset(&oo, 0, sizeof oo);
-	oo.cache_bytes = cache;
+	if (cache == VERIFY_MAPPED) {
+		oo.mapped = true;
+		snprintf(mapped_name, sizeof mapped_name, "%s mapped", name);
+		name = mapped_name;
+	} else {
+		oo.cache_bytes = cache;
+	}
 	rc = sht_reader_open(path, &oo, &rd);
 	if (!ok(rc == SHT_OK && rd, "%s: reopen (cache %zu)", name, cache)) {
 		diag("  open: %s (%s)", sht_err_name(rc), sht_errmsg());
