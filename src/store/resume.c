@@ -105,7 +105,10 @@ sht_err sht_builder_checkpoint(sht_builder *b, void **data, size_t *len)
 	if (!data || !len)
 		return sht__error(SHT_ERR_INVALID, "Cannot checkpoint: NULL data or len");
 	pthread_mutex_lock(&b->lock);
-	if (b->failed || b->finished)
+	if (b->failed && b->pipe)      /* a thread's error: its cause, and its
+					  code if no call was told of it yet */
+		err = sht__pipe_failed(b, "checkpoint");
+	else if (b->failed || b->finished)
 		err = sht__error(SHT_ERR_STATE, "Cannot checkpoint: builder is %s",
 				 b->failed ? "failed" : "finished");
 	if (err == SHT_OK && b->pipe) {

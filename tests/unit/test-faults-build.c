@@ -19,6 +19,7 @@
 #include "faults.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include "oracle.h"
 #include "sht/sht.h"
@@ -277,6 +278,63 @@ static void run_workload(const struct wl *w, uint64_t max_points)
 	diag("%s: %.1f s", w->name, now_s() - t0);
 }
 
+
+/* ---- a thread's failure told to a checkpoint ------------------------------- */
+
+/* The threaded pipeline fails on its writing thread (the disk full from
+ * the first write) while the inserting thread only queues intervals.  The
+ * first call told of it must get the write's error (SHT_ERR_IO, with its
+ * cause), whichever it is: a checkpoint taken before any insert saw the
+ * failure once answered "builder is failed" (SHT_ERR_STATE, no cause),
+ * and sht build then took the full disk for a fatal error and removed
+ * the files it keeps to resume (tests/cli/test-resume caught it). */
+static void test_checkpoint_told(void)
+{
+	const struct flt_plan pl = { FLT_PWRITE, 1, ENOSPC, FLT_ERRNO, 1 };
+	sht_builder_opts o;
+	sht_builder *b;
+	char path[512];
+	sht_err err = SHT_OK, cerr;
+	const char *who = "insert";
+	void *data = NULL;
+	size_t len = 0;
+
+	scratch_path(path, sizeof path, "told");
+	sht_builder_opts_init(&o);
+	o.block_size = 1024;
+	o.threaded = true;
+	o.no_sync = true;
+	if (sht_builder_create(path, 0, &o, &b) != SHT_OK)
+		bail_out("cannot create %s: %s", path, sht_errmsg());
+	flt_arm(&pl);
+	for (int64_t i = 0; i < 2000000 && err == SHT_OK &&
+	     atomic_load(&flt_fired) == 0; i++) {
+		sht_interval iv = { (sht_quark)(i % 50), i, i,
+				    sht_value_int32((int32_t)i) };
+
+		err = sht_builder_insert(b, &iv);
+	}
+	if (err == SHT_OK) {        /* the failure not told yet: let the
+				       threads place what is queued */
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		who = "checkpoint";
+		err = sht_builder_checkpoint(b, &data, &len);
+	}
+	flt_disarm();
+	ok(atomic_load(&flt_fired) > 0, "the disk filled during the build");
+	is_str(sht_strerror(err), sht_strerror(SHT_ERR_IO),
+	       "the first call told of the write's failure (%s) gets its error", who);
+	ok(strstr(sht_errmsg(), "No space") != NULL, "and its cause: %s", sht_errmsg());
+	cerr = sht_builder_checkpoint(b, &data, &len);
+	ok(cerr != SHT_OK && strstr(sht_errmsg(), "No space") != NULL,
+	   "a later checkpoint fails with the cause too: %s", sht_errmsg());
+	free(data);
+	sht_builder_close(b);
+	remove(path);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t max_points = 40;
@@ -306,6 +364,7 @@ int main(int argc, char **argv)
 	}
 	diag("total: %" PRIu64 " faulty builds, %" PRIu64 " errors, %" PRIu64
 	     " absorbed", total_runs, total_errors, total_absorbed);
+	test_checkpoint_told();
 	orc_free(&mixed);
 	scratch_done();
 	return done_testing();
