@@ -99,11 +99,11 @@ static struct kq_ent *kq_find(sht_kernel *k, sht_quark parent, uint32_t kind, in
 }
 
 /* Remember a look-up: q, or KQ_ABSENT with the attribute count (no
- * memory: not cached).  An entry of the same name is replaced. */
-static void kq_put(sht_kernel *k, sht_quark parent, uint32_t kind, int64_t key, sht_quark q,
-		   uint64_t count)
+ * memory: not cached).  x: the entry of the same name, which kq_find
+ * found (replaced), or NULL. */
+static void kq_put(sht_kernel *k, struct kq_ent *x, sht_quark parent, uint32_t kind,
+		   int64_t key, sht_quark q, uint64_t count)
 {
-	struct kq_ent *x = kq_find(k, parent, kind, key);
 	size_t mask;
 
 	if (x) {
@@ -203,9 +203,9 @@ static sht_err kq_get(struct kev *e, sht_quark parent, uint32_t kind, int64_t ke
 	if (err == SHT_OK && d)
 		kdense_put(d, key, *out);
 	else if (err == SHT_OK)
-		kq_put(e->k, parent, kind, key, *out, 0);
+		kq_put(e->k, x, parent, kind, key, *out, 0);
 	else if (err == SHT_NOT_FOUND && !d)
-		kq_put(e->k, parent, kind, key, KQ_ABSENT, kq_count(e));
+		kq_put(e->k, x, parent, kind, key, KQ_ABSENT, kq_count(e));
 	return err;
 }
 
