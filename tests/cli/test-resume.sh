@@ -48,6 +48,7 @@ killed()
 	ms=$(ms_of "$trace" -o "ref-$name.sht" "$@") ||
 		{ ok 1 "$name: reference build"; return; }
 	diag "$name: an uninterrupted build takes $ms ms"
+	last_ms=$ms
 	rm -f -- "$name".sht*
 	for i in $(seq 1 "$kills"); do
 		delay=$(( (RANDOM * 32768 + RANDOM) % (ms / 3 + 1) + 100 ))
@@ -72,6 +73,7 @@ killed()
 }
 
 killed full big
+full_ms=${last_ms:-2400}
 killed partial big --partial 20000
 killed vstf big.vstf
 
@@ -122,7 +124,10 @@ for sig in INT TERM; do
 	rm -f -- sig.sht*
 	"$SHT" build big -o sig.sht --no-progress >/dev/null 2>sig.err &
 	pid=$!
-	sleep 0.8
+	# a third of an uninterrupted build: well before its end (a fixed
+	# 0.8 s came after the end once a quiet machine built in 0.66 s)
+	delay=$((full_ms / 3 + 50))
+	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
 	kill -$sig "$pid"
 	wait "$pid"
 	is "$?" "$want" "SIG$sig: exit status $want"
