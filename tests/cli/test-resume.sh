@@ -74,6 +74,15 @@ killed()
 
 killed full big
 full_ms=${last_ms:-2400}
+
+# sleep_third: a third of the uninterrupted build's time, well before the
+# end of a build started just now (fixed delays of 0.4 to 0.8 s came after
+# the end once a quiet machine built in 0.66 s).
+sleep_third()
+{
+	local d=$((full_ms / 3 + 50))
+	sleep "$(printf '%d.%03d' $((d / 1000)) $((d % 1000)))"
+}
 killed partial big --partial 20000
 killed vstf big.vstf
 
@@ -124,10 +133,7 @@ for sig in INT TERM; do
 	rm -f -- sig.sht*
 	"$SHT" build big -o sig.sht --no-progress >/dev/null 2>sig.err &
 	pid=$!
-	# a third of an uninterrupted build: well before its end (a fixed
-	# 0.8 s came after the end once a quiet machine built in 0.66 s)
-	delay=$((full_ms / 3 + 50))
-	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+	sleep_third
 	kill -$sig "$pid"
 	wait "$pid"
 	is "$?" "$want" "SIG$sig: exit status $want"
@@ -163,7 +169,7 @@ interrupted()
 	rm -f -- "$1".sht*
 	"$SHT" build big -o "$1.sht" --no-progress "${@:2}" >/dev/null 2>&1 &
 	local pid=$!
-	sleep 0.6
+	sleep_third
 	kill -INT "$pid"
 	wait "$pid"
 }
@@ -195,7 +201,7 @@ ok $? "... and the build is right"
 rm -f -- twice.sht*
 "$SHT" build big -o twice.sht --no-progress >/dev/null 2>&1 &
 pid=$!
-sleep 0.4
+sleep_third
 run "$SHT" build big -o twice.sht --no-progress
 case "$rc $err" in "1 "*"another sht build of it is running"*)
 	ok 0 "a second build of the same FILE is refused" ;;
