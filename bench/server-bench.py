@@ -56,10 +56,12 @@ CU = 'org.eclipse.tracecompass.analysis.os.linux.core.cpuusage.CpuUsageDataProvi
 
 class Server:
     def __init__(self, sht, work, root):
-        self.port_file = os.path.join(work, 'port')
+        # A port file of this process's own: two benchmarks may share a
+        # work directory (and its cache), each with its own server.
+        self.port_file = os.path.join(work, 'port.%d' % os.getpid())
         if os.path.exists(self.port_file):
             os.remove(self.port_file)
-        self.log = open(os.path.join(work, 'server.log'), 'a')
+        self.log = open(os.path.join(work, 'server.%d.log' % os.getpid()), 'a')
         self.p = subprocess.Popen([sht, 'serve', '--port', '0', '--port-file', self.port_file,
                                    '--root', root, '--cache', os.path.join(work, 'cache'),
                                    '--quiet'], stdout=self.log, stderr=self.log)
@@ -91,6 +93,9 @@ class Server:
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         self.p.wait()
+        self.log.close()
+        if os.path.exists(self.port_file):
+            os.remove(self.port_file)
 
 
 class RssPeaks:
