@@ -254,23 +254,6 @@ static int cmp_tid(const void *x, const void *y)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-/* Among one quark's items idx[lo..hi) (in time order, disjoint), the
- * last one starting at or before t (lo if none). */
-static size_t first_at(const struct tg_group *g, size_t lo, size_t hi, sht_time t)
-{
-	size_t r = lo;
-
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (g->items[g->idx[m]].start <= t)
-			r = m, lo = m + 1;
-		else
-			hi = m;
-	}
-	return r;
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -349,12 +332,12 @@ static void syscall_tids(const struct rstates *s, sht_quark cq, sht_quark ct,
 	tg_group_range(&s->g1, cq, &lo, &hi);
 	tg_group_range(&s->g1, ct, &clo, &chi);
 	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+		const sht_interval *iv = &s->g1.items[k];
 
 		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4)
 			continue;
-		for (size_t j = first_at(&s->g1, clo, chi, iv->start); j < chi; j++) {
-			const sht_interval *c = &s->g1.items[s->g1.idx[j]];
+		for (size_t j = tg_group_first_at(&s->g1, clo, chi, iv->start); j < chi; j++) {
+			const sht_interval *c = &s->g1.items[j];
 			const int64_t *p;
 
 			if (c->start > iv->end)
@@ -483,8 +466,8 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 	size_t lo, hi, n = 0;
 
 	tg_group_range(&s->g1, ct, &lo, &hi);
-	for (size_t k = first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
-		const sht_interval *c = &s->g1.items[s->g1.idx[k]];
+	for (size_t k = tg_group_first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
+		const sht_interval *c = &s->g1.items[k];
 
 		if (c->start > iv->end)
 			break;
@@ -603,7 +586,7 @@ static void row_states(struct rstates *s, struct tg_out *o,
 
 	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
 	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+		const sht_interval *iv = &s->g1.items[k];
 		sht_time at;
 
 		if (!hit(s, iv->start, iv->end, &at))

@@ -257,7 +257,7 @@ static void row_states(struct tg_out *o, const struct tg_group *g,
 
 	tg_group_range(g, (sht_quark)r->k.b, &lo, &hi);
 	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &g->items[g->idx[k]], *sc;
+		const sht_interval *iv = &g->items[k], *sc;
 		sht_time a = iv->start > ls ? iv->start : ls;
 		sht_time b = iv->end < le ? iv->end : le;
 		const char *key = status_key(&iv->value), *label = NULL;

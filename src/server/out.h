@@ -113,8 +113,9 @@ int srv_reply_tree(struct srv_reply *rep, json_t *model,
 int srv_query_status(struct srv_hq *q, size_t n, sht_time last);
 
 /* Sampled 2D query: the intervals of quarks that hold one of the times
- * (one 2D query at the times' step; several for uneven times), ordered
- * by (start, quark). */
+ * (one 2D query at the times' step; every interval over their span for
+ * uneven times), ordered by (quark, start), as time-graph rows read
+ * them. */
 sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 		   const struct srv_times *ts, const struct srv_xform *xf,
 		   sht_result *res);
