@@ -211,7 +211,53 @@ function checkResources(kernel) {
             }
         }
         ok(n > 0 && bad === 0, `${n} CPU rows: the status at every sample time equals sht history`);
+        checkSyscallLabels(kernel, m, rows, times);
     };
+}
+
+// The label of a CPU's "System call" state: the System_call of the thread
+// running on it at the state's first sample time (sht history), for up to
+// 40 threads' worth of states.
+function checkSyscallLabels(kernel, m, rows, times) {
+    const byId = new Map(m.entries.map((x) => [x.id, x]));
+    const sys = new Map();
+    const at = (ivs, t) => ivs.find((iv) => iv.start <= t && t <= iv.end);
+    let n = 0, bad = 0, labelled = 0;
+    for (const r of rows) {
+        const en = byId.get(r.entryId);
+        const cpu = /^CPU (\d+) States$/.exec(en.labels[0]);
+        if (!cpu || en.parentId !== m.entries[0].id)
+            continue;
+        const ct = intervals(kernel, `CPUs/${cpu[1]}/Current_thread`);
+        for (const s of r.states) {
+            if (!s.style || s.style.parentKey !== 'System call')
+                continue;
+            const i = lowerBound(times, s.start);
+            if (i >= times.length || times[i] >= s.end)
+                continue;
+            const c = at(ct, times[i]);
+            const tid = c ? String(c.value) : '';
+            if (!sys.has(tid)) {
+                if (sys.size >= 40)
+                    continue;
+                let ivs = [];
+                try {
+                    ivs = Number(tid) > 0 ? intervals(kernel, `Threads/${tid}/System_call`) : [];
+                } catch (err) {
+                    ivs = [];              /* no such attribute */
+                }
+                sys.set(tid, ivs);
+            }
+            const iv = at(sys.get(tid), times[i]);
+            const want = iv && typeof iv.value === 'string' ? iv.value : undefined;
+            n++;
+            labelled += want !== undefined;
+            if (s.label !== want && bad++ < 3)
+                diag(`CPU ${cpu[1]} [${s.start}, ${s.end}): label ${s.label}, want ${want} (tid ${tid})`);
+        }
+    }
+    ok((n === 0 || labelled > 0) && bad === 0, `${n} system call states of the CPUs (${labelled} labelled, ` +
+       `${sys.size} threads): labels equal the running thread's System_call`);
 }
 
 function lowerBound(a, x) {
