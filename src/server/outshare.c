@@ -152,6 +152,21 @@ sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 			   srv_from_exp(xf, ts->t[i1 - 1]), ts->step, res);
 }
 
+int srv_sample_keeps(const struct srv_hq *q, const struct srv_times *ts,
+		     const struct srv_xform *xf, sht_time a, sht_time b)
+{
+	size_t i0, i1;
+
+	if (!q->valid || ts->n == 0)
+		return 0;
+	i0 = srv_times_lower(ts, srv_to_exp(xf, q->start));
+	i1 = srv_times_lower(ts, srv_to_exp(xf, q->end) + 1);
+	if (i0 >= i1 || a > srv_from_exp(xf, ts->t[i1 - 1]) ||
+	    b < srv_from_exp(xf, ts->t[i0]))
+		return 0;
+	return ts->step == 0 || srv_times_hit(ts, srv_to_exp(xf, a), srv_to_exp(xf, b));
+}
+
 int srv_reply_tree(struct srv_reply *rep, json_t *model,
 		   struct srv_hist *const *h, size_t n)
 {

@@ -154,32 +154,53 @@ function intervals(file, attr) {
     return sht('history', file, '--attribute', attr, '--json');
 }
 
+// The intervals of an attribute, none if the history lacks it.
+function intervalsOrNone(file, attr) {
+    try {
+        return intervals(file, attr);
+    } catch (err) {
+        return [];
+    }
+}
+
 // Thread Status rows equal the intervals of Threads/<tid> holding a sample
-// time inside the row's lifetime.
+// time inside the row's lifetime; a system call state's label is the
+// thread's System_call at its start, if that interval holds a sample time.
 function checkThreads(kernel) {
     return async (m, rows, times) => {
         const byId = new Map(m.entries.map((x) => [x.id, x]));
-        let n = 0, bad = 0;
-        for (const r of rows) {
+        let n = 0, bad = 0, labelled = 0;
+        const inSys = (r) => r.states.some((x) => x.style && x.style.parentKey === 'System call');
+        // the rows with system call states first (their labels checked)
+        for (const r of [...rows].sort((x, y) => inSys(y) - inSys(x))) {
             const en = byId.get(r.entryId);
             if (!en || en.parentId === -1 || en.labels[1] === '0' || n >= 40)
                 continue;
             n++;
             const want = [];
+            const sys = intervalsOrNone(kernel, `Threads/${en.labels[1]}/System_call`);
             for (const iv of intervals(kernel, 'Threads/' + en.labels[1])) {
                 const a = iv.start > en.start ? iv.start : en.start;
                 const b = iv.end < en.end - 1n ? iv.end : en.end - 1n;
-                if (a <= b && hits(times, a, b))
-                    want.push([iv.start, iv.end + 1n, threadKey(iv.value)]);
+                const key = threadKey(iv.value);
+                if (!(a <= b && hits(times, a, b)))
+                    continue;
+                const sc = key === 'System call' ?
+                    sys.find((x) => x.start <= iv.start && iv.start <= x.end) : undefined;
+                const label = sc && typeof sc.value === 'string' && hits(times, sc.start, sc.end) ?
+                    sc.value : null;
+                labelled += label !== null;
+                want.push([iv.start, iv.end + 1n, key, label]);
             }
-            const got = r.states.map((s) => [s.start, s.end, s.style && s.style.parentKey]);
+            const got = r.states.map((s) => [s.start, s.end, s.style && s.style.parentKey,
+                                             s.label === undefined ? null : s.label]);
             if (JSON.stringify(got, (k, v) => typeof v === 'bigint' ? v.toString() : v) !==
                 JSON.stringify(want, (k, v) => typeof v === 'bigint' ? v.toString() : v)) {
                 bad++;
                 ok(false, `thread ${en.labels[1]} states equal its history`, { got: got.slice(0, 5), want: want.slice(0, 5) });
             }
         }
-        ok(n > 0 && bad === 0, `${n} thread rows equal sht history`);
+        ok(n > 0 && bad === 0, `${n} thread rows equal sht history (${labelled} system call labels)`);
     };
 }
 

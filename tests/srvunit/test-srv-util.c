@@ -6,13 +6,18 @@
  * The index of the first requested time >= t (srv_times_lower, req.c),
  * which takes evenly spaced times by their step, against a linear search:
  * grids of many spans and steps (a shorter last one), uneven lists, and
- * times before, between, on and after them.
+ * times before, between, on and after them.  Whether a screen's sampled
+ * query keeps an interval (srv_sample_keeps, outshare.c), against its
+ * definition read plainly: a requested time inside the history and the
+ * interval (evenly spaced times), or the interval meeting the span of
+ * those times (uneven ones), with a trace offset.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "out.h"
 #include "srv.h"
 #include "tap.h"
 
@@ -99,6 +104,62 @@ static void times_lower(void)
 	   probes, bad);
 }
 
+/* srv_sample_keeps against the plain definition on random intervals. */
+static void sample_keeps(void)
+{
+	uint64_t x = 777;
+	size_t bad = 0, probes = 0, kept = 0;
+
+	for (int g = 0; g < 2000; g++) {
+		struct srv_times ts;
+		struct srv_hq q;
+		struct srv_xform xf = { (sht_time)(rnd(&x) % 1000) - 500 };
+		size_t n = 1 + rnd(&x) % 50;
+		sht_time step = 1 + (sht_time)(rnd(&x) % 100), start = (sht_time)(rnd(&x) % 1000);
+
+		ts.t = malloc(n * sizeof *ts.t);
+		for (size_t k = 0; k < n; k++)    /* even, or jittered (step 0) */
+			ts.t[k] = start + (sht_time)k * step +
+				  (g % 2 ? (sht_time)(rnd(&x) % (uint64_t)step) / 2 : 0);
+		ts.n = n;
+		ts.start = ts.t[0];
+		ts.end = ts.t[n - 1];
+		ts.step = g % 2 ? 0 : step;
+		memset(&q, 0, sizeof q);
+		q.valid = 1;
+		q.start = (sht_time)(rnd(&x) % 3000) - 500;
+		q.end = q.start + (sht_time)(rnd(&x) % 3000);
+		for (int k = 0; k < 50; k++) {
+			sht_time a = q.start + (sht_time)(rnd(&x) % (uint64_t)(q.end - q.start + 1));
+			sht_time b = a + (sht_time)(rnd(&x) % 200);
+			sht_time lo = INT64_MAX, hi = INT64_MIN;
+			int want = 0, got;
+
+			if (b > q.end)
+				b = q.end;
+			for (size_t i = 0; i < n; i++) {  /* requested, in the history */
+				sht_time t = srv_from_exp(&xf, ts.t[i]);
+
+				if (t < q.start || t > q.end)
+					continue;
+				lo = t < lo ? t : lo;
+				hi = t > hi ? t : hi;
+				want |= ts.step > 0 && a <= t && t <= b;
+			}
+			if (ts.step == 0)
+				want = lo <= hi && a <= hi && b >= lo;
+			got = srv_sample_keeps(&q, &ts, &xf, a, b);
+			kept += got;
+			probes++;
+			if (got != want && bad++ < 3)
+				diag("step %" PRId64 " [%" PRId64 ", %" PRId64 "]: got %d", ts.step, a, b, got);
+		}
+		free(ts.t);
+	}
+	ok(bad == 0 && kept > 0 && kept < probes, "a sampled query keeps [a, b]: %zu probes, "
+	   "%zu kept (%zu wrong)", probes, kept, bad);
+}
+
 int main(void)
 {
 	uint64_t x = 0x9e3779b97f4a7c15u;
@@ -122,5 +183,6 @@ int main(void)
 	}
 	ok(bad == 0, "a million random values (%zu wrong)", bad);
 	times_lower();
+	sample_keeps();
 	return done_testing();
 }
