@@ -3,7 +3,8 @@
  * history (a kernel analysis's, e.g. of `sht gen kernel --size 2g`).
  *
  *   q2d-bench HISTORY [--rows N] [--points P] [--repeat K]
- *             [--cache-bytes B] [--window F] [--case NAME]... [--verbose]
+ *             [--cache-bytes B] [--window F] [--case NAME]... [--order ORDER]
+ *             [--verbose]
  *
  * Cases (each a 2D query over the window at resolution window / P, P = 1920
  * by default, the width of a screen in pixels):
@@ -16,6 +17,8 @@
  *   syscalls   Threads/x/System_call of every thread: the labels a
  *              Resources screen asks for
  * The window is the whole history (--window 1) or its first fraction F.
+ * --order quark asks the answers by (quark, start) (SHT_ORDER_QUARK, as
+ * sht serve does) instead of (start, quark) ("time", the default).
  *
  * Each case runs through four paths (--path: one of them): sht_reader_query_2d on a reader with
  * a node cache of B bytes (--cache-bytes; default the library's), the same
@@ -30,14 +33,15 @@
  * calling thread: steadier on a shared machine), intervals, visits (node visits per
  * call, sht_reader_counters_get), misses (cache misses per call), and
  * hash, an FNV-1a hash of every (quark, start, end, value) of the answer
- * in the order (start, quark) (the cursor's sorted first): two builds of
- * the library give the same answers iff their hashes agree.  The exit
+ * in the order (start, quark) (the cursor's, and an answer by quark,
+ * sorted so first): two builds of the library, or the two orders, give
+ * the same answers iff their hashes agree.  The exit
  * status is 1 if the paths of a case disagree, 2 on an error.
  *
  * It uses only the public API, so that the same file builds against an
  * older libsht for before/after comparisons (bench/run-q2d.sh); one from
  * before sht_reader_opts.mapped (November 2026) needs the "mapped" lines
- * taken out.
+ * taken out, one from before sht_query2d.order the two lines setting it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -57,6 +61,7 @@ struct opts {
 	const char *cases[MAX_CASES];
 	int ncases;
 	const char *path1;      /* --path: only this path */
+	int by_quark;           /* --order quark */
 };
 
 static void usage(FILE *f)
@@ -70,6 +75,8 @@ static void usage(FILE *f)
 "  --window F        the first fraction F of the history (1)\n"
 "  --case NAME       cflow, cpus or syscalls (repeatable; default all)\n"
 "  --path NAME       only reader, reader-16m, cursor-16m or mapped\n"
+"  --order ORDER     time: answers by (start, quark) (default); quark: by\n"
+"                    (quark, start)\n"
 "  --verbose         progress on stderr\n", f);
 }
 
@@ -83,6 +90,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "window", required_argument, NULL, 'w' },
 		{ "case", required_argument, NULL, 'C' },
 		{ "path", required_argument, NULL, 'P' },
+		{ "order", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +119,11 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->cases[o->ncases++] = optarg;
 			break;
 		case 'P': o->path1 = optarg; break;
+		case 'o':
+			if (strcmp(optarg, "quark") && strcmp(optarg, "time"))
+				usage_error("--order wants quark or time");
+			o->by_quark = !strcmp(optarg, "quark");
+			break;
 		case 'v': bench_verbose = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_option();
@@ -274,6 +287,21 @@ static sht_err by_cursor(sht_reader *rd, const sht_query2d *q,
 	return err;
 }
 
+/* The answer of a query: its hash in (start, quark) order (an answer
+ * by quark sorted so first). */
+static void hash_answer(const sht_result *res, struct answer *a)
+{
+	size_t n = sht_result_count(res);
+	sht_interval *all = xmalloc((n ? n : 1) * sizeof *all);
+
+	if (n)
+		memcpy(all, sht_result_items(res), n * sizeof *all);
+	qsort(all, n, sizeof *all, by_start);
+	a->count = n;
+	a->hash = hash_items(all, n);
+	free(all);
+}
+
 /* Run one path K + 1 times; print its line; *a gets its answer. */
 static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 		     const char *cname, const char *pname,
@@ -305,10 +333,8 @@ static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 		if (err != SHT_OK)
 			die("%s/%s: %s (%s)", cname, pname, sht_strerror(err),
 			    sht_errmsg());
-		if (!cursor && k == 0) {
-			a->count = sht_result_count(res);
-			a->hash = hash_items(sht_result_items(res), a->count);
-		}
+		if (!cursor && k == 0)
+			hash_answer(res, a);
 		if (k > 0) {
 			ms[k - 1] = (t1 - t0) * 1e3;
 			cpu[k - 1] = (thread_cpu_s() - c0s) * 1e3;
@@ -321,6 +347,7 @@ static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 	j = bj_object();
 	bj_str(j, "case", cname);
 	bj_str(j, "path", pname);
+	bj_str(j, "order", q->order == SHT_ORDER_QUARK ? "quark" : "time");
 	bj_int(j, "quarks", (int64_t)q->n_quarks);
 	bj_int(j, "points", (int64_t)o->points);
 	bj_int(j, "resolution", q->resolution);
@@ -386,6 +413,7 @@ int main(int argc, char **argv)
 		q.t1 = info.start;
 		q.t2 = o.window >= 1 ? info.end : info.start + (sht_time)(w * o.window);
 		q.resolution = (sht_time)(((uint64_t)q.t2 - (uint64_t)q.t1) / o.points);
+		q.order = o.by_quark ? SHT_ORDER_QUARK : SHT_ORDER_TIME;
 		if (q.resolution < 1)
 			q.resolution = 1;
 		note("%s: %zu quarks", o.cases[i], l.n);

@@ -283,18 +283,32 @@ SHT_API sht_err sht_builder_query_full(sht_builder *b, sht_time t,
 
 /*
  * 2D query: the intervals of the selected quarks that intersect [t1, t2],
- * ordered by (start, quark).  Quarks are either the n values in quarks[]
- * (any order, duplicates ignored) or, if quarks is NULL, the range
- * [qmin, qmax].  With resolution r > 0 only the intervals that contain one
- * of the sample times t1, t1 + r, t1 + 2r, ... <= t2, or t2 itself, are
- * kept: what a timeline view of that many pixels needs.
+ * ordered by (start, quark), or by (quark, start) if order is
+ * SHT_ORDER_QUARK.  Quarks are either the n values in quarks[] (any
+ * order, duplicates ignored) or, if quarks is NULL, the range
+ * [qmin, qmax].  With resolution r > 0 only the intervals that contain
+ * one of the sample times t1, t1 + r, t1 + 2r, ... <= t2, or t2 itself,
+ * are kept: what a timeline view of that many pixels needs.
+ *
+ * The order changes nothing but the order: the same intervals either
+ * way, and the same cost.  SHT_ORDER_QUARK suits a caller that walks one
+ * quark at a time (a time-graph row): each quark's intervals are
+ * together, in time order.  Zero the struct (memset, or = { 0 } and
+ * then the fields) so that order and fields added later keep their
+ * defaults; another value of order is SHT_ERR_INVALID.
  */
+typedef enum sht_order {
+	SHT_ORDER_TIME = 0,       /* by (start, quark): the default */
+	SHT_ORDER_QUARK = 1,      /* by (quark, start) */
+} sht_order;
+
 typedef struct sht_query2d {
 	const sht_quark *quarks;
 	size_t n_quarks;
 	sht_quark qmin, qmax;
 	sht_time t1, t2;
 	sht_time resolution;      /* 0: every interval */
+	sht_order order;          /* SHT_ORDER_TIME (0) or SHT_ORDER_QUARK */
 } sht_query2d;
 
 SHT_API sht_err sht_reader_query_2d(sht_reader *r, const sht_query2d *q,
@@ -307,7 +321,8 @@ SHT_API sht_err sht_builder_query_2d(sht_builder *b, const sht_query2d *q,
  * included: the sample times are cut into runs of consecutive samples,
  * one per thread, each answered through the reader's shared cache, and
  * the answers joined (an interval holding samples of two runs is kept
- * once): the same intervals in the same order as sht_reader_query_2d.
+ * once): the same intervals in the same order as sht_reader_query_2d
+ * (either order).
  * With resolution 0, nthreads <= 1, or fewer than 64 samples a thread,
  * the calling thread answers alone.  Worth it for a big sampled query (a
  * time-graph screen over a whole history of millions of intervals); a

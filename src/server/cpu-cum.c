@@ -100,6 +100,7 @@ static int sampled(struct srv_hq *q, const sht_quark *qs, size_t nq,
 	qq.t1 = t1;
 	qq.t2 = t2;
 	qq.resolution = step > 0 ? step : 0;
+	qq.order = SHT_ORDER_QUARK;          /* as tg_group reads it */
 	if (nq && t2 >= q->start && sht_reader_query_2d(q->rd, &qq, res) != SHT_OK)
 		return -1;
 	return tg_group(g, res);

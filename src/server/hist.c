@@ -142,33 +142,6 @@ void srv_hist_release(struct srv_hq *q)
 	q->h = NULL;
 }
 
-sht_err srv_hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
-		  sht_time t1, sht_time t2, sht_time resolution,
-		  sht_result *res)
-{
-	sht_query2d qq;
-
-	sht_result_clear(res);
-	if (!q->valid || n == 0)
-		return SHT_OK;
-	if (t1 < q->start)
-		t1 = q->start;
-	if (t2 > q->end)
-		t2 = q->end;
-	if (t1 > t2)
-		return SHT_OK;
-	memset(&qq, 0, sizeof qq);
-	qq.quarks = quarks;
-	qq.n_quarks = n;
-	qq.t1 = t1;
-	qq.t2 = t2;
-	qq.resolution = resolution;
-	if (q->rd && n >= SRV_PAR_QUARKS && resolution > 0)
-		return sht_reader_query_2d_threads(q->rd, &qq, q->h->query_threads, res);
-	return q->rd ? sht_reader_query_2d(q->rd, &qq, res)
-		     : sht_state_query_2d(q->ss, &qq, res);
-}
-
 sht_err srv_hq_at(struct srv_hq *q, sht_quark quark, sht_time t,
 		  sht_result *res)
 {

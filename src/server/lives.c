@@ -185,7 +185,7 @@ static int read_pids(struct lctx *x, const int32_t *of_thread)
 		if (x->thr[i].ppid != NONE)
 			qs[n++] = x->thr[i].ppid;
 	}
-	if (srv_hq_2d(x->q, qs, n, x->q->start, x->q->end, 0, x->res) != SHT_OK ||
+	if (srv_hq_rows(x->q, qs, n, x->q->start, x->q->end, 0, x->res) != SHT_OK ||
 	    tg_group(&g, x->res) != 0) {
 		free(qs);
 		return -1;

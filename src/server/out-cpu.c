@@ -143,7 +143,7 @@ static void names_range(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
 	sht_result *res = sht_result_create();
 	struct tg_group g = { 0 };
 
-	if (res && srv_hq_2d(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
+	if (res && srv_hq_rows(q, qs, n, t1, t2, 0, res) == SHT_OK && tg_group(&g, res) == 0)
 		for (size_t i = 0; i < n; i++) {
 			size_t lo, hi;
 
@@ -151,7 +151,7 @@ static void names_range(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
 				continue;
 			tg_group_range(&g, qs[i], &lo, &hi);
 			while (hi-- > lo) {
-				const sht_interval *iv = &g.items[g.idx[hi]];
+				const sht_interval *iv = &g.items[hi];
 
 				if (iv->value.type == SHT_TYPE_STRING) {
 					names[i] = name_of(iv);
@@ -174,7 +174,7 @@ static void names_back(struct srv_hq *q, sht_quark *qs, size_t n, sht_time t1,
 	struct tg_group g = { 0 };
 	sht_time lo = t1 > q->start ? t1 : q->start, at = t2 < q->end ? t2 : q->end;
 
-	if (!res || !one || at < lo || srv_hq_2d(q, qs, n, at, at, 0, res) != SHT_OK ||
+	if (!res || !one || at < lo || srv_hq_rows(q, qs, n, at, at, 0, res) != SHT_OK ||
 	    tg_group(&g, res) != 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {

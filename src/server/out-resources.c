@@ -10,8 +10,13 @@
  * States" child per CPU that has a copy of it.
  *
  * States: one sampled 2D query over the rows' quarks (with each CPU's
- * current thread and maximum frequency), then one over the Exec_name and
- * System_call of the threads met, for the labels: two queries a screen.
+ * current thread and maximum frequency).  Labels: a thread's name from
+ * the history's thread lifetimes (else one more sampled 2D query over
+ * the Exec_name of the threads met); the system call of a CPU's "System
+ * call" state by a point query of its thread's System_call at the
+ * state's first requested time, the last answer kept per thread (a 2D
+ * query of every such thread's System_call took hundreds of thousands
+ * of intervals, of which a screen shows a few per CPU and pixel).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -228,10 +233,15 @@ static int res_tree(struct srv_out_ctx *c)
 
 /* ---- states ------------------------------------------------------------------ */
 
-/* A thread met on a CPU: the quarks of its name and system call. */
+/* A thread met on a CPU: the quarks of its name and system call; the
+ * last System_call interval looked up (sys_lo > sys_hi: none yet), its
+ * name at sys_off in rstates.sysnames (sys_len -1: not a string). */
 struct tid_q {
 	int64_t tid;
 	sht_quark exec, sys;
+	sht_time sys_lo, sys_hi;
+	size_t sys_off;
+	int64_t sys_len;
 };
 
 struct rstates {
@@ -240,7 +250,8 @@ struct rstates {
 	const struct srv_times *ts;
 	struct srv_hq q;
 	struct tg_group g1, g2;   /* rows' quarks; threads' names */
-	sht_result *r1, *r2;
+	sht_result *r1, *r2, *one; /* one: a point query's */
+	struct srv_buf sysnames;  /* system calls' names looked up */
 	struct tid_q *tids;
 	size_t ntids;
 	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
@@ -254,33 +265,9 @@ static int cmp_tid(const void *x, const void *y)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-/* Among one quark's items idx[lo..hi) (in time order, disjoint), the
- * last one starting at or before t (lo if none). */
-static size_t first_at(const struct tg_group *g, size_t lo, size_t hi, sht_time t)
+static struct tid_q *find_tid(const struct rstates *s, int64_t tid)
 {
-	size_t r = lo;
-
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-
-		if (g->items[g->idx[m]].start <= t)
-			r = m, lo = m + 1;
-		else
-			hi = m;
-	}
-	return r;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-static const struct tid_q *find_tid(const struct rstates *s, int64_t tid)
-{
-	struct tid_q k = { tid, NONE, NONE };
+	struct tid_q k = { .tid = tid };
 
 	return bsearch(&k, s->tids, s->ntids, sizeof k, cmp_tid);
 }
@@ -339,59 +326,22 @@ static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
 	return iv->value.u.str;
 }
 
-/* 1 if the CPU row (status quark cq, running thread ct) is in a system
- * call while tid runs: the system call's name is then needed. */
-static void syscall_tids(const struct rstates *s, sht_quark cq, sht_quark ct,
-			 uint8_t *need, const int64_t *tid_of, size_t ntid)
-{
-	size_t lo, hi, clo, chi;
-
-	tg_group_range(&s->g1, cq, &lo, &hi);
-	tg_group_range(&s->g1, ct, &clo, &chi);
-	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
-
-		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4)
-			continue;
-		for (size_t j = first_at(&s->g1, clo, chi, iv->start); j < chi; j++) {
-			const sht_interval *c = &s->g1.items[s->g1.idx[j]];
-			const int64_t *p;
-
-			if (c->start > iv->end)
-				break;
-			if (c->value.type != SHT_TYPE_INT32)
-				continue;
-			p = bsearch(&(int64_t){ c->value.u.i32 }, tid_of, ntid,
-				    sizeof *tid_of, cmp_i64);
-			if (p)
-				need[p - tid_of] = 1;
-		}
-	}
-}
-
 /* The threads running in the first result and their quarks; then the
- * second query: their System_call where a CPU is in a system call, and
- * their Exec_name unless the history's thread lifetimes give the names. */
-static int thread_names(struct rstates *s, const struct tg_row *rows, size_t n,
-			size_t ti)
+ * second query, their Exec_name, unless the history's thread lifetimes
+ * give the names. */
+static int thread_names(struct rstates *s)
 {
 	const sht_interval *iv = sht_result_items(s->r1);
 	size_t m = sht_result_count(s->r1), k = 0;
 	const struct srv_attrs *a = &s->q.h->attrs;
 	sht_quark threads, *qs;
-	int64_t *tid_of;
-	uint8_t *need;
 	char name[24];
 
 	s->lives = srv_hist_lives(&s->q);
 	s->tids = malloc((m ? m : 1) * sizeof *s->tids);
-	tid_of = malloc((m ? m : 1) * sizeof *tid_of);
-	need = calloc(m ? m : 1, 1);
-	qs = malloc((2 * m + 1) * sizeof *qs);
-	if (!s->tids || !qs || !tid_of || !need) {
+	qs = malloc((m + 1) * sizeof *qs);
+	if (!s->tids || !qs) {
 		free(qs);
-		free(tid_of);
-		free(need);
 		return -1;
 	}
 	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
@@ -406,7 +356,9 @@ static int thread_names(struct rstates *s, const struct tg_row *rows, size_t n,
 			continue;
 		s->tids[s->ntids].tid = iv[i].value.u.i32;
 		s->tids[s->ntids].exec = srv_attrs_child(a, x, "Exec_name");
-		s->tids[s->ntids++].sys = srv_attrs_child(a, x, "System_call");
+		s->tids[s->ntids].sys = srv_attrs_child(a, x, "System_call");
+		s->tids[s->ntids].sys_lo = 1;
+		s->tids[s->ntids++].sys_hi = 0;
 	}
 	pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	qsort(s->tids, s->ntids, sizeof *s->tids, cmp_tid);
@@ -414,26 +366,43 @@ static int thread_names(struct rstates *s, const struct tg_row *rows, size_t n,
 		if (k == 0 || s->tids[i].tid != s->tids[k - 1].tid)
 			s->tids[k++] = s->tids[i];
 	s->ntids = k;
-	for (size_t i = 0; i < s->ntids; i++)
-		tid_of[i] = s->tids[i].tid;
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].known && rows[i].k.a == (int64_t)ti && s->ct[i] != NONE &&
-		    (rows[i].k.c & 0xff) == K_CPU)
-			syscall_tids(s, (sht_quark)rows[i].k.b, s->ct[i], need, tid_of,
-				     s->ntids);
 	k = 0;
-	for (size_t i = 0; i < s->ntids; i++) {
+	for (size_t i = 0; i < s->ntids; i++)
 		if (!s->lives && s->tids[i].exec != NONE)
 			qs[k++] = s->tids[i].exec;
-		if (need[i] && s->tids[i].sys != NONE)
-			qs[k++] = s->tids[i].sys;
-	}
 	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
 	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
 	free(qs);
-	free(tid_of);
-	free(need);
 	return k ? -1 : 0;
+}
+
+/* The system call of thread tq at t (a requested time), or NULL: a
+ * point query, unless t is in the interval looked up last. */
+static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
+			  size_t *len)
+{
+	const sht_interval *iv;
+
+	if (tq->sys == NONE)
+		return NULL;
+	if (t < tq->sys_lo || t > tq->sys_hi) {
+		if (srv_hq_at(&s->q, tq->sys, t, s->one) != SHT_OK ||
+		    sht_result_count(s->one) == 0)
+			return NULL;
+		iv = sht_result_items(s->one);
+		tq->sys_lo = iv->start;
+		tq->sys_hi = iv->end;
+		tq->sys_len = -1;
+		if (iv->value.type == SHT_TYPE_STRING) {
+			tq->sys_off = s->sysnames.len;
+			srv_buf_put(&s->sysnames, iv->value.u.str, iv->value.len);
+			tq->sys_len = s->sysnames.oom ? -1 : (int64_t)iv->value.len;
+		}
+	}
+	if (tq->sys_len < 0)
+		return NULL;
+	*len = (size_t)tq->sys_len;
+	return s->sysnames.p + tq->sys_off;
 }
 
 /* The name of thread tid at t: from the lifetimes if the history has
@@ -483,14 +452,14 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 	size_t lo, hi, n = 0;
 
 	tg_group_range(&s->g1, ct, &lo, &hi);
-	for (size_t k = first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
-		const sht_interval *c = &s->g1.items[s->g1.idx[k]];
+	for (size_t k = tg_group_first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
+		const sht_interval *c = &s->g1.items[k];
 
 		if (c->start > iv->end)
 			break;
 		sht_time a = c->start > iv->start ? c->start : iv->start;
 		sht_time b = c->end < iv->end ? c->end : iv->end, at;
-		const struct tid_q *tq;
+		struct tid_q *tq;
 		const char *label = NULL;
 		size_t len = 0;
 
@@ -499,7 +468,7 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 		if (c->value.type == SHT_TYPE_INT32 &&
 		    (tq = find_tid(s, c->value.u.i32)) != NULL)
 			label = iv->value.u.i32 == 2 ? exec_at(s, tq, at, &len)
-						      : name_at(s, tq->sys, at, &len);
+						      : sys_at(s, tq, at, &len);
 		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
 			 cpu_key(iv->value.u.i32), label, len);
 		n++;
@@ -603,7 +572,7 @@ static void row_states(struct rstates *s, struct tg_out *o,
 
 	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
 	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &s->g1.items[s->g1.idx[k]];
+		const sht_interval *iv = &s->g1.items[k];
 		sht_time at;
 
 		if (!hit(s, iv->start, iv->end, &at))
@@ -637,14 +606,15 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	s.ts = ts;
 	s.r1 = sht_result_create();
 	s.r2 = sht_result_create();
+	s.one = sht_result_create();
 	s.ct = malloc((n + 1) * sizeof *s.ct);
 	s.maxf = malloc((n + 1) * sizeof *s.maxf);
-	if (!h || !qs || !s.r1 || !s.r2 || !s.ct || !s.maxf)
+	if (!h || !qs || !s.r1 || !s.r2 || !s.one || !s.ct || !s.maxf)
 		goto out;
 	srv_hist_acquire(h, &s.q);
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
-	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s, rows, n, ti) == 0) {
+	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
 		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
 		for (size_t i = 0; i < n; i++) {
 			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
@@ -665,6 +635,8 @@ out:
 	tg_group_free(&s.g2);
 	sht_result_destroy(s.r1);
 	sht_result_destroy(s.r2);
+	sht_result_destroy(s.one);
+	srv_buf_free(&s.sysnames);
 	free(s.tids);
 	free(s.ct);
 	free(s.maxf);

@@ -169,7 +169,7 @@ static void attr_states(struct tg_out *o, const struct tg_group *g,
 
 	tg_group_range(g, q, &lo, &hi);
 	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &g->items[g->idx[k]];
+		const sht_interval *iv = &g->items[k];
 		char buf[64];
 		size_t len = 0;
 		const char *label;

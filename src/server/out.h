@@ -113,11 +113,19 @@ int srv_reply_tree(struct srv_reply *rep, json_t *model,
 int srv_query_status(struct srv_hq *q, size_t n, sht_time last);
 
 /* Sampled 2D query: the intervals of quarks that hold one of the times
- * (one 2D query at the times' step; several for uneven times), ordered
- * by (start, quark). */
+ * (one 2D query at the times' step; every interval over their span for
+ * uneven times), ordered by (quark, start), as time-graph rows read
+ * them. */
 sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 		   const struct srv_times *ts, const struct srv_xform *xf,
 		   sht_result *res);
+/* Whether srv_sample's query over ts would keep an interval [a, b] of
+ * the history (trace times): one holding a requested time (evenly spaced
+ * times) or meeting their span (uneven times).  For an interval found
+ * otherwise (a point query) where a screen used to take it from the 2D
+ * query's answer. */
+int srv_sample_keeps(const struct srv_hq *q, const struct srv_times *ts,
+		     const struct srv_xform *xf, sht_time a, sht_time b);
 
 /* ---- events table (evtab.c, evmerge.c, evcursor.c) --------------------------- */
 

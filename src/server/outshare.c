@@ -83,6 +83,49 @@ int srv_query_status(struct srv_hq *q, size_t n, sht_time last)
 	return st;
 }
 
+/* The 2D query of srv_hq_2d in the given order. */
+static sht_err hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
+		     sht_time t1, sht_time t2, sht_time resolution,
+		     sht_order order, sht_result *res)
+{
+	sht_query2d qq;
+
+	sht_result_clear(res);
+	if (!q->valid || n == 0)
+		return SHT_OK;
+	if (t1 < q->start)
+		t1 = q->start;
+	if (t2 > q->end)
+		t2 = q->end;
+	if (t1 > t2)
+		return SHT_OK;
+	memset(&qq, 0, sizeof qq);
+	qq.quarks = quarks;
+	qq.n_quarks = n;
+	qq.t1 = t1;
+	qq.t2 = t2;
+	qq.resolution = resolution;
+	qq.order = order;
+	if (q->rd && n >= SRV_PAR_QUARKS && resolution > 0)
+		return sht_reader_query_2d_threads(q->rd, &qq, q->h->query_threads, res);
+	return q->rd ? sht_reader_query_2d(q->rd, &qq, res)
+		     : sht_state_query_2d(q->ss, &qq, res);
+}
+
+sht_err srv_hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
+		  sht_time t1, sht_time t2, sht_time resolution,
+		  sht_result *res)
+{
+	return hq_2d(q, quarks, n, t1, t2, resolution, SHT_ORDER_TIME, res);
+}
+
+sht_err srv_hq_rows(struct srv_hq *q, const sht_quark *quarks, size_t n,
+		    sht_time t1, sht_time t2, sht_time resolution,
+		    sht_result *res)
+{
+	return hq_2d(q, quarks, n, t1, t2, resolution, SHT_ORDER_QUARK, res);
+}
+
 /*
  * The 2D query of a request's times (experiment times, turned into the
  * trace's through xf).  Evenly spaced times are exactly the 2D query's
@@ -105,8 +148,23 @@ sht_err srv_sample(struct srv_hq *q, const sht_quark *quarks, size_t n,
 	i1 = srv_times_lower(ts, srv_to_exp(xf, q->end) + 1);
 	if (i0 >= i1)
 		return SHT_OK;
-	return srv_hq_2d(q, quarks, n, srv_from_exp(xf, ts->t[i0]),
-			 srv_from_exp(xf, ts->t[i1 - 1]), ts->step, res);
+	return srv_hq_rows(q, quarks, n, srv_from_exp(xf, ts->t[i0]),
+			   srv_from_exp(xf, ts->t[i1 - 1]), ts->step, res);
+}
+
+int srv_sample_keeps(const struct srv_hq *q, const struct srv_times *ts,
+		     const struct srv_xform *xf, sht_time a, sht_time b)
+{
+	size_t i0, i1;
+
+	if (!q->valid || ts->n == 0)
+		return 0;
+	i0 = srv_times_lower(ts, srv_to_exp(xf, q->start));
+	i1 = srv_times_lower(ts, srv_to_exp(xf, q->end) + 1);
+	if (i0 >= i1 || a > srv_from_exp(xf, ts->t[i1 - 1]) ||
+	    b < srv_from_exp(xf, ts->t[i0]))
+		return 0;
+	return ts->step == 0 || srv_times_hit(ts, srv_to_exp(xf, a), srv_to_exp(xf, b));
 }
 
 int srv_reply_tree(struct srv_reply *rep, json_t *model,

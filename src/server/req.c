@@ -290,9 +290,31 @@ void srv_times_free(struct srv_times *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Evenly spaced times (a screen's, asked for each of its intervals):
+ * the index from the step, then moved to the exact one (the last time
+ * may be closer; any wrong guess only costs steps). */
+static size_t lower_step(const struct srv_times *ts, sht_time t)
+{
+	uint64_t k;
+	size_t i;
+
+	if (t <= ts->t[0])
+		return 0;
+	k = ((uint64_t)t - (uint64_t)ts->t[0] - 1) / (uint64_t)ts->step + 1;
+	i = k < ts->n ? (size_t)k : ts->n;
+	while (i > 0 && ts->t[i - 1] >= t)
+		i--;
+	while (i < ts->n && ts->t[i] < t)
+		i++;
+	return i;
+}
+
 size_t srv_times_lower(const struct srv_times *ts, sht_time t)
 {
 	size_t lo = 0, hi = ts->n;
+
+	if (ts->step > 0 && ts->n > 0)
+		return lower_step(ts, t);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

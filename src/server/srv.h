@@ -271,6 +271,12 @@ void srv_hist_release(struct srv_hq *q);
 sht_err srv_hq_2d(struct srv_hq *q, const sht_quark *quarks, size_t n,
 		  sht_time t1, sht_time t2, sht_time resolution,
 		  sht_result *res);
+/* The same by (quark, start) (SHT_ORDER_QUARK): each row's intervals
+ * together, in time order, for a caller that walks row by row (tg.h's
+ * tg_group).  Both are in outshare.c. */
+sht_err srv_hq_rows(struct srv_hq *q, const sht_quark *quarks, size_t n,
+		    sht_time t1, sht_time t2, sht_time resolution,
+		    sht_result *res);
 /* The interval of one quark at t (SHT_NOT_FOUND outside). */
 sht_err srv_hq_at(struct srv_hq *q, sht_quark quark, sht_time t,
 		  sht_result *res);

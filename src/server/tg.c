@@ -34,95 +34,98 @@ int tg_rows(struct srv_out_ctx *c, struct tg_row **rows, size_t *n)
 
 /* ---- grouping ------------------------------------------------------------- */
 
-/* A stable counting sort by quark: the 2D result is in (start, quark)
- * order, so each quark's items stay in start order. */
+/* One pass over the items: the runs of each quark, and the order checked
+ * (a result in another order would give wrong rows, not a crash: refused). */
 int tg_group(struct tg_group *g, const sht_result *res)
 {
-	size_t n = sht_result_count(res), range;
-	sht_quark qmin = SHT_QUARK_MAX, qmax = 0;
-	uint32_t *count;
+	size_t n = sht_result_count(res), cap = 64;
+	const sht_interval *it = sht_result_items(res);
 
 	memset(g, 0, sizeof *g);
-	g->items = sht_result_items(res);
+	if (n > UINT32_MAX || !(g->runs = malloc(cap * sizeof *g->runs)))
+		return -1;
+	g->items = it;
 	g->n = n;
-	if (n > UINT32_MAX)
-		return -1;
-	g->idx = malloc((n ? n : 1) * sizeof *g->idx);
-	if (!g->idx)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (g->items[i].quark < qmin)
-			qmin = g->items[i].quark;
-		if (g->items[i].quark > qmax)
-			qmax = g->items[i].quark;
+	for (size_t k = 0; k < n; k++) {
+		if (k > 0 && it[k].quark == it[k - 1].quark) {
+			if (it[k].start <= it[k - 1].start)
+				goto bad;
+			continue;
+		}
+		if (k > 0 && it[k].quark < it[k - 1].quark)
+			goto bad;
+		if (g->nruns == cap) {
+			struct tg_run *r = realloc(g->runs, 2 * cap * sizeof *r);
+
+			if (!r)
+				goto bad;
+			g->runs = r;
+			cap *= 2;
+		}
+		g->runs[g->nruns].q = it[k].quark;
+		g->runs[g->nruns++].lo = (uint32_t)k;
 	}
-	range = n ? (size_t)(qmax - qmin) + 2 : 1;
-	count = calloc(range, sizeof *count);
-	if (!count)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		count[g->items[i].quark - qmin + 1]++;
-	for (size_t q = 1; q < range; q++)
-		count[q] += count[q - 1];
-	for (size_t i = 0; i < n; i++)
-		g->idx[count[g->items[i].quark - qmin]++] = (uint32_t)i;
-	free(count);
 	return 0;
+bad:
+	tg_group_free(g);
+	return -1;
 }
 
 void tg_group_free(struct tg_group *g)
 {
-	free(g->idx);
+	free(g->runs);
 	memset(g, 0, sizeof *g);
 }
 
 void tg_group_range(const struct tg_group *g, sht_quark q, size_t *lo,
 		    size_t *hi)
 {
-	size_t a = 0, b = g->n;
+	size_t a = 0, b = g->nruns;
 
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
 
-		if (g->items[g->idx[m]].quark < q)
+		if (g->runs[m].q < q)
 			a = m + 1;
 		else
 			b = m;
 	}
-	*lo = a;
-	b = g->n;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
+	if (a == g->nruns || g->runs[a].q != q) {
+		*lo = *hi = 0;
+		return;
+	}
+	*lo = g->runs[a].lo;
+	*hi = a + 1 < g->nruns ? g->runs[a + 1].lo : g->n;
+}
 
-		if (g->items[g->idx[m]].quark <= q)
-			a = m + 1;
+size_t tg_group_first_at(const struct tg_group *g, size_t lo, size_t hi,
+			 sht_time t)
+{
+	size_t r = lo;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (g->items[m].start <= t)
+			r = m, lo = m + 1;
 		else
-			b = m;
+			hi = m;
 	}
-	*hi = a;
+	return r;
 }
 
 const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
 				sht_time t)
 {
-	size_t lo, hi;
+	size_t lo, hi, k;
+	const sht_interval *iv;
 
 	tg_group_range(g, q, &lo, &hi);
-	while (lo < hi) {             /* last item starting at or before t */
-		size_t m = lo + (hi - lo) / 2;
-
-		if (g->items[g->idx[m]].start <= t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo == 0)
+	if (lo == hi)
 		return NULL;
-	{
-		const sht_interval *iv = &g->items[g->idx[lo - 1]];
-
-		return iv->quark == q && iv->start <= t && t <= iv->end ? iv : NULL;
-	}
+	k = tg_group_first_at(g, lo, hi, t);
+	iv = &g->items[k];
+	return iv->start <= t && t <= iv->end ? iv : NULL;
 }
 
 /* ---- writing -------------------------------------------------------------- */

@@ -25,18 +25,34 @@ struct tg_row {
 /* The rows of requested_items (unknown ids kept, known = 0). */
 int tg_rows(struct srv_out_ctx *c, struct tg_row **rows, size_t *n);
 
-/* A 2D result grouped by quark: the items of one quark in start order. */
-struct tg_group {
-	const sht_interval *items;
-	uint32_t *idx;            /* item indices sorted by (quark, start) */
-	size_t n;
+/* A 2D result asked by (quark, start) (srv_hq_rows, srv_sample), read
+ * row by row: each quark's items are together, in start order, and read
+ * in place, one after the other (a screen's result is tens of MB: read
+ * through an index sorted by quark, each item was a cache miss).  runs
+ * lists each quark present and where its items begin, small enough to
+ * stay in the cache while the rows look themselves up. */
+struct tg_run {
+	sht_quark q;
+	uint32_t lo;              /* its first item */
 };
 
+struct tg_group {
+	const sht_interval *items;
+	size_t n;
+	struct tg_run *runs;      /* by quark */
+	size_t nruns;
+};
+
+/* Group res (in (quark, start) order: -1 if it is not, or on ENOMEM). */
 int tg_group(struct tg_group *g, const sht_result *res);
 void tg_group_free(struct tg_group *g);
-/* The items of quark q: idx[*lo .. *hi). */
+/* The items of quark q: items[*lo .. *hi). */
 void tg_group_range(const struct tg_group *g, sht_quark q, size_t *lo,
 		    size_t *hi);
+/* Among items[lo .. hi) (one quark's, in start order), the last one
+ * starting at or before t (lo if none). */
+size_t tg_group_first_at(const struct tg_group *g, size_t lo, size_t hi,
+			 sht_time t);
 /* The item of quark q holding t, or NULL. */
 const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
 				sht_time t);

@@ -93,30 +93,58 @@ static const char digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-char *srv_put_i64(char *p, int64_t v)
+/* v < 10^8 in exactly n digits (leading zeros if it has fewer), two at
+ * a time from the right in 32-bit arithmetic; returns the end. */
+static char *put_digits(char *p, uint32_t v, unsigned n)
 {
-	char tmp[20], *q = tmp + sizeof tmp;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	size_t n;
+	char *e = p + n, *q = e;
 
-	while (u >= 100) {
-		unsigned d = (unsigned)(u % 100) * 2;
+	while (q - p >= 2) {
+		unsigned d = (v % 100) * 2;
 
-		u /= 100;
+		v /= 100;
 		*--q = digits2[d + 1];
 		*--q = digits2[d];
 	}
-	if (u >= 10) {
-		*--q = digits2[u * 2 + 1];
-		*--q = digits2[u * 2];
-	} else {
-		*--q = (char)('0' + u);
-	}
+	if (q > p)
+		*--q = (char)('0' + v);
+	return e;
+}
+
+/* The number of digits of v < 10^8 (1 for 0). */
+static unsigned ndigits(uint32_t v)
+{
+	static const uint32_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000,
+					   1000000, 10000000 };
+	unsigned n = 1;
+
+	while (n < 8 && v >= pow10[n])
+		n++;
+	return n;
+}
+
+/* A time stamp has 19 digits: cut into pieces of at most 8 digits (the
+ * first without leading zeros), each written straight to its place. */
+char *srv_put_i64(char *p, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	const uint64_t e8 = 100000000, e16 = e8 * e8;
+	uint32_t top;
+
 	if (v < 0)
 		*p++ = '-';
-	n = (size_t)(tmp + sizeof tmp - q);
-	memcpy(p, q, n);
-	return p + n;
+	if (u < e8)
+		return put_digits(p, (uint32_t)u, ndigits((uint32_t)u));
+	if (u < e16) {
+		top = (uint32_t)(u / e8);
+		p = put_digits(p, top, ndigits(top));
+		return put_digits(p, (uint32_t)(u % e8), 8);
+	}
+	top = (uint32_t)(u / e16);              /* < 1845: 4 digits at most */
+	u %= e16;
+	p = put_digits(p, top, ndigits(top));
+	p = put_digits(p, (uint32_t)(u / e8), 8);
+	return put_digits(p, (uint32_t)(u % e8), 8);
 }
 
 void srv_buf_i64(struct srv_buf *b, int64_t v)

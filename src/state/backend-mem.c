@@ -205,7 +205,7 @@ static sht_err mem_query_2d(void *be, const sht_query2d *qq, sht_result *res)
 	}
 	free(sel);
 	if (err == SHT_OK)
-		sht__result_sort_time(res);
+		sht__q2d_sort(qq, res);
 	return err;
 }
 

@@ -318,6 +318,6 @@ sht_err sht__partial_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 		}
 	}
 	if (err == SHT_OK)
-		sht__result_sort_time(res);
+		sht__q2d_sort(q, res);
 	return err;
 }

@@ -158,7 +158,7 @@ static sht_err overlay_2d(sht_state *ss, const sht_query2d *q, sht_result *res)
 	}
 	free(sel);
 	if (err == SHT_OK)
-		sht__result_sort_time(res);
+		sht__q2d_sort(q, res);
 	return err;
 }
 

@@ -15,6 +15,9 @@
  * start kept by piece i is after every start of the earlier pieces
  * (which hold a sample at or before that last sample), so the pieces
  * joined in order are sorted: the very answer of sht_reader_query_2d.
+ * Asked by (quark, start), the pieces come sorted so and are merged
+ * quark by quark, each quark's intervals piece after piece (the same
+ * argument on the starts of one quark).
  *
  * The calling thread answers piece 0 into res; the others run on threads
  * started here and answer into results of their own, whose intervals are
@@ -52,12 +55,27 @@ static void *piece_main(void *arg)
 	return NULL;
 }
 
-/* Append the intervals of piece p starting after `after` to res, and
- * hand p's string chunks to res. */
+/* Hand p's string chunks to res (the strings do not move). */
+static void take_chunks(sht_result *res, sht_result *p)
+{
+	struct sht__chunk **tail;
+
+	if (!res->chunks) {
+		res->chunks = p->chunks;
+	} else {        /* after res's first chunk, which keeps the room */
+		for (tail = &p->chunks; *tail; tail = &(*tail)->next)
+			;
+		*tail = res->chunks->next;
+		res->chunks->next = p->chunks;
+	}
+	p->chunks = NULL;
+}
+
+/* By time: append the intervals of piece p starting after `after` to
+ * res, and hand p's string chunks to res. */
 static sht_err join(sht_result *res, sht_result *p, sht_time after)
 {
 	size_t i = 0, n = p->count;
-	struct sht__chunk **tail;
 	sht_err err;
 
 	while (i < n && p->items[i].start <= after)   /* sorted by start */
@@ -70,15 +88,53 @@ static sht_err join(sht_result *res, sht_result *p, sht_time after)
 		       (n - i) * sizeof *p->items);
 		res->count += n - i;
 	}
-	if (!res->chunks) {
-		res->chunks = p->chunks;
-	} else {        /* after res's first chunk, which keeps the room */
-		for (tail = &p->chunks; *tail; tail = &(*tail)->next)
-			;
-		*tail = res->chunks->next;
-		res->chunks->next = p->chunks;
+	take_chunks(res, p);
+	return SHT_OK;
+}
+
+/* The smallest quark at the heads of the pieces' answers (at[i] is
+ * piece i's head); 0 if every answer is used up. */
+static int next_quark(sht_result *const *a, const size_t *at, unsigned np,
+		      sht_quark *q)
+{
+	int any = 0;
+
+	for (unsigned i = 0; i < np; i++)
+		if (at[i] < a[i]->count && (!any || a[i]->items[at[i]].quark < *q)) {
+			*q = a[i]->items[at[i]].quark;
+			any = 1;
+		}
+	return any;
+}
+
+/* By quark: the answers a[0..np) (a[0] is res) merged quark by quark;
+ * each quark's intervals from piece i > 0 keep those starting after the
+ * last sample of piece i - 1, and come after those of the earlier
+ * pieces, whose starts are all smaller: (quark, start) order. */
+static sht_err join_by_quark(sht_result **a, const struct piece *pc,
+			     unsigned np)
+{
+	size_t at[MAX_PIECES] = { 0 }, total = 0, k = 0;
+	sht_interval *out;
+	sht_quark q = 0;
+
+	for (unsigned i = 0; i < np; i++)
+		total += a[i]->count;
+	out = malloc((total ? total : 1) * sizeof *out);
+	if (!out)
+		return sht__error(SHT_ERR_NOMEM, "Cannot join %zu intervals", total);
+	while (next_quark(a, at, np, &q)) {
+		for (unsigned i = 0; i < np; i++)
+			for (; at[i] < a[i]->count && a[i]->items[at[i]].quark == q; at[i]++)
+				if (i == 0 || a[i]->items[at[i]].start > pc[i - 1].q.t2)
+					out[k++] = a[i]->items[at[i]];
 	}
-	p->chunks = NULL;
+	free(a[0]->items);
+	a[0]->items = out;
+	a[0]->count = k;
+	a[0]->cap = total ? total : 1;
+	for (unsigned i = 1; i < np; i++)
+		take_chunks(a[0], a[i]);
 	return SHT_OK;
 }
 
@@ -95,6 +151,7 @@ sht_err sht__q_2d_threads(const struct sht__root *rt, const sht_query2d *q,
 			  unsigned nthreads, sht_result *res)
 {
 	struct piece pc[MAX_PIECES];
+	sht_result *all[MAX_PIECES];
 	uint64_t ns, k0 = 0;
 	unsigned np;
 	sht_err err;
@@ -130,15 +187,20 @@ sht_err sht__q_2d_threads(const struct sht__root *rt, const sht_query2d *q,
 	}
 	if (err == SHT_OK)
 		err = sht__q_2d(rt, &pc[0].q, res);
+	all[0] = res;
 	for (unsigned i = 1; i < np; i++) {
 		if (pc[i].started)
 			pthread_join(pc[i].th, NULL);
 		if (err == SHT_OK && pc[i].started && pc[i].err != SHT_OK)
 			err = sht__error(pc[i].err, "%s", pc[i].msg);
-		if (err == SHT_OK)
+		if (err == SHT_OK && q->order != SHT_ORDER_QUARK)
 			err = join(res, pc[i].res, pc[i - 1].q.t2);
-		sht_result_destroy(pc[i].res);
+		all[i] = pc[i].res;
 	}
+	if (err == SHT_OK && q->order == SHT_ORDER_QUARK)
+		err = join_by_quark(all, pc, np);
+	for (unsigned i = 1; i < np; i++)
+		sht_result_destroy(pc[i].res);
 	if (err != SHT_OK)
 		sht_result_clear(res);
 	return err;

@@ -485,7 +485,7 @@ sht_err sht__q_2d(const struct sht__root *rt, const sht_query2d *q,
 		sht_result_clear(res);
 		return err;
 	}
-	sht__result_sort_time(res);
+	sht__q2d_sort(q, res);
 	return SHT_OK;
 }
 

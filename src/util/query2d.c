@@ -1,7 +1,7 @@
 /*
  * query2d.c: the parts of a 2D query every backend shares: the sampling
- * rule, the quark selection, the validation and the order by quark (by
- * time: sort-time.c).
+ * rule, the quark selection, the validation and the order by quark of a
+ * full query (a 2D answer's orders: sort-time.c).
  */
 #include <stdlib.h>
 
@@ -31,6 +31,9 @@ sht_err sht__q2d_validate(const sht_query2d *q)
 		return sht__error(SHT_ERR_INVALID, "Cannot run 2D query: t1=%lld t2=%lld resolution=%lld quarks %u..%u",
 				  (long long)q->t1, (long long)q->t2,
 				  (long long)q->resolution, q->qmin, q->qmax);
+	if (q->order != SHT_ORDER_TIME && q->order != SHT_ORDER_QUARK)
+		return sht__error(SHT_ERR_INVALID, "Cannot run 2D query: order=%d unknown",
+				  (int)q->order);
 	return SHT_OK;
 }
 

@@ -38,8 +38,9 @@ sht_err sht__q2d_validate(const sht_query2d *q);
 sht_err sht__q2d_selection(const sht_query2d *q, sht_quark **out, size_t *n);
 /* Binary search in a sorted selection. */
 int sht__quark_in(const sht_quark *sel, size_t n, sht_quark q);
-/* Order results by (start, quark), or by quark. */
-void sht__result_sort_time(sht_result *res);
+/* Order a 2D answer as q asks: by (start, quark) or (quark, start)
+ * (sort-time.c); a full query's answer by quark alone. */
+void sht__q2d_sort(const sht_query2d *q, sht_result *res);
 void sht__result_sort_quark(sht_result *res);
 
 /* ---- cursors (cursor.c) ---- */

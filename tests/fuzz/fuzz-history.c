@@ -133,7 +133,7 @@ static void query_reader(sht_reader *r)
 		}
 	}
 	sht_query2d q2 = { NULL, 0, 0, (sht_quark)(info.quark_count ? info.quark_count - 1 : 0),
-			   info.start, info.end, span16 };
+			   info.start, info.end, span16, SHT_ORDER_TIME };
 	sht_err err = sht_reader_query_2d(r, &q2, res);
 	if (sound == SHT_OK)
 		must_not_be_corrupt(err, "query_2d");
@@ -141,7 +141,7 @@ static void query_reader(sht_reader *r)
 	 * jumps from sample to sample (however many there are). */
 	sht_quark set[4] = { 0, 1, (sht_quark)(info.quark_count / 2),
 			     (sht_quark)(info.quark_count ? info.quark_count - 1 : 0) };
-	sht_query2d q3 = { set, 4, 0, 0, info.start, info.end, 1 };
+	sht_query2d q3 = { set, 4, 0, 0, info.start, info.end, 1, SHT_ORDER_QUARK };
 	err = sht_reader_query_2d(r, &q3, res);
 	if (sound == SHT_OK)
 		must_not_be_corrupt(err, "query_2d (set, resolution 1)");

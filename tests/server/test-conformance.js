@@ -154,32 +154,53 @@ function intervals(file, attr) {
     return sht('history', file, '--attribute', attr, '--json');
 }
 
+// The intervals of an attribute, none if the history lacks it.
+function intervalsOrNone(file, attr) {
+    try {
+        return intervals(file, attr);
+    } catch (err) {
+        return [];
+    }
+}
+
 // Thread Status rows equal the intervals of Threads/<tid> holding a sample
-// time inside the row's lifetime.
+// time inside the row's lifetime; a system call state's label is the
+// thread's System_call at its start, if that interval holds a sample time.
 function checkThreads(kernel) {
     return async (m, rows, times) => {
         const byId = new Map(m.entries.map((x) => [x.id, x]));
-        let n = 0, bad = 0;
-        for (const r of rows) {
+        let n = 0, bad = 0, labelled = 0;
+        const inSys = (r) => r.states.some((x) => x.style && x.style.parentKey === 'System call');
+        // the rows with system call states first (their labels checked)
+        for (const r of [...rows].sort((x, y) => inSys(y) - inSys(x))) {
             const en = byId.get(r.entryId);
             if (!en || en.parentId === -1 || en.labels[1] === '0' || n >= 40)
                 continue;
             n++;
             const want = [];
+            const sys = intervalsOrNone(kernel, `Threads/${en.labels[1]}/System_call`);
             for (const iv of intervals(kernel, 'Threads/' + en.labels[1])) {
                 const a = iv.start > en.start ? iv.start : en.start;
                 const b = iv.end < en.end - 1n ? iv.end : en.end - 1n;
-                if (a <= b && hits(times, a, b))
-                    want.push([iv.start, iv.end + 1n, threadKey(iv.value)]);
+                const key = threadKey(iv.value);
+                if (!(a <= b && hits(times, a, b)))
+                    continue;
+                const sc = key === 'System call' ?
+                    sys.find((x) => x.start <= iv.start && iv.start <= x.end) : undefined;
+                const label = sc && typeof sc.value === 'string' && hits(times, sc.start, sc.end) ?
+                    sc.value : null;
+                labelled += label !== null;
+                want.push([iv.start, iv.end + 1n, key, label]);
             }
-            const got = r.states.map((s) => [s.start, s.end, s.style && s.style.parentKey]);
+            const got = r.states.map((s) => [s.start, s.end, s.style && s.style.parentKey,
+                                             s.label === undefined ? null : s.label]);
             if (JSON.stringify(got, (k, v) => typeof v === 'bigint' ? v.toString() : v) !==
                 JSON.stringify(want, (k, v) => typeof v === 'bigint' ? v.toString() : v)) {
                 bad++;
                 ok(false, `thread ${en.labels[1]} states equal its history`, { got: got.slice(0, 5), want: want.slice(0, 5) });
             }
         }
-        ok(n > 0 && bad === 0, `${n} thread rows equal sht history`);
+        ok(n > 0 && bad === 0, `${n} thread rows equal sht history (${labelled} system call labels)`);
     };
 }
 
@@ -211,7 +232,53 @@ function checkResources(kernel) {
             }
         }
         ok(n > 0 && bad === 0, `${n} CPU rows: the status at every sample time equals sht history`);
+        checkSyscallLabels(kernel, m, rows, times);
     };
+}
+
+// The label of a CPU's "System call" state: the System_call of the thread
+// running on it at the state's first sample time (sht history), for up to
+// 40 threads' worth of states.
+function checkSyscallLabels(kernel, m, rows, times) {
+    const byId = new Map(m.entries.map((x) => [x.id, x]));
+    const sys = new Map();
+    const at = (ivs, t) => ivs.find((iv) => iv.start <= t && t <= iv.end);
+    let n = 0, bad = 0, labelled = 0;
+    for (const r of rows) {
+        const en = byId.get(r.entryId);
+        const cpu = /^CPU (\d+) States$/.exec(en.labels[0]);
+        if (!cpu || en.parentId !== m.entries[0].id)
+            continue;
+        const ct = intervals(kernel, `CPUs/${cpu[1]}/Current_thread`);
+        for (const s of r.states) {
+            if (!s.style || s.style.parentKey !== 'System call')
+                continue;
+            const i = lowerBound(times, s.start);
+            if (i >= times.length || times[i] >= s.end)
+                continue;
+            const c = at(ct, times[i]);
+            const tid = c ? String(c.value) : '';
+            if (!sys.has(tid)) {
+                if (sys.size >= 40)
+                    continue;
+                let ivs = [];
+                try {
+                    ivs = Number(tid) > 0 ? intervals(kernel, `Threads/${tid}/System_call`) : [];
+                } catch (err) {
+                    ivs = [];              /* no such attribute */
+                }
+                sys.set(tid, ivs);
+            }
+            const iv = at(sys.get(tid), times[i]);
+            const want = iv && typeof iv.value === 'string' ? iv.value : undefined;
+            n++;
+            labelled += want !== undefined;
+            if (s.label !== want && bad++ < 3)
+                diag(`CPU ${cpu[1]} [${s.start}, ${s.end}): label ${s.label}, want ${want} (tid ${tid})`);
+        }
+    }
+    ok((n === 0 || labelled > 0) && bad === 0, `${n} system call states of the CPUs (${labelled} labelled, ` +
+       `${sys.size} threads): labels equal the running thread's System_call`);
 }
 
 function lowerBound(a, x) {

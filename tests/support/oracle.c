@@ -516,6 +516,17 @@ static int orc_2d_time_ok(const sht_query2d *q, sht_time s, sht_time e)
 	return off <= (uint64_t)hi - (uint64_t)q->t1;
 }
 
+/* Is p strictly before g in the order q asks for? */
+static int orc_2d_ordered(const sht_query2d *q, const sht_interval *p,
+			  const sht_interval *g)
+{
+	if (q->order == SHT_ORDER_QUARK)
+		return p->quark < g->quark ||
+		       (p->quark == g->quark && p->start < g->start);
+	return p->start < g->start ||
+	       (p->start == g->start && p->quark < g->quark);
+}
+
 int orc_check_2d(const orc *o, const orc_vis *v,
 		 const sht_query2d *q, sht_err rc,
 		 const sht_result *res, int allow_err,
@@ -528,16 +539,17 @@ int orc_check_2d(const orc *o, const orc_vis *v,
 
 	if (q->quarks) {
 		snprintf(qd, sizeof qd, "2d(%zu quarks, t=[%" PRId64 ", %" PRId64
-			 "], res=%" PRId64 ")", q->n_quarks, q->t1, q->t2,
-			 q->resolution);
+			 "], res=%" PRId64 "%s)", q->n_quarks, q->t1, q->t2,
+			 q->resolution, q->order == SHT_ORDER_QUARK ? ", by quark" : "");
 		sorted = orc_xmalloc(q->n_quarks * sizeof *sorted);
 		if (q->n_quarks)
 			memcpy(sorted, q->quarks, q->n_quarks * sizeof *sorted);
 		qsort(sorted, q->n_quarks, sizeof *sorted, orc_cmp_quark);
 	} else {
 		snprintf(qd, sizeof qd, "2d(q=[%" PRIu32 ", %" PRIu32 "], t=[%"
-			 PRId64 ", %" PRId64 "], res=%" PRId64 ")", q->qmin,
-			 q->qmax, q->t1, q->t2, q->resolution);
+			 PRId64 ", %" PRId64 "], res=%" PRId64 "%s)", q->qmin,
+			 q->qmax, q->t1, q->t2, q->resolution,
+			 q->order == SHT_ORDER_QUARK ? ", by quark" : "");
 	}
 	if (allow_err && rc < 0 && cnt == 0)
 		goto out;
@@ -563,10 +575,11 @@ int orc_check_2d(const orc *o, const orc_vis *v,
 		const sht_interval *p = i ? sht_result_at(res, i - 1) : NULL;
 		size_t idx = orc_lookup(o, g->quark, g->start);
 
-		if (p && (p->start > g->start ||
-			  (p->start == g->start && p->quark >= g->quark))) {
-			orc_fail(log, "%s: %s item %zu out of (start, quark) "
-				 "order: %s after %s", what, qd, i,
+		if (p && !orc_2d_ordered(q, p, g)) {
+			orc_fail(log, "%s: %s item %zu out of %s order: %s "
+				 "after %s", what, qd, i,
+				 q->order == SHT_ORDER_QUARK ? "(quark, start)"
+							     : "(start, quark)",
 				 orc_iv_str(g, gb, sizeof gb),
 				 orc_iv_str(p, eb, sizeof eb));
 			okk = 0;

@@ -142,7 +142,8 @@ int orc_check_full(const orc *o, const orc_vis *v, sht_time t,
 /* ---- 2D queries ---------------------------------------------------------- */
 
 /* Check a 2D answer; the result must be exactly the selected intervals
- * (within the visibility window), sorted by (start, quark). */
+ * (within the visibility window), sorted by (start, quark), or by
+ * (quark, start) if q->order is SHT_ORDER_QUARK. */
 int orc_check_2d(const orc *o, const orc_vis *v,
 		 const sht_query2d *q, sht_err rc,
 		 const sht_result *res, int allow_err,

@@ -255,6 +255,10 @@ static void check_building(const char *path)
 		q.t1 = q.t2 + 1;
 		is_int(sht_state_cursor_create(ss, &q, &c), SHT_ERR_INVALID, "t1 > t2: SHT_ERR_INVALID");
 		ok(c == NULL, "no cursor made on failure");
+		q.t1 = sht_state_start(ss);
+		q.order = (sht_order)-1;
+		is_int(sht_state_query_2d(ss, &q, got), SHT_ERR_INVALID,
+		       "a state's 2D query: order -1 refused");
 	}
 	sht_state_close(ss);
 	sht_result_destroy(want);
@@ -342,6 +346,20 @@ int main(void)
 	q.t1 = 5;
 	q.t2 = 4;
 	is_int(sht_reader_cursor_create(r, &q, &c), SHT_ERR_INVALID, "reader cursor: t1 > t2 refused");
+	{                       /* an order that is neither of the two */
+		sht_result *res = sht_result_create();
+
+		q.t2 = 5;
+		q.qmax = 3;
+		q.order = (sht_order)2;
+		is_int(sht_reader_query_2d(r, &q, res), SHT_ERR_INVALID, "2D query: order 2 refused");
+		is_int(sht_reader_query_2d_threads(r, &q, 2, res), SHT_ERR_INVALID,
+		       "2D query on threads: order 2 refused");
+		is_int(sht_reader_cursor_create(r, &q, &c), SHT_ERR_INVALID, "reader cursor: order 2 refused");
+		q.order = SHT_ORDER_QUARK;
+		is_int(sht_reader_query_2d(r, &q, res), SHT_OK, "2D query: SHT_ORDER_QUARK taken");
+		sht_result_destroy(res);
+	}
 	sht_reader_close(r);
 	sht_cursor_destroy(NULL);
 	return done_testing();

@@ -51,7 +51,7 @@ static void check(const orc *o, sht_reader *r, struct rng *rng, sht_result *res,
 			flt_self = 1;
 			good = orc_check_full(o, &v, at, err, res, 1, &elog, "full");
 		} else if (i % 10 == 8) {
-			sht_query2d q = { NULL, 0, 0, SHT_QUARK_MAX, at, at + 5000, 0 };
+			sht_query2d q = { NULL, 0, 0, SHT_QUARK_MAX, at, at + 5000, 0, SHT_ORDER_TIME };
 
 			err = sht_reader_query_2d(r, &q, res);
 			flt_self = 1;

@@ -78,7 +78,7 @@ static void *reader_main(void *p)
 				sht_quark hi = iv->quark > SHT_QUARK_MAX - 20
 					       ? SHT_QUARK_MAX : iv->quark + 20;
 				sht_query2d q = { NULL, 0, iv->quark, hi, at,
-						  at + 20000, 0 };
+						  at + 20000, 0, SHT_ORDER_TIME };
 
 				err = sht_reader_query_2d(r, &q, res);
 				good = orc_check_2d(a->o, &v, &q, err, res, 0,

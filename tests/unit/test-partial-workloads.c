@@ -201,7 +201,7 @@ static int collect(sht_state *full, struct all_ivs *all)
 	good = good && all->res && all->first;
 	for (sht_quark q = 0; good && q < nq; q++) {
 		sht_query2d qq = { &q, 1, 0, 0, sht_state_start(full),
-				   sht_state_end(full), 0 };
+				   sht_state_end(full), 0, SHT_ORDER_TIME };
 
 		all->first[q] = sht_result_count(all->res);
 		good = sht_state_query_2d(full, &qq, one) == SHT_OK;
@@ -585,7 +585,7 @@ static void queries_2d(struct cmp *c, int count)
 	}
 	/* Everything, whole history, with and without resolution. */
 	{
-		sht_query2d q = { NULL, 0, 0, (sht_quark)(nq - 1), 0, end, 0 };
+		sht_query2d q = { NULL, 0, 0, (sht_quark)(nq - 1), 0, end, 0, SHT_ORDER_TIME };
 
 		q2d(c, &q);
 		q.resolution = end / 97 + 1;

@@ -232,7 +232,7 @@ static size_t compare_singles(sht_state *full, sht_state *part, sht_result *a, s
 	sht_time s = sht_state_start(full), e = sht_state_end(full);
 
 	for (sht_quark q = 0; q < nq; q++) {
-		sht_query2d all = { &q, 1, 0, 0, s, e, 0 };
+		sht_query2d all = { &q, 1, 0, 0, s, e, 0, SHT_ORDER_TIME };
 		sht_result *ivs = sht_result_create();
 		sht_state_query_2d(full, &all, ivs);
 		for (size_t i = 0; i < sht_result_count(ivs); i++) {
@@ -269,7 +269,7 @@ static size_t compare_others(sht_state *full, sht_state *part, sht_result *a, sh
 		sht_time t2 = t + (sht_time)(rnd() % (uint64_t)(e - t + 1));
 		sht_quark q = (sht_quark)(rnd() % nq);
 		sht_time r = (sht_time)(rnd() % 3 ? rnd() % 200 + 1 : 0);
-		sht_query2d rq = { NULL, 0, 0, (sht_quark)(nq - 1), t, t2, r };
+		sht_query2d rq = { NULL, 0, 0, (sht_quark)(nq - 1), t, t2, r, SHT_ORDER_TIME };
 
 		if (sht_state_query_full(full, t, a) != sht_state_query_full(part, t, b) || !same_result(a, b))
 			if (bad++ < 5)

@@ -19,7 +19,8 @@
  *                the structure is checked on every read
  *   threads      4 threads on one reader with an 8-block cache, every
  *                answer checked (some 2D queries on 3 threads of their
- *                own: sht_reader_query_2d_threads); sht_reader_drop_caches; counters; stats
+ *                own: sht_reader_query_2d_threads, half of them by
+ *                quark); sht_reader_drop_caches; counters; stats
  *
  * Offsets come from docs/FORMAT.md (the authority on the bytes).
  */
@@ -754,6 +755,9 @@ static void *worker_main(void *arg)
 					q.n_quarks = 0;
 					q.qmax = SHT_QUARK_MAX;
 				}
+				/* every other one by (quark, start): the
+				 * pieces merged quark by quark */
+				q.order = w->par % 2 ? SHT_ORDER_QUARK : SHT_ORDER_TIME;
 				rc = sht_reader_query_2d_threads(w->rd, &q, 3, res);
 				w->par++;
 			} else {

@@ -137,6 +137,15 @@ static int cmp_start_quark(const void *x, const void *y)
 	return a->quark < b->quark ? -1 : a->quark > b->quark;
 }
 
+static int cmp_quark_start(const void *x, const void *y)
+{
+	const sht_interval *a = x, *b = y;
+
+	if (a->quark != b->quark)
+		return a->quark < b->quark ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
 /* Model 2D query: every selected interval intersecting [t1, t2] (with
  * r > 0: holding a sample or t2), by (start, quark). */
 static void model_2d(run *R, const sht_quark *sel, size_t nsel, int use_sel,
@@ -208,13 +217,18 @@ static int check_2d(run *R, sut *s, const char *phase, qstats *st)
 	q2.resolution = r;
 	model_2d(R, sel, nsel, q2.quarks != NULL, q2.qmin, q2.qmax, t1, t2,
 		 r);
+	if (st->q2d % 2) {       /* every other one by (quark, start) */
+		q2.order = SHT_ORDER_QUARK;
+		qsort(R->l1.v, R->l1.n, sizeof *R->l1.v, cmp_quark_start);
+	}
 	es = sht_state_query_2d(s->ss, &q2, R->res);
 	st->q2d++;
 	s->checks++;
 	if (es != SHT_OK || !same_list(R->res, R->l1.v, R->l1.n)) {
-		diverge(R, s, "%s: 2D query %s%" PRIu32 "..%" PRIu32
+		diverge(R, s, "%s: 2D query %s%s%" PRIu32 "..%" PRIu32
 			" [%" PRId64 ", %" PRId64 "] r=%" PRId64 ": %s with "
 			"%zu items, model %zu", phase,
+			q2.order == SHT_ORDER_QUARK ? "by quark, " : "",
 			q2.quarks ? "list " : "range ",
 			q2.quarks ? sel[0] : q2.qmin,
 			q2.quarks ? sel[nsel - 1] : q2.qmax, t1, t2, r,

@@ -323,6 +323,7 @@ static void check_2ds(sht_reader *rd, const orc *o, const orc_vis *v,
 		sht_err rc;
 
 		pick_2d(o, r, &q, quarks);
+		q.order = i % 2 ? SHT_ORDER_QUARK : SHT_ORDER_TIME;
 		rc = sht_reader_query_2d(rd, &q, res);
 		items += sht_result_count(res);
 		bad += !orc_check_2d(o, v, &q, rc, res, 0, NULL, name);
