@@ -236,7 +236,9 @@ def table(res, sizes):
                 if isinstance(v, dict) and 'median' in v:
                     med.setdefault((s, 'screen', k), []).append(v['median'])
                 elif isinstance(v, dict) and k.endswith(' rss'):
-                    for kk in ('after_res_VmRSS_MiB', 'after_res_RssFile_MiB', 'after_cf_RssFile_MiB'):
+                    for kk in ('after_res_VmRSS_MiB', 'after_res_RssFile_MiB', 'after_cf_RssFile_MiB',
+                               'kernel_sht_open_MiB', 'kernel_sht_after_cf_MiB',
+                               'kernel_sht_after_res_MiB'):
                         med.setdefault((s, 'screen', k + ' ' + kk), []).append(v[kk])
     for case in ('cflow', 'cpus', 'syscalls'):
         rows.append(('q2d %s mapped, ms' % case, [med[(s, case, 'ms')] for s in sizes]))

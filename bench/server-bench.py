@@ -41,7 +41,9 @@ of the process over the request: steadier on a shared machine): first
 screen in a fresh server, Control Flow states 500 x 1920 (whole trace and
 1/1000), the Resources screen, and the memory after them (VmRSS,
 RssAnon, RssFile); for comparing histories of one trace built otherwise
-(e.g. other block sizes), each in its own cache directory.
+(e.g. other block sizes), each in its own cache directory; the resident
+pages of the server's map of kernel.sht (smaps) tell what a screen
+touched of the kernel history.
 Prints one line per measure (median, min, max of RUNS) and, with --json,
 a JSON object.
 """
@@ -95,6 +97,19 @@ class Server:
         with open('/proc/%d/status' % self.p.pid) as f:
             return {l.split(':')[0]: int(l.split()[1]) for l in f
                     if l.startswith('Vm') or l.startswith('Rss')}
+
+    def mapped_kib(self, name):
+        """Resident KiB of the server's mappings of files named name (its
+        touched pages of a mapped history), from /proc/PID/smaps."""
+        kib, inside = 0, False
+        with open('/proc/%d/smaps' % self.p.pid) as f:
+            for line in f:
+                head = line.split()
+                if head and '-' in head[0] and not head[0].endswith(':'):
+                    inside = line.rstrip().endswith('/' + name)
+                elif inside and head[0] == 'Rss:':
+                    kib += int(head[1])
+        return kib
 
     def cpu_ms(self):
         """utime + stime of the server so far, in ms."""
@@ -367,15 +382,20 @@ def screens_only(a, trace, res):
     s.stop()
     s = Server(a.sht, a.work, root, a.cache)    # memory after one viewer's screens
     e = wait_done(s, open_exp(s, trace, 'session')['UUID'])
+    k0 = s.mapped_kib('kernel.sht')
     screen(s, e, TG, 1920, 500)
-    after_cf = s.rss()
+    after_cf, k1 = s.rss(), s.mapped_kib('kernel.sht')
     screen(s, e, RS, 1920, 10 ** 6)
-    r = s.rss()
+    r, k2 = s.rss(), s.mapped_kib('kernel.sht')
     res[label + ' rss'] = {'after_cf_%s_MiB' % k: after_cf.get(k, 0) / 1024 for k in RssPeaks.KEYS}
     res[label + ' rss'].update({'after_res_%s_MiB' % k: r.get(k, 0) / 1024 for k in RssPeaks.KEYS})
+    res[label + ' rss'].update({'kernel_sht_open_MiB': k0 / 1024, 'kernel_sht_after_cf_MiB': k1 / 1024,
+                                'kernel_sht_after_res_MiB': k2 / 1024})
     print('%-28s after CF: VmRSS %.1f RssAnon %.1f RssFile %.1f MiB; after Resources: %.1f / %.1f / %.1f'
           % (label + ' rss', *[after_cf.get(k, 0) / 1024 for k in RssPeaks.KEYS],
              *[r.get(k, 0) / 1024 for k in RssPeaks.KEYS]), flush=True)
+    print('%-28s the kernel history\'s resident pages: %.1f MiB opened, %.1f after CF, %.1f after Resources'
+          % ('', k0 / 1024, k1 / 1024, k2 / 1024), flush=True)
     s.stop()
 
 
