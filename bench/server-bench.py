@@ -414,21 +414,30 @@ def screens_only(a, trace, res):
     s.stop()
 
 
-def one_case(a, trace, fn):
-    """--cpu-only / --pages-only: fn(server, trace, res) on TRACE alone,
-    in a server rooted at its directory; the load before and after."""
-    trace = os.path.abspath(trace)
-    res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
+def reported(a, fn, **extra):
+    """fn(res) with the machine and the load before and after in res,
+    written to --json."""
+    res = dict({'cpus': os.cpu_count(), 'load': os.getloadavg()}, **extra)
     print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
-    s = Server(a.sht, a.work, os.path.dirname(trace))
-    fn(s, trace, res)
-    s.stop()
+    fn(res)
     res['load_after'] = os.getloadavg()
     print('# load after %.1f %.1f %.1f' % res['load_after'])
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(res, f, indent=1)
     return 0
+
+
+def one_case(a, trace, fn):
+    """--cpu-only / --pages-only: fn(server, trace, res) on TRACE alone,
+    in a server rooted at its directory; the load before and after."""
+    trace = os.path.abspath(trace)
+
+    def run(res):
+        s = Server(a.sht, a.work, os.path.dirname(trace))
+        fn(s, trace, res)
+        s.stop()
+    return reported(a, run)
 
 
 def main():
@@ -457,15 +466,7 @@ def main():
     a.cache = os.path.abspath(a.cache) if a.cache else None
     if a.screens_only:
         trace = os.path.abspath(a.screens_only)
-        res = {'cpus': os.cpu_count(), 'load': os.getloadavg(), 'cache': a.cache}
-        print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
-        screens_only(a, trace, res)
-        res['load_after'] = os.getloadavg()
-        print('# load after %.1f %.1f %.1f' % res['load_after'])
-        if a.json:
-            with open(a.json, 'w') as f:
-                json.dump(res, f, indent=1)
-        return 0
+        return reported(a, lambda res: screens_only(a, trace, res), cache=a.cache)
     if a.cpu_only:
         def cpu(s, trace, res):
             ms, e = timed(lambda: wait_done(s, open_exp(s, trace, 'cpu')['UUID']))
