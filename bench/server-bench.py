@@ -36,6 +36,16 @@ on that cache (histories reused), and then measures:
            mapped history's) sampled every 5 ms, then the same at rest
            (3 s later: sht serve gives memory back after 2 s idle);
            --rss-only: this alone.
+--screens-only TRACE: the whole-trace time-graph screens of TRACE alone
+(an already analysed trace: its histories in the cache, --cache DIR,
+default WORK/cache), wall time and the server's CPU time (utime + stime
+of the process over the request: steadier on a shared machine): first
+screen in a fresh server, Control Flow states 500 x 1920 (whole trace and
+1/1000), the Resources screen, and the memory after them (VmRSS,
+RssAnon, RssFile); for comparing histories of one trace built otherwise
+(e.g. other block sizes), each in its own cache directory; the resident
+pages of the server's map of kernel.sht (smaps) tell what a screen
+touched of the kernel history.
 Prints one line per measure (median, min, max of RUNS) and, with --json,
 a JSON object.
 """
@@ -57,7 +67,7 @@ CU = 'org.eclipse.tracecompass.analysis.os.linux.core.cpuusage.CpuUsageDataProvi
 
 
 class Server:
-    def __init__(self, sht, work, root):
+    def __init__(self, sht, work, root, cache=None):
         # A port file of this process's own: two benchmarks may share a
         # work directory (and its cache), each with its own server.
         self.port_file = os.path.join(work, 'port.%d' % os.getpid())
@@ -65,7 +75,7 @@ class Server:
             os.remove(self.port_file)
         self.log = open(os.path.join(work, 'server.%d.log' % os.getpid()), 'a')
         self.p = subprocess.Popen([sht, 'serve', '--port', '0', '--port-file', self.port_file,
-                                   '--root', root, '--cache', os.path.join(work, 'cache'),
+                                   '--root', root, '--cache', cache or os.path.join(work, 'cache'),
                                    '--quiet'], stdout=self.log, stderr=self.log)
         for _ in range(200):
             if os.path.exists(self.port_file) and open(self.port_file).read().strip():
@@ -91,6 +101,25 @@ class Server:
         with open('/proc/%d/status' % self.p.pid) as f:
             return {l.split(':')[0]: int(l.split()[1]) for l in f
                     if l.startswith('Vm') or l.startswith('Rss')}
+
+    def mapped_kib(self, name):
+        """Resident KiB of the server's mappings of files named name (its
+        touched pages of a mapped history), from /proc/PID/smaps."""
+        kib, inside = 0, False
+        with open('/proc/%d/smaps' % self.p.pid) as f:
+            for line in f:
+                head = line.split()
+                if head and '-' in head[0] and not head[0].endswith(':'):
+                    inside = line.rstrip().endswith('/' + name)
+                elif inside and head[0] == 'Rss:':
+                    kib += int(head[1])
+        return kib
+
+    def cpu_ms(self):
+        """utime + stime of the server so far, in ms."""
+        with open('/proc/%d/stat' % self.p.pid) as f:
+            x = f.read().rsplit(')', 1)[1].split()
+        return (int(x[11]) + int(x[12])) * 1e3 / os.sysconf('SC_CLK_TCK')
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
@@ -317,21 +346,98 @@ def session_rss(a, trace, vstf, label, res):
     s.stop()
 
 
-def one_case(a, trace, fn):
-    """--cpu-only / --pages-only: fn(server, trace, res) on TRACE alone,
-    in a server rooted at its directory; the load before and after."""
-    trace = os.path.abspath(trace)
-    res = {'cpus': os.cpu_count(), 'load': os.getloadavg()}
-    print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
-    s = Server(a.sht, a.work, os.path.dirname(trace))
-    fn(s, trace, res)
+def screens_only(a, trace, res):
+    """--screens-only: the whole-trace time-graph screens (see the top)."""
+    root, label, runs = os.path.dirname(trace), os.path.basename(trace), a.runs
+    s = Server(a.sht, a.work, root, a.cache)
+    t0 = time.perf_counter()
+    e = wait_done(s, open_exp(s, trace, 'warm')['UUID'])
+    print('# %s ready in %.1f s (nothing to build if cached)' % (label, time.perf_counter() - t0), flush=True)
     s.stop()
+    first = []
+    for i in range(runs):            # each in a fresh server
+        s = Server(a.sht, a.work, root, a.cache)
+        t1, x = timed(lambda: wait_done(s, open_exp(s, trace, 'first')['UUID']))
+        t2, _ = timed(lambda: screen(s, x, TG, 1920, 500))
+        first.append(t1 + t2)
+        s.stop()
+    measure(res, label + ' first screen', first)
+    s = Server(a.sht, a.work, root, a.cache)
+    e = wait_done(s, open_exp(s, trace, 'm')['UUID'])
+    mids = [x['id'] for x in json.loads(s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
+                                              % (e['UUID'], TG), {}))['model']['entries']]
+    span = e['end'] - e['start']
+
+    def states(rows, st, en):
+        return s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], TG),
+                     {'requested_timerange': {'start': st, 'end': en, 'nbTimes': 1920},
+                      'requested_items': rows})
+    states(mids[:500], e['start'], e['end'])          # warm-up
+    screen(s, e, RS, 1920, 10 ** 6)
+
+    def batch(name, fn):
+        """runs requests fn(i): the wall time of each; the server's CPU
+        time over the batch / runs (its clock ticks are 10 ms)."""
+        walls, c0 = [], s.cpu_ms()
+        for i in range(runs):
+            walls.append(timed(lambda: fn(i))[0])
+        measure(res, label + ' ' + name, walls)
+        measure(res, label + ' ' + name + ' server cpu', [(s.cpu_ms() - c0) / runs])
+
+    def rows(i):
+        return mids[i * 7 % max(1, len(mids) - 500):][:500]
+
+    def zoom(i):
+        st = e['start'] + span * (i + 1) // (runs + 2)
+        return states(rows(i), st, st + span // 1000)
+    exps = [open_exp(s, trace, 'res-%d' % i) for i in range(runs)]
+    batch('cf states 500x1920', lambda i: states(rows(i), e['start'], e['end']))
+    batch('cf states zoom 1/1000', zoom)
+    batch('resources screen', lambda i: screen(s, exps[i], RS, 1920, 10 ** 6))
+    s.stop()
+    s = Server(a.sht, a.work, root, a.cache)    # memory after one viewer's screens
+    e = wait_done(s, open_exp(s, trace, 'session')['UUID'])
+    k0 = s.mapped_kib('kernel.sht')
+    screen(s, e, TG, 1920, 500)
+    after_cf, k1 = s.rss(), s.mapped_kib('kernel.sht')
+    screen(s, e, RS, 1920, 10 ** 6)
+    r, k2 = s.rss(), s.mapped_kib('kernel.sht')
+    res[label + ' rss'] = {'after_cf_%s_MiB' % k: after_cf.get(k, 0) / 1024 for k in RssPeaks.KEYS}
+    res[label + ' rss'].update({'after_res_%s_MiB' % k: r.get(k, 0) / 1024 for k in RssPeaks.KEYS})
+    res[label + ' rss'].update({'kernel_sht_open_MiB': k0 / 1024, 'kernel_sht_after_cf_MiB': k1 / 1024,
+                                'kernel_sht_after_res_MiB': k2 / 1024})
+    print('%-28s after CF: VmRSS %.1f RssAnon %.1f RssFile %.1f MiB; after Resources: %.1f / %.1f / %.1f'
+          % (label + ' rss', *[after_cf.get(k, 0) / 1024 for k in RssPeaks.KEYS],
+             *[r.get(k, 0) / 1024 for k in RssPeaks.KEYS]), flush=True)
+    print('%-28s the kernel history\'s resident pages: %.1f MiB opened, %.1f after CF, %.1f after Resources'
+          % ('', k0 / 1024, k1 / 1024, k2 / 1024), flush=True)
+    s.stop()
+
+
+def reported(a, fn, **extra):
+    """fn(res) with the machine and the load before and after in res,
+    written to --json."""
+    res = dict({'cpus': os.cpu_count(), 'load': os.getloadavg()}, **extra)
+    print('# machine: %d CPUs, load %.1f %.1f %.1f' % (os.cpu_count(), *res['load']))
+    fn(res)
     res['load_after'] = os.getloadavg()
     print('# load after %.1f %.1f %.1f' % res['load_after'])
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(res, f, indent=1)
     return 0
+
+
+def one_case(a, trace, fn):
+    """--cpu-only / --pages-only: fn(server, trace, res) on TRACE alone,
+    in a server rooted at its directory; the load before and after."""
+    trace = os.path.abspath(trace)
+
+    def run(res):
+        s = Server(a.sht, a.work, os.path.dirname(trace))
+        fn(s, trace, res)
+        s.stop()
+    return reported(a, run)
 
 
 def main():
@@ -346,6 +452,10 @@ def main():
     ap.add_argument('--pages-only', metavar='TRACE',
                     help='only the table pages of TRACE (a CTF directory; with its '
                          'VSTF copy TRACE.vstf if there is one)')
+    ap.add_argument('--cache', help='the server\'s cache directory (default WORK/cache)')
+    ap.add_argument('--screens-only', metavar='TRACE',
+                    help='only the whole-trace time-graph screens of TRACE, analysed '
+                         'into the cache before')
     ap.add_argument('--rss-only', action='store_true',
                     help='only the memory of one session on the big trace (analysed '
                          'into WORK/cache before)')
@@ -353,6 +463,10 @@ def main():
     a.sht = os.path.abspath(a.sht)
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
+    a.cache = os.path.abspath(a.cache) if a.cache else None
+    if a.screens_only:
+        trace = os.path.abspath(a.screens_only)
+        return reported(a, lambda res: screens_only(a, trace, res), cache=a.cache)
     if a.cpu_only:
         def cpu(s, trace, res):
             ms, e = timed(lambda: wait_done(s, open_exp(s, trace, 'cpu')['UUID']))

@@ -7,6 +7,7 @@
  *   trace-bench TRACE [--dir D] [--block-size B] [--max-children C]
  *               [--queries Q] [--full-queries F] [--seed S] [--check]
  *               [--keep]
+ *   trace-bench --open [--mapped] HISTORY... [--queries Q] ...
  *
  * For each variant (eSHT first, then SHT): build (CTF source + kernel
  * provider (layout from the event names), sht_state_run, finish with an
@@ -23,6 +24,13 @@
  * eSHT's (bounds and value); --check also runs sht_reader_check on each
  * file.  One JSON line per variant; exit status 1 on any mismatch, 2 on
  * an error.
+ *
+ * --open measures existing histories of one trace instead (e.g. the same
+ * analysis built with other block sizes: `sht build --block-size`): no
+ * build; each HISTORY, in the order given, gets the same queries (drawn
+ * from the first one's quarks and times), and every answer must equal
+ * the first history's.  --mapped opens them with sht_reader_opts.mapped
+ * (as sht serve does) instead of a reader with the default node cache.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -45,6 +53,7 @@ struct opts {
 	size_t queries, full_queries;
 	uint64_t seed;
 	int check, keep;
+	int open, mapped;         /* --open, --mapped */
 };
 
 struct qset {                  /* the query arguments, shared by both */
@@ -255,23 +264,30 @@ static void report_line(void *ctx, const char *msg)
 	fprintf(stderr, "trace-bench: check: %s\n", msg);
 }
 
-/* One variant: build, shape, queries, one JSON line.  Returns mismatches. */
-static uint64_t run_variant(const struct opts *o, sht_variant v,
-			    struct qset *qs, int first)
+/* What a measured history was built from (--open: nothing known). */
+struct made {
+	const char *mode, *label;
+	uint64_t events, attrs;
+	double build_s;
+};
+
+/* Shape and queries of the history at path, one JSON line.  Returns
+ * mismatches. */
+static uint64_t measure(const struct opts *o, const char *path,
+			const struct made *m, struct qset *qs, int first)
 {
-	char path[4096];
-	uint64_t events = 0, attrs = 0, bad;
-	double build_s, sm, s50, s99, vis, fm, f99, items;
+	uint64_t bad;
+	double sm, s50, s99, vis, fm, f99, items;
 	sht_reader *r;
+	sht_reader_opts ro;
 	sht_tree_info in;
 	sht_tree_stats st;
 	int checked = 0;
 	json_t *j;
 
-	snprintf(path, sizeof path, "%s/trace-bench-%ld-%s.sht", o->dir,
-		 (long)getpid(), v == SHT_VARIANT_SHT ? "sht" : "esht");
-	build_s = build(o, v, path, &events, &attrs);
-	if (sht_reader_open(path, NULL, &r) != SHT_OK)
+	sht_reader_opts_init(&ro);
+	ro.mapped = o->mapped;
+	if (sht_reader_open(path, &ro, &r) != SHT_OK)
 		fail(path);
 	sht_reader_info_get(r, &in);
 	if (sht_reader_stats_get(r, &st) != SHT_OK)
@@ -288,19 +304,23 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 		checked = 1;
 	}
 	sht_reader_close(r);
-	if (!o->keep)
-		unlink(path);
 	j = bj_object();
-	bj_str(j, "mode", "trace");
-	bj_str(j, "trace", o->trace);
-	bj_str(j, "variant", v == SHT_VARIANT_SHT ? "sht" : "esht");
+	bj_str(j, "mode", m->mode);
+	bj_str(j, o->open ? "history" : "trace", o->open ? path : o->trace);
+	bj_str(j, "variant", in.variant == SHT_VARIANT_SHT ? "sht" : "esht");
+	if (o->open)
+		bj_str(j, "reader", o->mapped ? "mapped" : "cache");
 	bj_int(j, "block_size", in.block_size);
 	bj_int(j, "max_children", in.max_children);
-	bj_int(j, "events", (int64_t)events);
-	bj_int(j, "attributes", (int64_t)attrs);
+	if (!o->open) {
+		bj_int(j, "events", (int64_t)m->events);
+		bj_int(j, "attributes", (int64_t)m->attrs);
+	}
 	bj_int(j, "intervals", (int64_t)in.intervals);
-	bj_num(j, "build_s", build_s);
-	bj_num(j, "events_per_s", (double)events / build_s);
+	if (!o->open) {
+		bj_num(j, "build_s", m->build_s);
+		bj_num(j, "events_per_s", (double)m->events / m->build_s);
+	}
 	bj_int(j, "file_bytes", (int64_t)in.file_bytes);
 	bj_num(j, "bytes_per_interval", st.bytes_per_interval);
 	bj_int(j, "nodes", (int64_t)in.nodes);
@@ -320,12 +340,32 @@ static uint64_t run_variant(const struct opts *o, sht_variant v,
 	return bad;
 }
 
+/* One variant: build, then measure.  Returns mismatches. */
+static uint64_t run_variant(const struct opts *o, sht_variant v,
+			    struct qset *qs, int first)
+{
+	char path[4096];
+	struct made m = { .mode = "trace" };
+	uint64_t bad;
+
+	snprintf(path, sizeof path, "%s/trace-bench-%ld-%s.sht", o->dir,
+		 (long)getpid(), v == SHT_VARIANT_SHT ? "sht" : "esht");
+	m.build_s = build(o, v, path, &m.events, &m.attrs);
+	bad = measure(o, path, &m, qs, first);
+	if (!o->keep)
+		unlink(path);
+	return bad;
+}
+
 static _Noreturn void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: trace-bench TRACE [--dir D] [--block-size B] "
 		"[--max-children C]\n"
 		"                   [--queries Q] [--full-queries F] [--seed S] "
-		"[--check] [--keep]\n");
+		"[--check] [--keep]\n"
+		"       trace-bench --open [--mapped] HISTORY... [--queries Q] "
+		"[--full-queries F]\n"
+		"                   [--seed S] [--check]\n");
 	exit(status);
 }
 
@@ -338,6 +378,8 @@ static const struct option options[] = {
 	{ "seed", required_argument, NULL, 's' },
 	{ "check", no_argument, NULL, 'C' },
 	{ "keep", no_argument, NULL, 'k' },
+	{ "open", no_argument, NULL, 'O' },
+	{ "mapped", no_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -367,19 +409,28 @@ int main(int argc, char **argv)
 		case 's': o.seed = parse_count("--seed", optarg); break;
 		case 'C': o.check = 1; break;
 		case 'k': o.keep = 1; break;
+		case 'O': o.open = 1; break;
+		case 'M': o.mapped = 1; break;
 		case 'h': usage(stdout, 0);
 		default: bad_option();
 		}
 	}
-	if (optind + 1 != argc)
+	if (optind >= argc || (!o.open && optind + 1 != argc) ||
+	    o.queries == 0 || o.full_queries == 0)
 		usage(stderr, 2);
-	o.trace = argv[optind];
-	if (!o.trace || o.queries == 0 || o.full_queries == 0)
-		usage(stderr, 2);
-	if (!o.dir)
-		o.dir = tmp_dir();
-	bad = run_variant(&o, SHT_VARIANT_ESHT, &qs, 1);
-	bad += run_variant(&o, SHT_VARIANT_SHT, &qs, 0);
+	if (o.open) {
+		struct made m = { .mode = "open" };
+
+		bad = 0;
+		for (int i = optind; i < argc; i++)
+			bad += measure(&o, argv[i], &m, &qs, i == optind);
+	} else {
+		o.trace = argv[optind];
+		if (!o.dir)
+			o.dir = tmp_dir();
+		bad = run_variant(&o, SHT_VARIANT_ESHT, &qs, 1);
+		bad += run_variant(&o, SHT_VARIANT_SHT, &qs, 0);
+	}
 	free(qs.q), free(qs.t), free(qs.ans), free(qs.tf), free(qs.ans_full);
 	if (bad)
 		fprintf(stderr, "trace-bench: %" PRIu64 " wrong answers\n", bad);

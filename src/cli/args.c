@@ -423,6 +423,22 @@ int cli_parse_size(const char *cmd, const char *opt, const char *s,
 	return 0;
 }
 
+int cli_parse_block_size(const char *cmd, const char *s, uint32_t *out)
+{
+	uint64_t x;
+
+	if (cli_parse_size(cmd, "--block-size", s, SHT_BLOCK_SIZE_MIN,
+			   SHT_BLOCK_SIZE_MAX, &x) < 0)
+		return -1;
+	if (x & (x - 1u)) {
+		cli_usage_error(cmd, "invalid value '%s' for --block-size: "
+				"not a power of two", s);
+		return -1;
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
 int cli_parse_variant(const char *cmd, const char *opt, const char *s,
 		      sht_variant *out)
 {

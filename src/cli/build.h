@@ -25,6 +25,7 @@ struct build_opts {
 	int want_sync;            /* --sync */
 	uint64_t jobs;            /* --jobs N: CTF decoding threads */
 	int no_resume;            /* --no-resume: start over */
+	uint32_t block_size;      /* --block-size B (default 64 KiB) */
 	/* experiment builds: the trace's transform and the whole result,
 	 * stored with the history (NULL otherwise) */
 	const sht_transform *transform;

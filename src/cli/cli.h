@@ -305,6 +305,10 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *s,
 int cli_parse_size(const char *cmd, const char *opt, const char *s,
 		   uint64_t min, uint64_t max, uint64_t *out);
 
+/* --block-size: a size (as cli_parse_size) that is a power of two from
+ * SHT_BLOCK_SIZE_MIN to SHT_BLOCK_SIZE_MAX (sht gen, sht build). */
+int cli_parse_block_size(const char *cmd, const char *s, uint32_t *out);
+
 /* Parse "esht" or "sht". */
 int cli_parse_variant(const char *cmd, const char *opt, const char *s,
 		      sht_variant *out);

@@ -39,8 +39,9 @@ static const char build_usage[] =
 "If FILE already holds a complete history that this command would build\n"
 "again, it is reused (\"reusing FILE ...\", nothing rebuilt): its provider\n"
 "id and version equal the analysis's, it is of the same kind (full, or\n"
-"partial with the same N), it starts at the trace's first event, and it\n"
-"is not older than any file of TRACE (metadata, streams, index).\n"
+"partial with the same N), it has the same block size, it starts at the\n"
+"trace's first event, and it is not older than any file of TRACE\n"
+"(metadata, streams, index).\n"
 "--force rebuilds anyway.\n"
 "\n"
 "With --sync, the TRACEs (one or more, from several hosts) are an\n"
@@ -71,6 +72,10 @@ static const char build_usage[] =
 "                     version (an edited file is rebuilt)\n"
 "  --partial N        write a partial history: a checkpoint every N events\n"
 "                     (queries replay the trace from the nearest one)\n"
+"  --block-size B     the size of the history's nodes: a power of two\n"
+"                     from 1k to 16M, suffixes k, K, m, M (default 64k;\n"
+"                     smaller ones make whole-trace time-graph queries\n"
+"                     slower: PERFORMANCE.md, \"Block size\")\n"
 "  --json             print the summary as one JSON object\n"
 "  --force            rebuild even if FILE can be reused\n"
 "  --merge            TRACE is a directory holding several CTF traces (e.g.\n"
@@ -110,9 +115,9 @@ static const char build_usage[] =
 "the same command then resumes from the checkpoint (\"resuming ...\" on\n"
 "stderr), and FILE is the same, byte for byte, as an uninterrupted\n"
 "build's.  The checkpoint is used only by the same build: the same trace\n"
-"files (names, sizes, times), analysis, --partial, --merge and clock\n"
-"transform; --jobs may differ.  A second build of FILE while one runs is\n"
-"refused.  (BIG-TRACES.md)\n";
+"files (names, sizes, times), analysis, --partial, --merge, --block-size\n"
+"and clock transform; --jobs may differ.  A second build of FILE while one\n"
+"runs is refused.  (BIG-TRACES.md)\n";
 
 enum {
 	OPT_OUTPUT = 1,
@@ -126,6 +131,7 @@ enum {
 	OPT_SYNC,
 	OPT_JOBS,
 	OPT_NO_RESUME,
+	OPT_BLOCK_SIZE,
 };
 
 static const cli_opt build_opts[] = {
@@ -140,6 +146,7 @@ static const cli_opt build_opts[] = {
 	{ "sync", 0, 0, OPT_SYNC },
 	{ "jobs", 'j', 1, OPT_JOBS },
 	{ "no-resume", 0, 0, OPT_NO_RESUME },
+	{ "block-size", 0, 1, OPT_BLOCK_SIZE },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -157,7 +164,7 @@ int cli_build_can_reuse(const struct build_opts *o, const char *file,
 			sht_state **ss)
 {
 	if (!fe_reusable(file, o->trace, an->prov.id, an->prov.version,
-			 first_ts, o->partial, ss))
+			 first_ts, o->partial, o->block_size, ss))
 		return 0;
 	/* Built before histories kept their model and notes: rebuild it so
 	 * that it has them. */
@@ -280,6 +287,7 @@ static int build_state(const struct build_opts *o, struct cli_resume *rs,
 	so.provider = an->prov.id;
 	so.provider_version = an->prov.version;
 	so.tree.threaded = !o->single_thread && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	so.tree.block_size = o->block_size;
 	status = cli_resume_try(rs, o->no_resume, &so, &an->prov, pg->trace, ss);
 	if (status == CLI_OK && *ss) {
 		pg->events = rs->base[RS_EVENTS];
@@ -449,7 +457,7 @@ static void build_options(const struct build_opts *o, const struct cli_analysis 
 	snprintf(buf, size, "analysis %s\nprovider %s %" PRIu32 "\npartial %" PRIu64
 		 "\nmerge %d\ntree %d %" PRIu32 " %" PRIu32 "\ntransform %s %s",
 		 an->name, an->prov.id, an->prov.version, o->partial, o->merge,
-		 (int)bo.variant, bo.block_size, bo.max_children,
+		 (int)bo.variant, o->block_size, bo.max_children,
 		 o->transform ? sht_transform_slope(o->transform) : "-",
 		 o->transform ? sht_transform_offset(o->transform) : "-");
 }
@@ -585,6 +593,8 @@ static int build_opt(void *ctx, int id, const char *val)
 		return 0;
 	case OPT_JOBS:
 		return cli_parse_u64("build", "--jobs", val, 0, 256, &o->jobs);
+	case OPT_BLOCK_SIZE:
+		return cli_parse_block_size("build", val, &o->block_size);
 	default:                  /* OPT_NO_PROGRESS */
 		o->no_progress = 1;
 		return 0;
@@ -601,6 +611,7 @@ int cmd_build(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.analysis = "kernel";
 	o.jobs = cli_default_jobs();
+	o.block_size = SHT_DEFAULT_BLOCK_SIZE;
 	o.traces = calloc((size_t)argc + 1, sizeof(*o.traces));
 	if (!o.traces)
 		return cli_error("cannot build: out of memory");

@@ -232,22 +232,6 @@ static int gen_workload_opt(struct gen_opts *o, int id, const char *val)
 	}
 }
 
-static int parse_block_size(const char *cmd, const char *val, uint32_t *out)
-{
-	uint64_t x;
-
-	if (cli_parse_size(cmd, "--block-size", val, SHT_BLOCK_SIZE_MIN,
-			   SHT_BLOCK_SIZE_MAX, &x) < 0)
-		return -1;
-	if (x & (x - 1u)) {
-		cli_usage_error(cmd, "invalid value '%s' for --block-size: "
-				"not a power of two", val);
-		return -1;
-	}
-	*out = (uint32_t)x;
-	return 0;
-}
-
 static int parse_backend(const char *cmd, const char *val, sht_backend *out)
 {
 	if (strcmp(val, "tree") == 0) {
@@ -274,7 +258,7 @@ static int gen_build_opt(struct gen_opts *o, int id, const char *val)
 		return cli_parse_variant(o->cmd, "--variant", val,
 					 &o->build.variant);
 	case OPT_BLOCK_SIZE:
-		return parse_block_size(o->cmd, val, &o->build.block_size);
+		return cli_parse_block_size(o->cmd, val, &o->build.block_size);
 	case OPT_MAX_CHILDREN:
 		if (cli_parse_u64(o->cmd, "--max-children", val, 2,
 				  UINT32_MAX, &x) < 0)

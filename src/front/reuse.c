@@ -13,9 +13,13 @@
  * count, u64 events between checkpoints, u64 events, entries. */
 #define FE_SECTION_CHECKPOINTS 3u
 
-int64_t fe_partial_every(const char *file)
+/* The events between checkpoints (0: a full history) and the block size
+ * of file; -1 if it cannot be read. */
+static int file_shape(const char *file, int64_t *every_out,
+		      uint32_t *block_size)
 {
 	sht_reader *r;
+	sht_tree_info in;
 	void *data = NULL;
 	size_t len = 0;
 	uint64_t every = 0;
@@ -23,6 +27,8 @@ int64_t fe_partial_every(const char *file)
 
 	if (sht_reader_open(file, NULL, &r) != SHT_OK)
 		return -1;
+	sht_reader_info_get(r, &in);
+	*block_size = in.block_size;
 	err = sht_reader_section(r, FE_SECTION_CHECKPOINTS, NULL, &data, &len);
 	if (err == SHT_OK && len >= 16) {
 		const uint8_t *b = data;
@@ -33,10 +39,19 @@ int64_t fe_partial_every(const char *file)
 	free(data);
 	sht_reader_close(r);
 	if (err == SHT_NOT_FOUND)
-		return 0;
-	if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
+		every = 0;
+	else if (err != SHT_OK || len < 16 || every == 0 || every > INT64_MAX)
 		return -1;
-	return (int64_t)every;
+	*every_out = (int64_t)every;
+	return 0;
+}
+
+int64_t fe_partial_every(const char *file)
+{
+	int64_t every;
+	uint32_t block_size;
+
+	return file_shape(file, &every, &block_size) == 0 ? every : -1;
 }
 
 static int newer(const struct timespec *a, const struct timespec *b)
@@ -99,11 +114,11 @@ int fe_newer(const char *file, const char *trace_path)
 
 static int check(const char *file, const char *trace_path, const char *id,
 		 uint32_t version, sht_time first_ts, uint64_t partial,
-		 sht_state *ss)
+		 uint32_t block_size, sht_state *ss)
 {
 	struct stat st;
 	const char *have;
-	uint32_t have_version;
+	uint32_t have_version, have_block;
 	int64_t every;
 
 	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
@@ -113,15 +128,15 @@ static int check(const char *file, const char *trace_path, const char *id,
 		return 0;
 	if (sht_state_start(ss) != first_ts)
 		return 0;
-	every = fe_partial_every(file);
-	if (every < 0 || (uint64_t)every != partial)
+	if (file_shape(file, &every, &have_block) != 0 ||
+	    (uint64_t)every != partial || have_block != block_size)
 		return 0;
 	return fe_newer(file, trace_path);
 }
 
 int fe_reusable(const char *file, const char *trace_path, const char *id,
 		uint32_t version, sht_time first_ts, uint64_t partial,
-		sht_state **ss)
+		uint32_t block_size, sht_state **ss)
 {
 	sht_state *s = NULL;
 	int ok;
@@ -130,7 +145,8 @@ int fe_reusable(const char *file, const char *trace_path, const char *id,
 		*ss = NULL;
 	if (sht_state_open(file, NULL, &s) != SHT_OK)
 		return 0;                 /* absent, incomplete, damaged */
-	ok = check(file, trace_path, id, version, first_ts, partial, s);
+	ok = check(file, trace_path, id, version, first_ts, partial,
+		   block_size, s);
 	if (ok && ss)
 		*ss = s;
 	else

@@ -24,13 +24,14 @@ int fe_newer(const char *file, const char *trace_path);
  * version) over the trace at trace_path would produce again: provider id
  * and version equal, the same kind (full, or partial with `partial`
  * events between checkpoints), starting at the trace's first event
- * first_ts, and not older than any file of the trace (metadata, streams,
- * index; a VSTF file: itself).  Returns 1 (reusable; *ss, if ss is not
- * NULL, is the opened history for the caller to close), else 0 (*ss
- * NULL).
+ * first_ts, written with nodes of block_size bytes (the node size
+ * decides what a query reads: a history of another size is rebuilt), and
+ * not older than any file of the trace (metadata, streams, index; a VSTF
+ * file: itself).  Returns 1 (reusable; *ss, if ss is not NULL, is the
+ * opened history for the caller to close), else 0 (*ss NULL).
  */
 int fe_reusable(const char *file, const char *trace_path, const char *id,
 		uint32_t version, sht_time first_ts, uint64_t partial,
-		sht_state **ss);
+		uint32_t block_size, sht_state **ss);
 
 #endif /* SHT_FRONT_REUSE_H */

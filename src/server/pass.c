@@ -132,10 +132,20 @@ static int make_hists(struct srv *s, struct srv_trace *t)
 	return 0;
 }
 
+/* The options h's history is built with (its block size is part of the
+ * reuse rule: a cached history of another size is rebuilt). */
+static void an_opts(const struct srv_hist *h, sht_state_opts *so)
+{
+	sht_state_opts_init(so);
+	if (h->kind == SRV_AN_CPU)
+		srv_cpuacc_opts(so);
+}
+
 /* 1 if h's history in the cache can be reused (then it is opened). */
 static int try_reuse(struct srv_trace *t, struct srv_hist *h)
 {
 	struct pass_an a = { .h = h };
+	sht_state_opts so;
 	int ok;
 
 	if (an_create(t, &a) != SHT_OK) {
@@ -144,8 +154,9 @@ static int try_reuse(struct srv_trace *t, struct srv_hist *h)
 		return 1;                  /* nothing to build: it failed */
 	}
 	snprintf(h->provider, sizeof h->provider, "%s", a.prov.id);
+	an_opts(h, &so);
 	ok = fe_reusable(h->file, t->path, a.prov.id, a.prov.version,
-			 t->first_ts, 0, NULL);
+			 t->first_ts, 0, so.tree.block_size, NULL);
 	an_destroy(&a);
 	return ok && srv_hist_built(h) == SHT_OK;
 }
@@ -221,9 +232,7 @@ static int an_begin(struct srv_trace *t, struct pass_an *a, unsigned serial)
 		return -1;
 	}
 	snprintf(a->tmp, len, "%s.tmp-%ld-%u", a->h->file, (long)getpid(), serial);
-	sht_state_opts_init(&so);
-	if (a->h->kind == SRV_AN_CPU)
-		srv_cpuacc_opts(&so);
+	an_opts(a->h, &so);
 	so.provider = a->prov.id;
 	so.provider_version = a->prov.version;
 	err = sht_state_create(a->tmp, t->first_ts, &so, &a->ss);

@@ -85,6 +85,39 @@ run "$SHT" build "$trace" -o "$p" --json
 is "$(json '(int(d["reused"]), d["backend"])')" "(0, 'tree')" \
 	"a full build does not reuse a partial history"
 
+# --block-size: the history's nodes are of that size, the same answers;
+# a history of another block size is rebuilt, not reused.
+b8=$SHT_TMP/bug-8k.sht
+rm -f -- "$b8"
+run "$SHT" build "$trace" -o "$b8" --block-size 8k --json --no-progress
+is "$(json '(int(d["reused"]), d["events"], d["intervals"])')" \
+	"(0, 31556, $full)" "--block-size 8k builds the same intervals"
+run "$SHT" info "$b8" --json
+is "$(json 'd["block_size"]')" 8192 "--block-size 8k: 8 KiB nodes"
+expect_rc 0 "--block-size 8k: the file checks" "$SHT" check "$b8"
+run "$SHT" query "$b8" --attribute CPUs/0/Current_thread --at "$mid" --json
+a8=$out
+run "$SHT" query "$f" --attribute CPUs/0/Current_thread --at "$mid" --json
+is "$a8" "$out" "--block-size 8k: the same answer as 64k"
+run "$SHT" build "$trace" -o "$b8" --block-size 8192 --json
+is "$(json 'd["reused"]')" 1 "the same block size (8192 = 8k) reuses"
+run "$SHT" build "$trace" -o "$b8" --block-size 16K --json
+is "$(json 'd["reused"]')" 0 "another block size rebuilds"
+run "$SHT" info "$b8" --json
+is "$(json 'd["block_size"]')" 16384 "--block-size 16K: 16 KiB nodes"
+run "$SHT" build "$trace" -o "$b8" --json
+is "$(json 'd["reused"]')" 0 "without --block-size, a 16 KiB history is rebuilt"
+run "$SHT" info "$b8" --json
+is "$(json 'd["block_size"]')" 65536 "the default block size is 64 KiB"
+run "$SHT" build "$trace" -o "$b8" --block-size 64k --json
+is "$(json 'd["reused"]')" 1 "--block-size 64k reuses a default build"
+for bad in 3k 512 32M 0 -8k 8x ''; do
+	expect_rc 2 "--block-size '$bad': exit 2" "$SHT" build "$trace" \
+		-o "$b8" --block-size "$bad"
+done
+case $err in *"--block-size"*) ok 0 "a bad --block-size: the message names it" ;;
+*) ok 1 "a bad --block-size: the message names it"; diag "stderr: $err" ;; esac
+
 # The event statistics analysis, where libsht has it.
 if "$SHT" build --help | grep -q 'stats: event counts'; then
 	s=$SHT_TMP/bug-stats.sht

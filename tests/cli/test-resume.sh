@@ -8,14 +8,16 @@
 #    (seeded: SHT_TEST_SEED, default 6), SHT_RESUME_KILLS times (default
 #    10) or until a run ends first, each run resuming the last one's
 #    checkpoint, then run to its end.  The same for a partial history
-#    (--partial 20000), for its VSTF copy, and for many-threads (a real
-#    trace, each run with another --jobs).
+#    (--partial 20000), for its VSTF copy, for 16 KiB blocks
+#    (--block-size 16k), and for many-threads (a real trace, each run with
+#    another --jobs).
 #  - SIGINT and SIGTERM: exit status 130 / 143 after a last checkpoint,
 #    FILE.building and FILE.resume kept, resumed.
 #  - A full disk (RLIMIT_FSIZE below the history's size, SIGXFSZ
 #    ignored): exit status 1, both files kept, resumed without the limit.
 #  - --no-resume starts over; another build's checkpoint (other
-#    --partial) and a damaged one are refused ("starting the build over");
+#    --partial, other --block-size) and a damaged one are refused
+#    ("starting the build over");
 #    a second build of the same FILE while one runs is refused.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
@@ -85,6 +87,10 @@ sleep_third()
 }
 killed partial big --partial 20000
 killed vstf big.vstf
+# 16 KiB nodes: the checkpoints restore a tree of that block size
+killed small big --block-size 16k
+run "$SHT" info small.sht --json
+is "$(json 'd["block_size"]')" 16384 "small: 16 KiB nodes"
 
 traces=${SHT_SHARED:-}/traces
 if [ -n "${SHT_SHARED:-}" ] && [ -d "$traces/many-threads" ]; then
@@ -188,6 +194,14 @@ case $err in *"not this build's checkpoint"*"starting the build over"*)
 *) ok 1 "another build's checkpoint is not used"; diag "$err" ;; esac
 cmp -s other.sht ref-partial.sht
 ok $? "... and the build is its own"
+
+interrupted bsize
+run "$SHT" build big -o bsize.sht --no-progress --block-size 16k
+case $err in *"not this build's checkpoint"*"starting the build over"*)
+	ok 0 "a checkpoint of another --block-size is not used" ;;
+*) ok 1 "a checkpoint of another --block-size is not used"; diag "$err" ;; esac
+cmp -s bsize.sht ref-small.sht
+ok $? "... and the build has its own block size"
 
 interrupted damaged
 printf 'X' | dd of=damaged.sht.resume bs=1 seek=100 conv=notrunc 2>/dev/null

@@ -506,6 +506,39 @@ async function derivedCpu(dir) {
        'derived: experiment and trace deleted');
 }
 
+// The block sizes of the server's histories (src/server/pass.c, an_opts):
+// the kernel and statistics histories' nodes are the library's 64 KiB
+// (smaller ones make the whole-trace time-graph screens slower, not
+// faster: docs/SERVER.md, "Block size"), the CPU Usage history's 16 KiB.
+// The block size is part of the cache's reuse rule: a cached kernel
+// history of another block size is rebuilt when the trace is opened
+// again, not reused.
+const KERNEL_BLOCK_SIZE = 65536;
+const OLD_BLOCK_SIZE = 8192;
+async function blockSizes(dir) {
+    const { execFileSync } = require('child_process');
+    const run = (...args) => execFileSync(process.env.SHT, args, { maxBuffer: 1 << 30 }).toString();
+    // plain JSON.parse: sht info's reals are longer than json-bigint takes
+    const size = (a) => JSON.parse(run('info', historyOf(dir, a), '--json')).block_size;
+    is(size('kernel'), KERNEL_BLOCK_SIZE, `the kernel history has ${KERNEL_BLOCK_SIZE}-byte nodes`);
+    is(size('cpu-usage'), 16384, 'the CPU Usage history has 16 KiB nodes');
+    is(size('stats'), 65536, 'the statistics history has 64 KiB nodes');
+    const f = historyOf(dir, 'kernel'), old = f + '.old-size';
+    run('build', dir, '-o', old, '--block-size', String(OLD_BLOCK_SIZE), '--no-progress');
+    fs.renameSync(old, f);
+    const ino = fs.statSync(f).ino;
+    is(size('kernel'), OLD_BLOCK_SIZE, `a kernel history of ${OLD_BLOCK_SIZE}-byte nodes in the cache`);
+    const tr = await openTrace(dir, path.basename(dir));
+    const r = await c.createExperiment(query({ name: 'block-size', traces: [tr.UUID] }));
+    const e = await waitCompleted(r.getModel());
+    ok(fs.statSync(f).ino !== ino && size('kernel') === KERNEL_BLOCK_SIZE,
+       `the kernel history of another block size is rebuilt with ${KERNEL_BLOCK_SIZE}-byte nodes`);
+    const t = await tree(c.fetchTimeGraphTree, e, ID.threads);
+    ok(t.entries.length > 1, `block-size: the rebuilt history answers (${t.entries.length} rows)`);
+    ok((await c.deleteExperiment(e.UUID)).isOk() && (await c.deleteTrace(tr.UUID)).isOk(),
+       'block-size: experiment and trace deleted');
+}
+
 // A generated kernel trace (sht gen kernel: 8 CPUs, threads that fork,
 // migrate, exit, tids reused): CPU Usage against the intervals again.
 async function generatedCpu() {
@@ -631,6 +664,7 @@ async function experiment(name, dirs, kernel) {
     await identities();
     await experiment('many-threads', [path.join(T, 'many-threads')], true);
     await derivedCpu(path.join(T, 'many-threads'));
+    await blockSizes(path.join(T, 'many-threads'));
     await generatedCpu();
     await experiment('bug446190', [path.join(T, 'bug446190')], true);
     await experiment('scp', [path.join(T, 'synctraces/scp_src'), path.join(T, 'synctraces/scp_dest')], true);
