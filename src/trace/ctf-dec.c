@@ -379,10 +379,11 @@ static sht_err pick_streams(struct ctf_dec *d)
 
 	for (uint32_t s = d->k; s < p->nstreams; s += p->ndec)
 		d->n++;
-	d->sid = calloc(d->n ? d->n : 1, sizeof *d->sid);
-	d->it = calloc(d->n ? d->n : 1, sizeof *d->it);
-	d->pkt_cpu = calloc(d->n ? d->n : 1, sizeof *d->pkt_cpu);
-	d->has_cc = calloc(d->n ? d->n : 1, sizeof *d->has_cc);
+	/* read at every event: on lines of their own */
+	d->sid = sht__ctfp_lines(d->n * sizeof *d->sid);
+	d->it = sht__ctfp_lines(d->n * sizeof *d->it);
+	d->pkt_cpu = sht__ctfp_lines(d->n * sizeof *d->pkt_cpu);
+	d->has_cc = sht__ctfp_lines(d->n * sizeof *d->has_cc);
 	if (!d->sid || !d->it || !d->pkt_cpu || !d->has_cc)
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
 	for (uint32_t i = 0, s = d->k; s < p->nstreams; s += p->ndec, i++) {

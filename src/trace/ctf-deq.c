@@ -14,7 +14,7 @@
 
 sht_err sht__ctfd_create(struct ctf_par *p, uint32_t k, struct ctf_dec **out)
 {
-	struct ctf_dec *d = calloc(1, sizeof *d);
+	struct ctf_dec *d = sht__ctfp_lines(sizeof *d);
 
 	if (!d)
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
