@@ -175,6 +175,10 @@ static sht_err replay_held(struct sht__partial *pq, size_t k, sht_state *seg)
 	sht_err err = sht_source_seek_at(&pq->src, pq->cp[k].pos, pq->cp[k].ts);
 	int first = 1;
 
+	/* The replay stops at the next segment's first event: a source that
+	 * decodes ahead need not go further. */
+	if (err == SHT_OK && k + 1 < pq->n)
+		sht_source_until(&pq->src, pq->cp[k + 1].ts);
 	while (err == SHT_OK && (err = pq->src.ops->next(pq->src.src, &ev)) == SHT_OK) {
 		/* The checkpoint's event is the first of its timestamp: a
 		 * trace that says otherwise is not the one replayed here. */

@@ -46,6 +46,8 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 			for (uint64_t i = 0; i < np; i++, s++) {
 				p->st[s].dir = k;
 				p->st[s].port = (uint32_t)i;
+				p->st[s].q.pub_ts = INT64_MIN;
+				p->st[s].q.fill_ts = INT64_MIN;
 			}
 		}
 		if (err == SHT_OK)
@@ -136,6 +138,8 @@ static void stop_decoders(struct ctf_par *p)
 		free(q->fill);
 		free(q->cur);
 		memset(q, 0, sizeof *q);
+		q->pub_ts = INT64_MIN;
+		q->fill_ts = INT64_MIN;
 		p->st[s].dec = NULL;
 	}
 }
@@ -201,6 +205,12 @@ sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs, int64_t dr
 	if (err == SHT_OK)
 		sht__ctfm_init(p);
 	return err;
+}
+
+void sht__ctfp_until(struct ctf_par *p, int64_t ts)
+{
+	for (uint32_t k = 0; k < p->ndec; k++)
+		sht__ctfd_until(p->dec[k], ts);
 }
 
 /* ---- seeks ----------------------------------------------------------------- */

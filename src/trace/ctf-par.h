@@ -136,7 +136,11 @@ struct ctf_sq {
 	 * of its own: each side reads or writes its own once per record, on
 	 * its own core, and a line they shared would bounce between the two
 	 * cores at every record. */
+	int64_t pub_ts;               /* the time of the last timed record
+	                                 published (INT64_MIN: none) */
 	_Alignas(CTF_CACHE_LINE) struct ctf_chunk *fill;  /* producer */
+	int64_t fill_ts;              /* the last timed record's time there
+	                                 (INT64_MIN: none) */
 	_Alignas(CTF_CACHE_LINE) struct ctf_chunk *cur;   /* consumer */
 	uint32_t off;
 };
@@ -279,6 +283,9 @@ void sht__ctfd_stop(struct ctf_dec *d);
  * (jobs = 0): SHT_OK and *out, SHT_END, or the stream's error. */
 sht_err sht__ctfd_take(struct ctf_dec *d, uint32_t s, struct ctf_chunk **out);
 
+/* The consumer's bound (sht__ctfp_until) for decoder d. */
+void sht__ctfd_until(struct ctf_dec *d, int64_t ts);
+
 /* The consumer is done with chunk ch of stream s (NULL: no-op). */
 void sht__ctfd_release(struct ctf_dec *d, uint32_t s, struct ctf_chunk *ch);
 
@@ -320,6 +327,13 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 			  uint32_t ndirs, uint64_t total);
 void sht__ctfp_built(struct ctf_par *p, struct ctf_dec *d, sht_err err);
 void sht__ctfp_note_trace(struct ctf_par *p, uint32_t dir, const bt_trace *t);
+
+/* The consumer reads no further than the first record at or after time
+ * ts until the next restart (a hint, INT64_MAX: none): a decoder decodes
+ * ahead no stream that has published a record at or after ts, unless the
+ * consumer starves for it; the record that reaches ts is published at
+ * once. */
+void sht__ctfp_until(struct ctf_par *p, int64_t ts);
 
 /* Restart the decoders on a view of the trace for time t (ctf-view.c);
  * the events before t are then dropped by next().  SHT_NOT_FOUND (nothing
