@@ -33,7 +33,9 @@ on that cache (histories reused), and then measures:
            after one viewer's session on the analysed trace (first
            screens, resources, 20 table pages), and the peaks of VmRSS,
            RssAnon (its own memory) and RssFile (file pages it maps: a
-           mapped history's) sampled every 5 ms; --rss-only: this alone.
+           mapped history's) sampled every 5 ms, then the same at rest
+           (3 s later: sht serve gives memory back after 2 s idle);
+           --rss-only: this alone.
 Prints one line per measure (median, min, max of RUNS) and, with --json,
 a JSON object.
 """
@@ -56,10 +58,12 @@ CU = 'org.eclipse.tracecompass.analysis.os.linux.core.cpuusage.CpuUsageDataProvi
 
 class Server:
     def __init__(self, sht, work, root):
-        self.port_file = os.path.join(work, 'port')
+        # A port file of this process's own: two benchmarks may share a
+        # work directory (and its cache), each with its own server.
+        self.port_file = os.path.join(work, 'port.%d' % os.getpid())
         if os.path.exists(self.port_file):
             os.remove(self.port_file)
-        self.log = open(os.path.join(work, 'server.log'), 'a')
+        self.log = open(os.path.join(work, 'server.%d.log' % os.getpid()), 'a')
         self.p = subprocess.Popen([sht, 'serve', '--port', '0', '--port-file', self.port_file,
                                    '--root', root, '--cache', os.path.join(work, 'cache'),
                                    '--quiet'], stdout=self.log, stderr=self.log)
@@ -91,6 +95,9 @@ class Server:
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         self.p.wait()
+        self.log.close()
+        if os.path.exists(self.port_file):
+            os.remove(self.port_file)
 
 
 class RssPeaks:
@@ -283,9 +290,14 @@ def session_rss(a, trace, vstf, label, res):
               {'requested_table_index': rnd.randrange(x['nbEvents'] - 100), 'requested_table_count': 100})
     r = s.rss()
     p = peaks.stop()
+    time.sleep(3)                    # idle: past --idle-release's 2 s
+    rest = s.rss()
     res[label + ' rss'] = {'VmHWM_MiB': r['VmHWM'] / 1024, 'VmRSS_MiB': r['VmRSS'] / 1024,
                            'RssAnon_MiB': r.get('RssAnon', 0) / 1024,
-                           'RssFile_MiB': r.get('RssFile', 0) / 1024}
+                           'RssFile_MiB': r.get('RssFile', 0) / 1024,
+                           'rest_VmRSS_MiB': rest['VmRSS'] / 1024,
+                           'rest_RssAnon_MiB': rest.get('RssAnon', 0) / 1024,
+                           'rest_RssFile_MiB': rest.get('RssFile', 0) / 1024}
     for k in RssPeaks.KEYS:
         res[label + ' rss']['peak_%s_MiB' % k] = p[k] / 1024
     for when in ('cf', 'res'):
@@ -299,6 +311,9 @@ def session_rss(a, trace, vstf, label, res):
              after['cf'].get('RssAnon', 0) / 1024, after['cf'].get('RssFile', 0) / 1024,
              after['res'].get('RssAnon', 0) / 1024, after['res'].get('RssFile', 0) / 1024,
              r.get('RssAnon', 0) / 1024, r.get('RssFile', 0) / 1024), flush=True)
+    print('%-28s at rest (3 s without requests): VmRSS %.1f, RssAnon %.1f, RssFile %.1f MiB'
+          % ('', rest['VmRSS'] / 1024, rest.get('RssAnon', 0) / 1024,
+             rest.get('RssFile', 0) / 1024), flush=True)
     s.stop()
 
 

@@ -15,7 +15,7 @@ static const char serve_usage[] =
 "Usage: sht serve [--port P] [--bind ADDR] [--root DIR]... [--cache DIR]\n"
 "                 [--workers N] [--analysis RULES]... [--max-connections N]\n"
 "                 [--timeout S] [--quiet] [--port-file FILE] [--web DIR]\n"
-"                 [--compress WHEN]\n"
+"                 [--compress WHEN] [--idle-release S]\n"
 "\n"
 "Serve traces over the Trace Server Protocol (TSP, HTTP + JSON) under\n"
 "/tsp/api, for the Eclipse trace viewer (Theia, VS Code) and any TSP\n"
@@ -50,6 +50,10 @@ static const char serve_usage[] =
 "                       (default: unless the client is on this machine,\n"
 "                       where compressing costs more than it saves),\n"
 "                       always, never\n"
+"  --idle-release S     after S seconds without a request, give back the\n"
+"                       memory of earlier answers: the history pages\n"
+"                       mapped (the kernel's page cache keeps them) and\n"
+"                       the heap's free pages (default 2; 0: never)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt serve_opts[] = {
@@ -141,6 +145,11 @@ int cli_serve_opt(struct serve_args *a, const char *cmd, int id,
 		return 0;
 	case OPT_COMPRESS:
 		return compress_opt(a, cmd, val);
+	case OPT_IDLE_RELEASE:
+		if (cli_parse_u64(cmd, "--idle-release", val, 0, 86400, &u) != 0)
+			return -1;
+		a->cfg.idle_release_s = (unsigned)u;
+		return 0;
 	case OPT_TRACE:
 		return add_to(a->open, &a->cfg.nopen, cmd, "traces", val);
 	default:
@@ -153,6 +162,7 @@ void cli_serve_init(struct serve_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->cfg.port = 8080;
+	a->cfg.idle_release_s = 2;
 	a->cfg.roots = a->roots;
 	a->cfg.analyses = a->analyses;
 	a->cfg.open = a->open;

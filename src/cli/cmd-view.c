@@ -15,6 +15,7 @@ static const char view_usage[] =
 "Usage: sht view TRACE... [--port P] [--bind ADDR] [--root DIR]...\n"
 "                [--cache DIR] [--analysis RULES]... [--name NAME]\n"
 "                [--no-browser] [--log] [--web DIR] [--compress WHEN]\n"
+"                [--idle-release S]\n"
 "\n"
 "Look at traces in a browser: start the server of `sht serve`, open the\n"
 "traces (CTF directories or VSTF files) as one experiment, print the URL\n"
@@ -39,6 +40,8 @@ static const char view_usage[] =
 "  --web DIR            serve the viewer's files from DIR\n"
 "  --compress WHEN      gzip big answers: auto (default: not to a browser\n"
 "                       on this machine), always, never\n"
+"  --idle-release S     after S seconds without a request, give back the\n"
+"                       memory of earlier answers (default 2; 0: never)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt view_opts[] = {

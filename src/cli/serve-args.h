@@ -25,6 +25,7 @@ enum {
 	OPT_NO_BROWSER,
 	OPT_LOG,
 	OPT_COMPRESS,
+	OPT_IDLE_RELEASE,
 	OPT_TRACE,                /* a positional argument of sht view */
 };
 
@@ -38,7 +39,8 @@ enum {
 	{ "max-connections", 0, 1, OPT_MAXCONN }, \
 	{ "timeout", 0, 1, OPT_TIMEOUT }, \
 	{ "web", 0, 1, OPT_WEB }, \
-	{ "compress", 0, 1, OPT_COMPRESS }
+	{ "compress", 0, 1, OPT_COMPRESS }, \
+	{ "idle-release", 0, 1, OPT_IDLE_RELEASE }
 
 #ifdef SHT_WITH_SERVER
 

@@ -173,10 +173,12 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	req.body_len = st->body.len;
 	req.arg = arg_of;
 	req.conn = c;
+	srv_busy_begin(h->srv);
 	srv_handle(&req, &rep);
 	json_decref(req.root);
 	ok = send_reply(c, st, &rep);
 	free(rep.body);
+	srv_busy_end(h->srv);
 	return ok;
 }
 

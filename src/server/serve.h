@@ -35,6 +35,8 @@ struct srv_config {
 	                             when a display is set) */
 	int port_fallback;        /* port busy: take any free port */
 	int compress;             /* SRV_COMPRESS_AUTO, _ALWAYS or _NEVER */
+	unsigned idle_release_s;  /* give memory back after this many idle
+	                             seconds; 0: never */
 };
 
 /* When big answers are gzipped (the client must offer gzip in any case):

@@ -203,8 +203,15 @@ int srv_run(const struct srv_config *cfg)
 	print_url(&s, srv_http_port(h));
 	if (srv_view_open(&s, srv_http_port(h)) != 0)
 		sig = -1;
-	while (sig == 0 && sigwait(&set, &sig) != 0)
-		;
+	while (sig == 0) {
+		struct timespec tick = { 0, 250 * 1000000 };
+		int got = sigtimedwait(&set, NULL, &tick);
+
+		if (got > 0)
+			sig = got;
+		else if (srv_idle_tick(&s))
+			srv_log(&s, "idle: memory of earlier answers given back");
+	}
 	atomic_store(&s.stopping, 1);
 	if (sig > 0)
 		srv_log(&s, "stopping (signal %d): finishing the requests in "

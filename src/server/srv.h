@@ -463,7 +463,21 @@ struct srv {
 	char build_time[32];
 	char *web;                /* the viewer's files (real path), or NULL */
 	int browser_pid;          /* sht view's xdg-open, 0: none */
+	/* idle.c: requests in flight, begun so far, when the last ended;
+	 * the count at the last release of memory (main thread only) */
+	atomic_int inflight;
+	atomic_uint_least64_t requests;
+	atomic_int_least64_t last_busy_ns;
+	uint64_t released_gen;
 };
+
+/* Around each request (http.c); then, from the main thread every few
+ * hundred ms: once no request has run for cfg.idle_release_s seconds,
+ * give the memory of the last answers back (the histories' mapped pages,
+ * the heap's free pages).  1 if it did. */
+void srv_busy_begin(struct srv *s);
+void srv_busy_end(struct srv *s);
+int srv_idle_tick(struct srv *s);
 
 /* Resolve the roots and the cache, prepare the registry (0, or -1 after
  * printing why); free everything (every trace's pass stopped first).

@@ -117,8 +117,16 @@ async function flood() {
     }
     await sleep(500);
     socks.forEach((s) => s.destroy());
-    await sleep(300);
-    await healthy('150 idle connections');
+    // The server learns of the closes asynchronously (a loaded machine, a
+    // sanitizer build): it must serve again once it has, within 10 s.
+    let h;
+    for (let i = 0; i < 50; i++) {
+        await sleep(200);
+        h = await c.checkHealth();
+        if (h.isOk())
+            break;
+    }
+    ok(h.isOk(), 'still serving after 150 idle connections closed');
 }
 
 // A CTF trace with a damaged stream: opened or refused, never a crash;

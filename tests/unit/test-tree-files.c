@@ -143,6 +143,50 @@ static void patch(const char *path, uint64_t off, const void *p, size_t n)
 /* Open readers with opts.mapped (the second pass of main). */
 static bool g_mapped;
 
+/*
+ * A mapped reader's blocks must start on boundaries of their size (64 KiB
+ * if smaller), in the process's address space: the kernel maps a file's
+ * pages by aligned 64 KiB windows on a fault, and a block across two
+ * windows costs twice its bytes of RSS.  The map is found in
+ * /proc/self/maps by the file's path; 0 if aligned.
+ */
+static int map_misaligned(const char *path)
+{
+	char real[4096], line[4096 + 128];
+	unsigned long lo, off, align = 65536;
+	uint32_t bs = 0;
+	FILE *f;
+	int bad = -1;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		unsigned char b[4];
+
+		if (pread(fd, b, 4, H_BLOCK_SIZE) == 4)
+			bs = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+			     (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		close(fd);
+	}
+	if (bs > align)
+		align = bs;
+	if (!realpath(path, real) || !(f = fopen("/proc/self/maps", "r")))
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		char *name = strchr(line, '/');
+		size_t n;
+
+		if (!name || sscanf(line, "%lx-%*x %*s %lx", &lo, &off) != 2)
+			continue;
+		n = strlen(name);
+		if (n && name[n - 1] == '\n')
+			name[n - 1] = 0;
+		if (strcmp(name, real) == 0 && off == 0)
+			bad = (lo + HDR_REGION) % align != 0;
+	}
+	fclose(f);
+	return bad;
+}
+
 static sht_err try_open(const char *path, sht_reader **out)
 {
 	sht_reader_opts oo;
@@ -156,6 +200,11 @@ static sht_err try_open(const char *path, sht_reader **out)
 		sht_reader_close(rd);
 		return sht_error_set(SHT_ERR_STATE, "Cannot open: mapped is %d, asked %d",
 				     !g_mapped, g_mapped);
+	}
+	if (rc == SHT_OK && g_mapped && map_misaligned(path) != 0) {
+		sht_reader_close(rd);
+		return sht_error_set(SHT_ERR_STATE, "Cannot open: path=%s is not mapped with its blocks on 64 KiB boundaries",
+				     path);
 	}
 
 	if (out)

@@ -1,0 +1,122 @@
+// test-idle.js: `sht serve --idle-release S` gives the memory of earlier
+// answers back once no request has run for S seconds: the history pages a
+// whole-trace screen mapped leave the server's RSS (RssFile), and the next
+// screen gets the same answer.  With 0 it keeps them.  Two servers of
+// their own on one cache directory, on a generated kernel trace.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { spawn, execFileSync } = require('child_process');
+const { ok, is, diag, done, sleep } = require('./lib.js');
+
+const TG = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
+const dir = path.join(process.env.SHT_TMP, 'idle');
+const servers = [];
+
+async function startServer(name, idle) {
+    const portFile = path.join(dir, 'port-' + name);
+    fs.rmSync(portFile, { force: true });
+    const p = spawn(process.env.SHT, ['serve', '--port', '0', '--port-file', portFile,
+                                      '--cache', path.join(dir, 'cache'), '--root', dir,
+                                      '--quiet', '--idle-release', String(idle)],
+                    { stdio: 'inherit' });
+    const s = { p, port: 0 };
+    servers.push(s);
+    for (let i = 0; i < 100 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); i++)
+        await sleep(100);
+    s.port = Number(fs.readFileSync(portFile, 'utf8').trim());
+    return s;
+}
+
+function stop(s) {
+    return new Promise((resolve) => {
+        s.p.on('exit', (code) => resolve(code));
+        s.p.kill('SIGTERM');
+    });
+}
+
+async function post(s, what, params) {
+    const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api${what}`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ parameters: params }) });
+    return { status: r.status, text: await r.text() };
+}
+
+// The server's mapped file pages, in KiB (/proc/PID/status).
+function rssFile(s) {
+    const m = /^RssFile:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${s.p.pid}/status`, 'utf8'));
+    return Number(m[1]);
+}
+
+// Open the trace, wait for its analyses; the experiment's UUID and range.
+async function openTrace(s, trace) {
+    const t = JSON.parse((await post(s, '/traces', { uri: trace, name: 'idle' })).text);
+    const e = JSON.parse((await post(s, '/experiments', { name: 'idle', traces: [t.UUID] })).text);
+    let x;
+    for (let i = 0; i < 1200; i++) {
+        const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api/experiments/${e.UUID}`);
+        x = JSON.parse(await r.text());
+        if (x.indexingStatus === 'COMPLETED')
+            break;
+        await sleep(100);
+    }
+    is(x.indexingStatus, 'COMPLETED', 'the trace is analysed');
+    return x;
+}
+
+// A whole-trace Control Flow screen: every row x 1920 times.
+async function screen(s, e) {
+    const base = `/experiments/${e.UUID}/outputs/timeGraph/${TG}`;
+    const tree = JSON.parse((await post(s, base + '/tree', {})).text);
+    const ids = tree.model.entries.map((x) => x.id);
+    const text = (await post(s, base + '/states', {
+        requested_timerange: { start: e.start, end: e.end, nbTimes: 1920 },
+        requested_items: ids })).text;
+    return text;
+}
+
+(async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const trace = path.join(dir, 'k16');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--size', '16m', '--cpus', '4',
+                                   '--threads', '300', '--seed', '3', '-o', trace]);
+
+    const a = await startServer('release', 1);
+    const e = await openTrace(a, trace);
+    const hist = fs.readdirSync(path.join(dir, 'cache')).map((d) => path.join(dir, 'cache', d, 'kernel.sht'))
+        .find((f) => fs.existsSync(f));
+    const kib = fs.statSync(hist).size / 1024;
+    await sleep(1500);                    // the analysis's own pages released
+    const before = rssFile(a);
+    const first = await screen(a, e);
+    const busy = rssFile(a);
+    diag(`history ${kib.toFixed(0)} KiB; RssFile before the screen ${before}, after ${busy} KiB`);
+    ok(busy - before > kib / 4, 'a whole-trace screen maps a good part of the history',
+       `${busy - before} KiB mapped of ${kib.toFixed(0)}`);
+    await sleep(2500);
+    const idle = rssFile(a);
+    diag(`--idle-release 1: RssFile 2.5 s later ${idle} KiB`);
+    ok(busy - idle > (busy - before) * 0.9, 'idle for 1 s: the mapped history pages are given back',
+       `${busy} KiB -> ${idle} KiB`);
+    is(await screen(a, e), first, 'the next screen gets the same answer');
+    ok(rssFile(a) - idle > kib / 4, 'and maps its pages again');
+    is(await stop(a), 0, 'the server stops cleanly');
+
+    const b = await startServer('keep', 0);
+    const e2 = await openTrace(b, trace);
+    is(await screen(b, e2), first, '--idle-release 0: the same answer (histories reused)');
+    const kept = rssFile(b);
+    await sleep(2500);
+    const later = rssFile(b);
+    diag(`--idle-release 0: RssFile ${kept} KiB, 2.5 s later ${later} KiB`);
+    ok(later > kept - kib / 16, '--idle-release 0: the pages stay mapped', `${kept} KiB -> ${later} KiB`);
+    is(await stop(b), 0, 'the server stops cleanly');
+    done();
+})().catch((err) => {
+    ok(false, 'test-idle', err.stack);
+    for (const s of servers)
+        s.p.kill('SIGKILL');
+    done();
+});
