@@ -128,7 +128,7 @@ static sht_err counting_seek(void *src, uint64_t pos)
 	return c->inner.ops->seek(c->inner.src, pos);
 }
 
-static const sht_source_ops counting_ops = { counting_next, counting_seek, NULL, NULL };
+static const sht_source_ops counting_ops = { counting_next, counting_seek, NULL, NULL, NULL };
 
 /* ---- options ------------------------------------------------------------- */
 

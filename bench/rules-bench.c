@@ -174,7 +174,7 @@ static sht_err rseek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops ROPS = { rnext, rseek, NULL, NULL };
+static const sht_source_ops ROPS = { rnext, rseek, NULL, NULL, NULL };
 
 /* One run of p over t into a null-backend state system: wall seconds
  * (CPU seconds in *cpu), or -1. */

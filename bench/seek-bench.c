@@ -15,7 +15,11 @@
  * the same answers (hashed).  One JSON line per trace: open ms, the
  * median, mean and p90 ms of a query and its median CPU ms (the process's,
  * decoding threads included: steadier than the wall clock on a busy
- * machine); then the differences of the medians.
+ * machine), the median CPU ms of the calling thread alone (the rest is
+ * the decoding threads'), and for the CTF trace the median of the events
+ * its decoders handed over per query (sht_ctf_info.decoded since the
+ * query before: those the replay read, those decoded ahead of it); then
+ * the differences of the medians.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,6 +43,11 @@ struct side {
 	double open_ms;
 	double ms[MAXQ];
 	double cpu_ms[MAXQ];          /* the process's CPU time (all threads) */
+	double main_ms[MAXQ];         /* the calling thread's */
+	uint64_t decoded_at;          /* sht_ctf_info.decoded after the last */
+	double decoded[MAXQ];         /* ... since the query before: those of
+	                                 this query and the read-ahead of the
+	                                 one before */
 };
 
 static sht_err env_of(const struct side *s, const char *name, sht_field *out)
@@ -86,16 +95,26 @@ static void close_side(struct side *s)
 		sht_ctf_close(&s->src);
 }
 
-/* A full query on s: its time in ms (and its CPU time into *cpu_ms), the
- * answer's hash into *h. */
-static double query(struct side *s, sht_time t, uint64_t *h, sht_result *res,
-		    double *cpu_ms)
+/* Events the CTF side's decoders handed over so far (0 for VSTF). */
+static uint64_t decoded(const struct side *s)
 {
-	double c0 = cpu_s(), t0 = now_s();
-	sht_err err = sht_state_query_full(s->ss, t, res);
-	double ms = (now_s() - t0) * 1e3;
+	sht_ctf_info in;
 
-	*cpu_ms = (cpu_s() - c0) * 1e3;
+	return !s->vstf && sht_ctf_info_get(&s->src, &in) == SHT_OK ? in.decoded : 0;
+}
+
+/* Full query qi on s: its time in ms (its CPU times into s), the answer's
+ * hash into *h. */
+static void query(struct side *s, int qi, sht_time t, uint64_t *h, sht_result *res)
+{
+	double c0 = cpu_s(), m0 = thread_cpu_s(), t0 = now_s();
+	sht_err err = sht_state_query_full(s->ss, t, res);
+
+	s->ms[qi] = (now_s() - t0) * 1e3;
+	s->cpu_ms[qi] = (cpu_s() - c0) * 1e3;
+	s->main_ms[qi] = (thread_cpu_s() - m0) * 1e3;
+	s->decoded[qi] = (double)(decoded(s) - s->decoded_at);
+	s->decoded_at += (uint64_t)s->decoded[qi];
 
 	*h = (uint64_t)err * 31u;
 	for (size_t i = 0; err == SHT_OK && i < sht_result_count(res); i++) {
@@ -106,22 +125,25 @@ static double query(struct side *s, sht_time t, uint64_t *h, sht_result *res,
 			*h += (uint64_t)(iv->value.type == SHT_TYPE_INT32 ? iv->value.u.i32
 									   : iv->value.u.i64);
 	}
-	return ms;
 }
 
 static void report(const struct side *s, int n)
 {
-	double v[MAXQ], c[MAXQ], sum = 0;
+	double v[MAXQ], c[MAXQ], m[MAXQ], d[MAXQ], sum = 0;
 
 	memcpy(v, s->ms, (size_t)n * sizeof v[0]);
 	memcpy(c, s->cpu_ms, (size_t)n * sizeof c[0]);
+	memcpy(m, s->main_ms, (size_t)n * sizeof m[0]);
+	memcpy(d, s->decoded, (size_t)n * sizeof d[0]);
 	for (int i = 0; i < n; i++)
 		sum += v[i];
 	qsort(v, (size_t)n, sizeof v[0], cmp_double);
 	printf("{\"trace\":\"%s\",\"open_ms\":%.1f,\"queries\":%d,\"median_ms\":%.2f,"
-	       "\"mean_ms\":%.2f,\"p90_ms\":%.2f,\"median_cpu_ms\":%.2f}\n", s->name,
+	       "\"mean_ms\":%.2f,\"p90_ms\":%.2f,\"median_cpu_ms\":%.2f,"
+	       "\"median_caller_cpu_ms\":%.2f,\"median_decoded\":%.0f}\n", s->name,
 	       s->open_ms, n, pct_sorted(v, (size_t)n, 0.5), sum / n,
-	       pct_sorted(v, (size_t)n, 0.9), median(c, (size_t)n));
+	       pct_sorted(v, (size_t)n, 0.9), median(c, (size_t)n), median(m, (size_t)n),
+	       median(d, (size_t)n));
 }
 
 struct opts {
@@ -192,12 +214,13 @@ int main(int argc, char **argv)
 	sht_time t0 = sht_state_start(sd[0].ss), t1 = sht_state_end(sd[0].ss);
 	struct rng rg = RNG_INIT(o.seed);
 
+	sd[0].decoded_at = decoded(&sd[0]);
 	for (int i = 0; i < nq; i++) {
 		sht_time t = t0 + (sht_time)(rng_below(&rg, (uint64_t)(t1 - t0)));
 		uint64_t h0, h1;
 
-		sd[0].ms[i] = query(&sd[0], t, &h0, res, &sd[0].cpu_ms[i]);
-		sd[1].ms[i] = query(&sd[1], t, &h1, res, &sd[1].cpu_ms[i]);
+		query(&sd[0], i, t, &h0, res);
+		query(&sd[1], i, t, &h1, res);
 		bad += h0 != h1;
 	}
 	report(&sd[0], nq);

@@ -122,6 +122,14 @@ typedef struct sht_source_ops {
 	 * can seek by time (a CTF trace, through its packet index) uses ts
 	 * and trusts pos. */
 	sht_err (*seek_at)(void *src, uint64_t pos, sht_time ts);
+	/* Optional (may be NULL), a hint: until the next seek, the caller
+	 * reads no further than the first event at or after time ts.  A
+	 * source that decodes ahead of its reader on other threads (a CTF
+	 * trace's decoding threads) stops decoding ahead there, instead of
+	 * decoding events the caller will not read; every event is still
+	 * delivered if asked (next() past ts only waits for its decoding).
+	 * A partial history's replay tells its source the segment's end. */
+	void (*until)(void *src, sht_time ts);
 } sht_source_ops;
 
 
@@ -137,6 +145,13 @@ static inline sht_err sht_source_seek_at(const sht_source *src, uint64_t pos,
 	if (src->ops->seek_at)
 		return src->ops->seek_at(src->src, pos, ts);
 	return src->ops->seek(src->src, pos);
+}
+
+/* src's until(ts) if it has one (a hint; nothing otherwise). */
+static inline void sht_source_until(const sht_source *src, sht_time ts)
+{
+	if (src->ops->until)
+		src->ops->until(src->src, ts);
 }
 
 typedef struct sht_provider {

@@ -157,7 +157,7 @@ static void prog_stats(void *src, sht_source_stats *out)
 }
 
 static const sht_source_ops prog_ops = { prog_next, prog_seek, prog_stats,
-						 prog_seek_at };
+						 prog_seek_at, NULL };
 
 /* ---- reuse ---------------------------------------------------------------------- */
 

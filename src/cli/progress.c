@@ -114,7 +114,7 @@ static void progress_stats_op(void *s, sht_source_stats *out)
 }
 
 static const sht_source_ops progress_ops = {
-	progress_next, progress_seek, progress_stats_op, progress_seek_at
+	progress_next, progress_seek, progress_stats_op, progress_seek_at, NULL
 };
 
 void cli_progress_source(struct cli_progress *p, sht_source *out)

@@ -101,7 +101,7 @@ static sht_err staircase_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops staircase_ops = { staircase_next, staircase_seek, NULL, NULL };
+static const sht_source_ops staircase_ops = { staircase_next, staircase_seek, NULL, NULL, NULL };
 
 sht_err shtgen_staircase_source(const shtgen_staircase *w, sht_source *out)
 {
@@ -337,7 +337,7 @@ static sht_err churn_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops churn_ops = { churn_next, churn_seek, NULL, NULL };
+static const sht_source_ops churn_ops = { churn_next, churn_seek, NULL, NULL, NULL };
 
 sht_err shtgen_churn_source(const shtgen_churn *w, sht_source *out)
 {

@@ -84,7 +84,7 @@ static void src_stats(void *p, sht_source_stats *out)
 }
 
 static const sht_source_ops kgen_src_ops = {
-	src_next, src_seek, src_stats, NULL
+	src_next, src_seek, src_stats, NULL, NULL
 };
 
 sht_err shtgen_kgen_source(const shtgen_kgen_params *p, sht_source *out)

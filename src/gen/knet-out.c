@@ -91,7 +91,7 @@ static void ks_stats(void *p, sht_source_stats *out)
 	out->events = k->s.index;
 }
 
-static const sht_source_ops knet_src_ops = { ks_next, ks_seek, ks_stats, NULL };
+static const sht_source_ops knet_src_ops = { ks_next, ks_seek, ks_stats, NULL, NULL };
 
 sht_err shtgen_knet_source(const shtgen_knet_params *p, uint32_t h,
 			 sht_source *out)

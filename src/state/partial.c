@@ -167,7 +167,7 @@ static sht_err seed_segment(sht_state *ss, struct sht__partial *pq, size_t k, sh
 	return err;
 }
 
-static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
+static sht_err replay_held(struct sht__partial *pq, size_t k, sht_state *seg)
 {
 	sht_event ev;
 	/* The checkpoint's event is the first at or after its time: a source
@@ -175,6 +175,10 @@ static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
 	sht_err err = sht_source_seek_at(&pq->src, pq->cp[k].pos, pq->cp[k].ts);
 	int first = 1;
 
+	/* The replay stops at the next segment's first event: a source that
+	 * decodes ahead need not go further. */
+	if (err == SHT_OK && k + 1 < pq->n)
+		sht_source_until(&pq->src, pq->cp[k + 1].ts);
 	while (err == SHT_OK && (err = pq->src.ops->next(pq->src.src, &ev)) == SHT_OK) {
 		/* The checkpoint's event is the first of its timestamp: a
 		 * trace that says otherwise is not the one replayed here. */
@@ -190,6 +194,21 @@ static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
 			err = SHT_OK;     /* skipped, as the first run did */
 	}
 	return err == SHT_END ? SHT_OK : err;
+}
+
+/* The segment's events through the provider.  seg is this thread's
+ * alone until the replay ends: the handler's calls on it skip its lock,
+ * as sht_state_run's do (once another thread exists, a decoding thread,
+ * each lock is an atomic instruction: a dozen per event). */
+static sht_err replay_events(struct sht__partial *pq, size_t k, sht_state *seg)
+{
+	sht_state *held = sht__held;
+	sht_err err;
+
+	sht__held = seg;
+	err = replay_held(pq, k, seg);
+	sht__held = held;
+	return err;
 }
 
 /* End the replay at the segment's end: its ongoing states are not closed

@@ -42,7 +42,7 @@ static void ts_stats(void *p, sht_source_stats *out)
 	}
 }
 
-static const sht_source_ops ts_ops = { ts_next, ts_seek, ts_stats, NULL };
+static const sht_source_ops ts_ops = { ts_next, ts_seek, ts_stats, NULL, NULL };
 
 sht_err sht_transform_source(const sht_source *in, const sht_transform *t,
 			     sht_source *out)

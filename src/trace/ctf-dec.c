@@ -68,6 +68,7 @@ static void publish_locked(struct ctf_dec *d, struct ctf_sq *q)
 	q->ready_tail = ch;
 	q->nready++;
 	q->published += ch->events;
+	q->pub_ts = q->fill_ts;
 	pthread_cond_broadcast(&d->ready);
 }
 
@@ -181,6 +182,8 @@ static sht_err dec_event(struct ctf_dec *d, uint32_t in, const bt_message *m)
 	sht__ctfr_event_write(r, size, k, d->vals, d->lens, &d->nest,
 			      event_cpu(k, d->vals, d->pkt_cpu[in]), ts, has_ts);
 	ps->q.fill->events++;
+	if (has_ts == 1)
+		ps->q.fill_ts = ts;
 	return SHT_OK;
 }
 
@@ -222,6 +225,8 @@ static sht_err dec_other(struct ctf_dec *d, uint32_t in, const bt_message *m)
 	if (!(r = room(d, &ps->q, sht__ctfr_other_size())))
 		return sht__error(SHT_ERR_NOMEM, "Cannot queue a CTF message: out of memory");
 	sht__ctfr_other(r, m);
+	if (r->has_ts == 1)
+		ps->q.fill_ts = r->ts;
 	return SHT_OK;
 }
 
@@ -379,10 +384,11 @@ static sht_err pick_streams(struct ctf_dec *d)
 
 	for (uint32_t s = d->k; s < p->nstreams; s += p->ndec)
 		d->n++;
-	d->sid = calloc(d->n ? d->n : 1, sizeof *d->sid);
-	d->it = calloc(d->n ? d->n : 1, sizeof *d->it);
-	d->pkt_cpu = calloc(d->n ? d->n : 1, sizeof *d->pkt_cpu);
-	d->has_cc = calloc(d->n ? d->n : 1, sizeof *d->has_cc);
+	/* read at every event: on lines of their own */
+	d->sid = sht__ctfp_lines(d->n * sizeof *d->sid);
+	d->it = sht__ctfp_lines(d->n * sizeof *d->it);
+	d->pkt_cpu = sht__ctfp_lines(d->n * sizeof *d->pkt_cpu);
+	d->has_cc = sht__ctfp_lines(d->n * sizeof *d->has_cc);
 	if (!d->sid || !d->it || !d->pkt_cpu || !d->has_cc)
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
 	for (uint32_t i = 0, s = d->k; s < p->nstreams; s += p->ndec, i++) {
@@ -473,8 +479,11 @@ sht_err sht__ctfd_run(struct ctf_dec *d, uint32_t in)
 	}
 	/* A starving consumer gets the chunk once it holds a good share of
 	 * records: handing over a batch at a time (about 15 messages) costs
-	 * a wake-up per batch when the decoder is the slower side. */
+	 * a wake-up per batch when the decoder is the slower side.  A record
+	 * at or after the consumer's bound is handed over at once: the
+	 * stream is decoded no further (ctf-deq.c, pick). */
 	if (err == SHT_OK && !d->at_end &&
+	    (!q->fill || q->fill_ts < d->run_until) &&
 	    (!q->starving || !q->fill || q->fill->used < CTF_PUBLISH_MIN))
 		return SHT_OK;
 	pthread_mutex_lock(&d->mu);

@@ -38,6 +38,10 @@ struct ctf_dec {
 	pthread_cond_t room;         /* a chunk came back, a need, or stop */
 	pthread_t thr;
 	int started, stop;
+	int64_t until;               /* the consumer's bound (INT64_MAX:
+	                                none), under mu */
+	int64_t run_until;           /* its copy for the thread's next run
+	                                (taken under mu; INT64_MAX inline) */
 	int built;                   /* 1 built, -1 failed */
 	sht_err err;                 /* the build's error */
 	char msg[CTF_ERRMSG];        /* its message, or a stream's */

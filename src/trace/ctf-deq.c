@@ -14,12 +14,14 @@
 
 sht_err sht__ctfd_create(struct ctf_par *p, uint32_t k, struct ctf_dec **out)
 {
-	struct ctf_dec *d = calloc(1, sizeof *d);
+	struct ctf_dec *d = sht__ctfp_lines(sizeof *d);
 
 	if (!d)
 		return sht__error(SHT_ERR_NOMEM, "Cannot open CTF trace: out of memory");
 	d->p = p;
 	d->k = k;
+	d->until = INT64_MAX;
+	d->run_until = INT64_MAX;
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->ready, NULL);
 	pthread_cond_init(&d->room, NULL);
@@ -81,6 +83,8 @@ static int pick(struct ctf_dec *d)
 			continue;
 		if (q->starving)
 			return (int)i;
+		if (q->pub_ts >= d->until)
+			continue;    /* the consumer stops before its next records */
 		if (q->nready < best_ready) {
 			best = (int)i;
 			best_ready = q->nready;
@@ -123,6 +127,7 @@ static void *dec_main(void *arg)
 			pthread_cond_wait(&d->room, &d->mu);
 			continue;
 		}
+		d->run_until = d->until;
 		pthread_mutex_unlock(&d->mu);
 		err = sht__ctfd_run(d, (uint32_t)i);
 		if (err != SHT_OK)
@@ -156,6 +161,14 @@ void sht__ctfd_stop(struct ctf_dec *d)
 }
 
 /* ---- the consumer's side ---------------------------------------------- */
+
+void sht__ctfd_until(struct ctf_dec *d, int64_t ts)
+{
+	pthread_mutex_lock(&d->mu);
+	d->until = ts;
+	pthread_cond_signal(&d->room);
+	pthread_mutex_unlock(&d->mu);
+}
 
 /* Decode stream s on this thread until it has a chunk ready or ends. */
 static sht_err need_inline(struct ctf_dec *d, struct ctf_sq *q, uint32_t in)

@@ -11,6 +11,16 @@
 #include "ctf-dec.h"
 #include "util/util.h"
 
+void *sht__ctfp_lines(size_t n)
+{
+	size_t size = (n + CTF_CACHE_LINE - 1) / CTF_CACHE_LINE * CTF_CACHE_LINE;
+	void *m = aligned_alloc(CTF_CACHE_LINE, size ? size : CTF_CACHE_LINE);
+
+	if (m)
+		memset(m, 0, size ? size : CTF_CACHE_LINE);
+	return m;
+}
+
 /* ---- called by the decoders --------------------------------------------- */
 
 sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
@@ -20,10 +30,12 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 
 	pthread_mutex_lock(&p->reg_mu);
 	if (!p->st && total <= UINT32_MAX) {
-		p->st = calloc(total, sizeof *p->st);
-		p->active = calloc(total, sizeof *p->active);
-		p->hd = calloc(total, sizeof *p->hd);
-		p->hts = calloc(total, sizeof *p->hts);
+		/* the consumer's arrays: allocated on a decoder's thread,
+		 * next to that decoder's own */
+		p->st = sht__ctfp_lines(total * sizeof *p->st);
+		p->active = sht__ctfp_lines(total * sizeof *p->active);
+		p->hd = sht__ctfp_lines(total * sizeof *p->hd);
+		p->hts = sht__ctfp_lines(total * sizeof *p->hts);
 		if (!p->st || !p->active || !p->hd || !p->hts) {
 			free(p->st);
 			p->st = NULL;
@@ -34,6 +46,8 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 			for (uint64_t i = 0; i < np; i++, s++) {
 				p->st[s].dir = k;
 				p->st[s].port = (uint32_t)i;
+				p->st[s].q.pub_ts = INT64_MIN;
+				p->st[s].q.fill_ts = INT64_MIN;
 			}
 		}
 		if (err == SHT_OK)
@@ -124,6 +138,8 @@ static void stop_decoders(struct ctf_par *p)
 		free(q->fill);
 		free(q->cur);
 		memset(q, 0, sizeof *q);
+		q->pub_ts = INT64_MIN;
+		q->fill_ts = INT64_MIN;
 		p->st[s].dec = NULL;
 	}
 }
@@ -189,6 +205,12 @@ sht_err sht__ctfp_restart(struct ctf_par *p, const char *const *dirs, int64_t dr
 	if (err == SHT_OK)
 		sht__ctfm_init(p);
 	return err;
+}
+
+void sht__ctfp_until(struct ctf_par *p, int64_t ts)
+{
+	for (uint32_t k = 0; k < p->ndec; k++)
+		sht__ctfd_until(p->dec[k], ts);
 }
 
 /* ---- seeks ----------------------------------------------------------------- */
@@ -271,7 +293,7 @@ static sht_err first_record(struct sht_ctf *c)
 
 sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs)
 {
-	struct ctf_par *p = calloc(1, sizeof *p);
+	struct ctf_par *p = sht__ctfp_lines(sizeof *p);
 	sht_err err;
 
 	if (!p || !(p->env = calloc(c->n_dirs, sizeof *p->env)) ||

@@ -50,6 +50,7 @@
 #define CTF_PUBLISH_MIN (CTF_CHUNK_BYTES / 4u) /* bytes handed over to a
                                           starving consumer */
 #define CTF_ERRMSG 512u
+#define CTF_CACHE_LINE 64              /* bytes (x86-64, arm64) */
 #define CTF_TS_SLOW INT64_MIN
 
 /* ---- records (ctf-rec.c) ------------------------------------------------ */
@@ -131,8 +132,16 @@ struct ctf_sq {
 	sht_err err;                  /* and it failed with err (< 0) */
 	_Atomic int starving;         /* the consumer waits for it (read by
 	                                 the decoder without the lock) */
-	struct ctf_chunk *fill;       /* producer */
-	struct ctf_chunk *cur;        /* consumer */
+	/* The producer's and the consumer's own fields, each on a cache line
+	 * of its own: each side reads or writes its own once per record, on
+	 * its own core, and a line they shared would bounce between the two
+	 * cores at every record. */
+	int64_t pub_ts;               /* the time of the last timed record
+	                                 published (INT64_MIN: none) */
+	_Alignas(CTF_CACHE_LINE) struct ctf_chunk *fill;  /* producer */
+	int64_t fill_ts;              /* the last timed record's time there
+	                                 (INT64_MIN: none) */
+	_Alignas(CTF_CACHE_LINE) struct ctf_chunk *cur;   /* consumer */
 	uint32_t off;
 };
 
@@ -173,8 +182,8 @@ struct ctf_par {
 	pthread_mutex_t reg_mu;
 	struct ctf_class *classes;
 	struct ctf_env *env;          /* per directory */
-	/* merge (consumer) */
-	uint32_t *active, nactive;
+	/* merge (consumer): on lines of its own (sht__ctfp_lines) */
+	_Alignas(CTF_CACHE_LINE) uint32_t *active, nactive;
 	const struct ctf_rec **hd;    /* head of active[i], NULL: to fetch */
 	int64_t *hts;                 /* its time, or CTF_TS_SLOW (no time
 	                                 of its own, a stream beginning) */
@@ -182,7 +191,8 @@ struct ctf_par {
 	int expect;                   /* clock class expectation */
 	int expect_uuid_set;
 	uint8_t expect_uuid[16];
-	uint32_t nbuilt;              /* decoders built (or failed) */
+	_Alignas(CTF_CACHE_LINE) uint32_t nbuilt; /* decoders built (or
+	                                 failed) */
 	double build_ms;              /* the first start's (graphs built) */
 	pthread_cond_t built_cv;
 	/* packets of each trace directory (ctf-pkt.c), under reg_mu: built
@@ -273,6 +283,9 @@ void sht__ctfd_stop(struct ctf_dec *d);
  * (jobs = 0): SHT_OK and *out, SHT_END, or the stream's error. */
 sht_err sht__ctfd_take(struct ctf_dec *d, uint32_t s, struct ctf_chunk **out);
 
+/* The consumer's bound (sht__ctfp_until) for decoder d. */
+void sht__ctfd_until(struct ctf_dec *d, int64_t ts);
+
 /* The consumer is done with chunk ch of stream s (NULL: no-op). */
 void sht__ctfd_release(struct ctf_dec *d, uint32_t s, struct ctf_chunk *ch);
 
@@ -294,6 +307,11 @@ sht_err sht__ctfm_next(struct ctf_par *p, const struct ctf_rec **r,
 
 /* ---- the reader (ctf-par.c) --------------------------------------------- */
 
+/* n zeroed bytes on cache lines of their own (NULL: out of memory; freed
+ * by free()): what one thread writes at every record must share no line
+ * with what another thread reads or writes at every record. */
+void *sht__ctfp_lines(size_t n);
+
 sht_err sht__ctfp_open(struct sht_ctf *c, uint32_t jobs);
 void sht__ctfp_close(struct sht_ctf *c);
 /* Stop the decoders and start again from the beginning of dirs (the
@@ -309,6 +327,13 @@ sht_err sht__ctfp_streams(struct ctf_par *p, const bt_component_source **srcs,
 			  uint32_t ndirs, uint64_t total);
 void sht__ctfp_built(struct ctf_par *p, struct ctf_dec *d, sht_err err);
 void sht__ctfp_note_trace(struct ctf_par *p, uint32_t dir, const bt_trace *t);
+
+/* The consumer reads no further than the first record at or after time
+ * ts until the next restart (a hint, INT64_MAX: none): a decoder decodes
+ * ahead no stream that has published a record at or after ts, unless the
+ * consumer starves for it; the record that reaches ts is published at
+ * once. */
+void sht__ctfp_until(struct ctf_par *p, int64_t ts);
 
 /* Restart the decoders on a view of the trace for time t (ctf-view.c);
  * the events before t are then dropped by next().  SHT_NOT_FOUND (nothing

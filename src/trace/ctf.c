@@ -24,8 +24,16 @@ static void ctf_stats(void *src, sht_source_stats *out)
 	*out = c->st;
 }
 
+static void ctf_until(void *src, sht_time ts)
+{
+	struct sht_ctf *c = src;
+
+	if (c->par)
+		sht__ctfp_until(c->par, ts);
+}
+
 const sht_source_ops sht__ctf_ops = { sht__ctf_next, sht__ctf_seek,
-				      ctf_stats, sht__ctf_seek_at };
+				      ctf_stats, sht__ctf_seek_at, ctf_until };
 
 struct sht_ctf *sht__ctf_of(const sht_source *src)
 {

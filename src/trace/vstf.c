@@ -70,7 +70,7 @@ static sht_err vstf_seek(void *src, uint64_t pos);
 static void vstf_stats(void *src, sht_source_stats *out);
 
 static const sht_source_ops vstf_ops = { vstf_next, vstf_seek, vstf_stats,
-					   NULL };
+					   NULL, NULL };
 
 /* ---- decoding ------------------------------------------------------------ */
 

@@ -64,7 +64,7 @@ static sht_err seek(void *s, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops OPS = { next, seek, NULL, NULL };
+static const sht_source_ops OPS = { next, seek, NULL, NULL, NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

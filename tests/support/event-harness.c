@@ -46,7 +46,7 @@ static sht_err tseek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-const sht_source_ops TOPS = { tnext, tseek, NULL, NULL };
+const sht_source_ops TOPS = { tnext, tseek, NULL, NULL, NULL };
 
 const char *tev_show(const sht_value *v)
 {

@@ -14,6 +14,9 @@
  *  - the cost: with an index, seeks go through it (packet_seeks) and skip
  *    on average less than a quarter of what reading from the start would;
  *    without one, by the packets' headers, the same.
+ *  - until(ts) after a seek_at (1 and 2 decoding threads): the decoders
+ *    stop decoding ahead near ts (under a quarter of what they decode
+ *    ahead without it), and the events past ts still come, in order.
  *
  * Traces: a synthetic kernel trace (8 CPUs), the same without its index
  * directory (seeks by the packets' headers, ctf-tsdl.c), a trace with
@@ -185,6 +188,8 @@ static int phase_ordinal(const sht_source *src, const struct run *ref, struct co
 /* indexed: 2 asserts the cost too (traces of small metadata, many packets
  * per stream); 1 that seeks go by packets; 0 that they do not. */
 static void readahead_case(const char *name, const char *path, const struct run *ref);
+static void until_case(const char *name, const char *path, const struct run *ref,
+		       uint32_t jobs);
 
 static void seek_case(const char *name, const char *path, int indexed)
 {
@@ -226,8 +231,11 @@ static void seek_case(const char *name, const char *path, int indexed)
 			       "packet seek", name, jobs);
 		sht_ctf_close(&src);
 	}
-	if (indexed == 2 && ref.n >= 100000)
+	if (indexed == 2 && ref.n >= 100000) {
 		readahead_case(name, path, &ref);
+		until_case(name, path, &ref, 1);
+		until_case(name, path, &ref, 2);
+	}
 	free(ref.ev);
 }
 
@@ -285,6 +293,65 @@ static void readahead_case(const char *name, const char *path, const struct run 
 		   "%s: a seek's decoders read less than a third as far ahead as "
 		   "the open's", name);
 	}
+	sht_ctf_close(&src);
+}
+
+/* Events the decoders hold ahead of the reader once settled, after a
+ * seek_at to ref's event a (first of its time) and reading through the
+ * first event at or after ref's event b's time, told with until() (bound)
+ * or not. */
+static int64_t ahead_after(const sht_source *src, const struct run *ref, uint64_t a,
+			   uint64_t b, int bound)
+{
+	uint64_t d0 = settled_decoded(src), d1;
+
+	if (sht_source_seek_at(src, a, ref->ev[a].ts) != SHT_OK)
+		return -1;
+	if (bound)
+		sht_source_until(src, ref->ev[b].ts);
+	for (uint64_t i = a; i <= b; i += FOLLOW)
+		if (!follows(src, ref, i))
+			return -1;
+	d1 = settled_decoded(src);
+	return (int64_t)(d1 - d0) - (int64_t)(((b - a) / FOLLOW + 1) * FOLLOW);
+}
+
+/* until(ts) (source.h): after a seek, the decoding threads stop decoding
+ * ahead once every stream has handed over a record at or after ts (a
+ * replay of a partial history's segment tells its end), and still
+ * deliver every event past ts when asked. */
+static void until_case(const char *name, const char *path, const struct run *ref,
+		       uint32_t jobs)
+{
+	uint64_t a = ref->n / 3, b;
+	int64_t free_ahead, bound_ahead;
+	sht_source src;
+
+	while (a > 0 && ref->ev[a - 1].ts == ref->ev[a].ts)
+		a--;
+	/* Far enough that each stream's first chunks, decoded before the
+	 * hint comes, end before it: 25 000 events (ref->n >= 100 000). */
+	b = a + 25000;                     /* the first event of its time */
+	while (b > a && ref->ev[b - 1].ts == ref->ev[b].ts)
+		b--;
+	if (!ok(open_src(path, jobs, &src), "%s, until, %u threads: opens", name, jobs))
+		return;
+	free_ahead = ahead_after(&src, ref, a, b, 0);
+	bound_ahead = ahead_after(&src, ref, a, b, 1);
+	diag("%s, %u threads: %" PRId64 " events decoded ahead of a replay "
+	     "without until(), %" PRId64 " with it", name, jobs, free_ahead,
+	     bound_ahead);
+	ok(free_ahead > 0 && bound_ahead >= 0 && bound_ahead * 4 < free_ahead,
+	   "%s, %u threads: with until(), a seek's decoders stop near the "
+	   "bound (under a quarter of the read-ahead without)", name, jobs);
+	/* Past the bound: every event, in order, to 6000 events on. */
+	uint64_t i = (b - a) / FOLLOW * FOLLOW + FOLLOW + a;
+	int good = 1;
+
+	for (; good && i < ref->n && i < b + 6000; i += FOLLOW)
+		good = follows(&src, ref, i);
+	ok(good, "%s, %u threads: the events past the bound are delivered "
+	   "when asked", name, jobs);
 	sht_ctf_close(&src);
 }
 

@@ -277,7 +277,7 @@ static sht_err src_next(void *s, sht_event *ev)
 
 static void test_adopt(void)
 {
-	static const sht_source_ops ops = { src_next, NULL, NULL, NULL };
+	static const sht_source_ops ops = { src_next, NULL, NULL, NULL, NULL };
 	struct one_src os = { 3 };
 	sht_source src = { &ops, &os };
 	sht_provider p = { "adopt", 1, one_event, NULL, sht_kernel_model(), NULL, NULL };

@@ -115,7 +115,7 @@ static sht_err tr_seek(void *src, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL };
+static const sht_source_ops tr_ops = { tr_next, tr_seek, NULL, NULL, NULL };
 
 /* What the tree looks like now, through the public calls: the children
  * of g, the attribute count and the matches of g/ *, stored in "seen". */

@@ -318,7 +318,9 @@ static void check_native(void)
 /* A partial history of the trace at dir built by kernel-core.xml (a
  * checkpoint every 2000 events) answers as the full one: its replays run
  * the rules program without its quark memos (attributes appear as the
- * replay goes). */
+ * replay goes).  Its trace is read on 2 decoding threads, queried at
+ * times in order, then at random times (seeks back and forth, each
+ * replay bounded by until(): sht/source.h). */
 static void check_partial(const char *dir)
 {
 	char path[8192], xml[8192], file[8192];
@@ -356,19 +358,30 @@ static void check_partial(const char *dir)
 	if (err == SHT_OK)
 		err = sht_state_finish(ss, sht_state_end(ss));
 	sht_state_close(ss);
-	if (err == SHT_OK && sht_ctf_open(path, NULL, &src2) == SHT_OK)
+	sht_ctf_opts co;
+
+	sht_ctf_opts_init(&co);
+	co.jobs = 2;
+	if (err == SHT_OK && sht_ctf_open(path, &co, &src2) == SHT_OK)
 		err = sht_state_open_partial(file, NULL, &src2, &p, &part);
 	ok(err == SHT_OK, "%s: partial history from the rules file, opened with it", dir);
-	for (int pat = 0; err == SHT_OK && pat < 2; pat++) {
+	uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+	for (int pat = 0; err == SHT_OK && pat < 3; pat++) {
 		sht_time s = sht_state_start(full), e = sht_state_end(full);
-		int steps = pat ? 8 : 40;
+		int steps = pat == 1 ? 8 : 40;
 
 		free(qs);
 		qs = NULL;
-		if (sht_state_attr_match(full, pat ? "Threads/*" : "CPUs/*/Current_thread", &qs, &nq) != SHT_OK)
+		if (sht_state_attr_match(full, pat == 1 ? "Threads/*" : "CPUs/*/Current_thread", &qs, &nq) != SHT_OK)
 			bail_out("match: %s", sht_errmsg());
 		for (int i = 0; i <= steps; i++) {
 			sht_time t = s + (e - s) / steps * i;
+
+			if (pat == 2) {          /* random times */
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				t = s + (sht_time)((rng >> 11) % (uint64_t)(e - s + 1));
+			}
 
 			for (size_t k = 0; k < nq; k++) {
 				char name[256];

@@ -89,7 +89,7 @@ static sht_err syn_seek(void *p, uint64_t pos)
 	return SHT_OK;
 }
 
-static const sht_source_ops SYN_OPS = { syn_next, syn_seek, NULL, NULL };
+static const sht_source_ops SYN_OPS = { syn_next, syn_seek, NULL, NULL, NULL };
 
 /* Brute force: events with ts <= t, of name (NULL: any) on cpu (-2: any). */
 static int64_t syn_count(sht_time t, const char *name, int32_t cpu)

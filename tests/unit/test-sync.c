@@ -839,7 +839,7 @@ static sht_err rl_seek(void *p, uint64_t pos)
 	return r->in.ops->seek(r->in.src, pos);
 }
 
-static const sht_source_ops rl_ops = { rl_next, rl_seek, NULL, NULL };
+static const sht_source_ops rl_ops = { rl_next, rl_seek, NULL, NULL, NULL };
 
 /* The 2-host exchange with its packets as in_name / out_name events whose
  * key is under prefix, read as layout: the quality and host 1's slope. */
