@@ -88,7 +88,12 @@ async function screen(s, e) {
     const hist = fs.readdirSync(path.join(dir, 'cache')).map((d) => path.join(dir, 'cache', d, 'kernel.sht'))
         .find((f) => fs.existsSync(f));
     const kib = fs.statSync(hist).size / 1024;
+    // The kernel maps a whole 64 KiB window of the history per fault only
+    // where the pages are in its page cache (else just the page read):
+    // read the file first, in case other jobs pushed it out.
+    const warm = () => fs.readFileSync(hist).length;
     await sleep(1500);                    // the analysis's own pages released
+    warm();
     const before = rssFile(a);
     const first = await screen(a, e);
     const busy = rssFile(a);
@@ -100,8 +105,14 @@ async function screen(s, e) {
     diag(`--idle-release 1: RssFile 2.5 s later ${idle} KiB`);
     ok(busy - idle > (busy - before) * 0.9, 'idle for 1 s: the mapped history pages are given back',
        `${busy} KiB -> ${idle} KiB`);
-    is(await screen(a, e), first, 'the next screen gets the same answer');
-    ok(rssFile(a) - idle > kib / 4, 'and maps its pages again');
+    warm();
+    // RssFile read at once: compared later, a loaded machine may take over
+    // a second to get there, and the server is idle again by then.
+    const second = await screen(a, e);
+    const again = rssFile(a);
+    diag(`after the next screen: RssFile ${again} KiB`);
+    is(second, first, 'the next screen gets the same answer');
+    ok(again - idle > kib / 4, 'and maps its pages again', `${idle} KiB -> ${again} KiB`);
     is(await stop(a), 0, 'the server stops cleanly');
 
     const b = await startServer('keep', 0);
