@@ -85,9 +85,7 @@ static void *aligned_spot(size_t len, size_t align)
 		return NULL;
 	res = (uintptr_t)p;
 	at = ((res + SHT__HEADER_REGION + align - 1) & ~(uintptr_t)(align - 1)) -
-	     SHT__HEADER_REGION;
-	if (at < res)
-		at += align;
+	     SHT__HEADER_REGION;          /* in [res, res + align) */
 	if (at > res)
 		munmap(p, at - res);
 	if (res + len + align > at + len)
