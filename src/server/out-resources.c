@@ -242,6 +242,7 @@ struct tid_q {
 	sht_time sys_lo, sys_hi;
 	size_t sys_off;
 	int64_t sys_len;
+	char values[64];          /* its states' style values ("": not yet) */
 };
 
 struct rstates {
@@ -256,6 +257,8 @@ struct rstates {
 	size_t ntids;
 	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
 	const struct srv_lives *lives; /* the history's thread lifetimes */
+	const struct tg_row *rows;
+	int64_t ti;               /* the trace's index */
 };
 
 static int cmp_tid(const void *x, const void *y)
@@ -357,6 +360,7 @@ static int thread_names(struct rstates *s)
 		s->tids[s->ntids].tid = iv[i].value.u.i32;
 		s->tids[s->ntids].exec = srv_attrs_child(a, x, "Exec_name");
 		s->tids[s->ntids].sys = srv_attrs_child(a, x, "System_call");
+		s->tids[s->ntids].values[0] = '\0';
 		s->tids[s->ntids].sys_lo = 1;
 		s->tids[s->ntids++].sys_hi = 0;
 	}
@@ -497,13 +501,41 @@ static void thread_color(int64_t tid, char out[8])
 		 (int)(b * 255 + 0.5));
 }
 
+/* The style values of thread tid's states: its colour and name. */
+static void thread_values(int32_t tid, char *out, size_t size)
+{
+	char color[8];
+
+	thread_color(tid, color);
+	snprintf(out, size, "{\"background-color\":\"%s\",\"style-name\":\"%" PRId32 "\"}",
+		 color, tid);
+}
+
+/* "name (tid)" into label (320 bytes), the name cut at 256 bytes. */
+static size_t thread_label(char *label, const char *name, size_t len, int32_t tid)
+{
+	char *p = label;
+
+	if (name) {
+		len = strnlen(name, len > 256 ? 256 : len);
+		memcpy(p, name, len);
+		p += len;
+	}
+	*p++ = ' ';
+	*p++ = '(';
+	p += strlen(srv_itoa(tid, p));
+	*p++ = ')';
+	*p = '\0';
+	return (size_t)(p - label);
+}
+
 static void thread_state(struct rstates *s, struct tg_out *o,
 			 const sht_interval *iv, sht_time at)
 {
 	const struct srv_xform *xf = &s->t->xf;
-	const struct tid_q *tq;
-	char label[320], values[96], color[8];
-	const char *name = NULL;
+	struct tid_q *tq;
+	char label[320], values[64];
+	const char *name = NULL, *v = values;
 	size_t len = 0;
 	int32_t tid = iv->value.u.i32;
 
@@ -512,15 +544,17 @@ static void thread_state(struct rstates *s, struct tg_out *o,
 			 NULL, NULL, 0);
 		return;
 	}
-	if ((tq = find_tid(s, tid)) != NULL)
+	if ((tq = find_tid(s, tid)) != NULL) {
 		name = exec_at(s, tq, at, &len);
-	snprintf(label, sizeof label, "%.*s (%" PRId32 ")", (int)(len > 256 ? 256 : len),
-		 name ? name : "", tid);
-	thread_color(tid, color);
-	snprintf(values, sizeof values, "{\"background-color\":\"%s\","
-		 "\"style-name\":\"%" PRId32 "\"}", color, tid);
+		if (!tq->values[0])
+			thread_values(tid, tq->values, sizeof tq->values);
+		v = tq->values;
+	} else {
+		thread_values(tid, values, sizeof values);
+	}
+	len = thread_label(label, name, len, tid);
 	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
-		   "thread", label, strlen(label), values);
+		   "thread", label, len, v);
 }
 
 static void freq_state(struct rstates *s, struct tg_out *o,
@@ -590,6 +624,56 @@ static void row_states(struct rstates *s, struct tg_out *o,
 	}
 }
 
+/* Rows [from, to) of the trace (tg_write_fn). */
+static void write_rows(void *ctx, struct tg_out *o, size_t from, size_t to)
+{
+	struct rstates *s = ctx;
+
+	for (size_t i = from; i < to; i++) {
+		if (!s->rows[i].known || s->rows[i].k.a != s->ti)
+			continue;
+		tg_row_begin(o, s->rows[i].id);
+		if (s->rows[i].k.b >= 0)
+			row_states(s, o, &s->rows[i], i);
+		tg_row_end(o);
+	}
+}
+
+/* The cost of row i: its intervals (a CPU's status more: its states are
+ * split by thread and labelled by point queries), one for the row. */
+static uint64_t row_weight(void *ctx, size_t i)
+{
+	const struct rstates *s = ctx;
+	const struct tg_row *r = &s->rows[i];
+	size_t lo = 0, hi = 0;
+
+	if (!r->known || r->k.a != s->ti || r->k.b < 0)
+		return 1;
+	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
+	return 1 + (hi - lo) * ((r->k.c & 0xff) == K_CPU ? 4 : 1);
+}
+
+/* Write the rows, on two threads for a big screen: the second part with
+ * its own point-query result, names and copy of the threads' look-ups. */
+static void write_all(struct rstates *s, struct tg_out *o, size_t n)
+{
+	struct rstates s2 = *s;
+	void *ctx[2] = { s, &s2 };
+	unsigned threads = s->q.h->query_threads;
+
+	memset(&s2.sysnames, 0, sizeof s2.sysnames);
+	s2.one = sht_result_create();
+	s2.tids = malloc((s->ntids ? s->ntids : 1) * sizeof *s2.tids);
+	if (!s2.one || !s2.tids)
+		threads = 1;
+	else
+		memcpy(s2.tids, s->tids, s->ntids * sizeof *s2.tids);
+	tg_write_rows(o, n, threads, TG_PAR_WEIGHT, row_weight, write_rows, ctx);
+	sht_result_destroy(s2.one);
+	srv_buf_free(&s2.sysnames);
+	free(s2.tids);
+}
+
 static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 			size_t n, const struct srv_times *ts, struct tg_out *o,
 			int *status)
@@ -601,6 +685,8 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	int rc = -1;
 
 	memset(&s, 0, sizeof s);
+	s.rows = rows;
+	s.ti = (int64_t)ti;
 	s.c = c;
 	s.t = c->e->traces[ti];
 	s.ts = ts;
@@ -615,15 +701,8 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
 	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
-		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
-		for (size_t i = 0; i < n; i++) {
-			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
-				continue;
-			tg_row_begin(o, rows[i].id);
-			if (rows[i].k.b >= 0)
-				row_states(&s, o, &rows[i], i);
-			tg_row_end(o);
-		}
+		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 110);
+		write_all(&s, o, n);
 		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
 		    SRV_RUNNING)
 			*status = SRV_RUNNING;
