@@ -123,9 +123,9 @@ static inline uint64_t sht__getbits(const uint8_t *p, uint64_t pos,
 	if (w == 0)
 		return 0;
 	v = sht__load_le64(q) >> sh;
-	if (sh + w > 64)
+	if (__builtin_expect(sh + w > 64, 0))
 		v |= (uint64_t)q[8] << (64 - sh);
-	return w == 64 ? v : v & ((UINT64_C(1) << w) - 1);
+	return v & (~UINT64_C(0) >> (64 - w));      /* w in 1 .. 64 */
 }
 
 /* ---- records (records.c) -------------------------------------------------
