@@ -96,15 +96,34 @@ static void tkey_init(struct tkey *c, const struct sht__node *n, sht_time t)
 }
 
 /* The keys of one node scan: of its first sample time (every quark's
- * first search), and of the last later one (often the next search's). */
+ * first search), and of the last later one (often the next search's);
+ * and the last sample time up to the node's end, after which no search
+ * in the node is needed. */
 struct tkeys {
 	struct tkey first, later;
+	sht_time last;
+	int any;                /* last is set: a sample is <= the node's end */
 };
 
-static void tkeys_init(struct tkeys *k, const struct sht__node *n, sht_time s)
+/* The last sample time at or before t (0: none, t < t1). */
+static int last_sample(const struct sht__q2d *q, sht_time t, sht_time *s)
+{
+	if (t < q->t1)
+		return 0;
+	if (t >= q->t2 || q->r <= 0)
+		*s = t < q->t2 ? t : q->t2;
+	else
+		*s = (sht_time)((uint64_t)q->t1 + ((uint64_t)t - (uint64_t)q->t1) /
+				(uint64_t)q->r * (uint64_t)q->r);
+	return 1;
+}
+
+static void tkeys_init(struct tkeys *k, const struct sht__node *n,
+		       const struct sht__q2d *q, sht_time s)
 {
 	tkey_init(&k->first, n, s);
 	k->later = k->first;
+	k->any = last_sample(q, n->end, &k->last);
 }
 
 static struct tkey *tkeys_at(struct tkeys *k, sht_time t)
@@ -146,6 +165,14 @@ static int next_sample(const struct sht__q2d *q, sht_time e, sht_time *s)
 	return 1;
 }
 
+/* The next sample time after e if it is within the node (0: none there;
+ * a division only when there is one). */
+static int next_in_node(const struct sht__q2d *q, const struct tkeys *k,
+			sht_time e, sht_time *s)
+{
+	return k->any && e < k->last && next_sample(q, e, s);
+}
+
 /* The first sample time a record of n can hold (0: none). */
 static int first_sample(const struct sht__q2d *q, const struct sht__node *n,
 			sht_time *s)
@@ -157,11 +184,14 @@ static int first_sample(const struct sht__q2d *q, const struct sht__node *n,
 	return next_sample(q, n->start - 1, s);
 }
 
-/* Keep record i (quark, start, end in r) if it holds a sample time. */
+/* Keep record i (quark, start, end in r) if it holds a sample time; key:
+ * the search that found it, whose time (a sample) it ends at or after,
+ * so that it holds that sample if it starts by then (NULL: unknown). */
 static sht_err keep_rec(const struct sht__node *n, const struct sht__q2d *q,
-			uint32_t i, struct sht__rec *r)
+			uint32_t i, struct sht__rec *r, const struct tkey *key)
 {
-	if (!sht__q2d_hits(q->t1, q->t2, q->r, r->start, r->end))
+	if (!(key && r->start <= key->t) &&
+	    !sht__q2d_hits(q->t1, q->t2, q->r, r->start, r->end))
 		return SHT_OK;
 	if (!sht__rec_value(n, i, &r->tag, &r->payload))
 		return bad_rec(n, i);
@@ -270,7 +300,7 @@ static sht_err flat_quark(const struct sht__q2d *q, struct tkeys *tk,
 			  uint32_t quark, uint32_t *i)
 {
 	const struct sht__node *n = tk->first.n;
-	struct qe_key key = { NULL, quark };
+	struct qe_key key = { &tk->first, quark };
 	sht_time s;
 	struct sht__rec r;
 	uint32_t j = *i;
@@ -283,13 +313,15 @@ static sht_err flat_quark(const struct sht__q2d *q, struct tkeys *tk,
 			break;
 		if (!sht__flat_end(n, j, r.start, &r.end))
 			return bad_rec(n, j);
-		err = keep_rec(n, q, j, &r);
+		err = keep_rec(n, q, j, &r, key.e);
 		if (err != SHT_OK)
 			return err;
 		*i = ++j;
-		if (q->r <= 0)          /* every record: the next one */
+		if (q->r <= 0) {        /* every record: the next one */
+			key.e = NULL;
 			continue;
-		if (!next_sample(q, r.end, &s) || s > n->end)
+		}
+		if (!next_in_node(q, tk, r.end, &s))
 			break;                  /* no record here ends after */
 		key.e = tkeys_at(tk, s);
 		j = (uint32_t)gallop(j, n->n, qe_below, &key);
@@ -307,7 +339,7 @@ static sht_err flat_scan(const struct sht__node *n, const struct sht__q2d *q,
 	uint32_t i = 0, from = q->qlo, want;
 	size_t k = 0;
 
-	tkeys_init(&tk, n, s);
+	tkeys_init(&tk, n, q, s);
 	window_init(&win, n);
 	while (i < n->n && want_next(q, &k, from, &want)) {
 		uint32_t quark;
@@ -429,9 +461,8 @@ static sht_err run_sampled(const struct sht__q2d *q, struct tkeys *tk,
 			return err;
 		if (!sht__rec_end(n, i, &r.end))
 			return bad_rec(n, i);
-		err = keep_rec(n, q, i, &r);
-		if (err != SHT_OK || !next_sample(q, r.end, &r.start) ||
-		    r.start > n->end)
+		err = keep_rec(n, q, i, &r, key);
+		if (err != SHT_OK || !next_in_node(q, tk, r.end, &r.start))
 			return err;
 		key = tkeys_at(tk, r.start);
 		i++;
@@ -447,7 +478,7 @@ static sht_err runs_scan(const struct sht__node *n, const struct sht__q2d *q,
 	uint32_t run = 0, want, xc = 0;
 	size_t k = 0;
 
-	tkeys_init(&tk, n, s);
+	tkeys_init(&tk, n, q, s);
 	window_init(&win, n);
 	while (run < n->nruns) {
 		uint32_t quark = sht__run_quark(n, run);

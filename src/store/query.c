@@ -68,7 +68,8 @@ static sht_err make_iv(struct sht__store *st, const struct sht__node *n,
 static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
 			  const struct sht__rec *r, sht_result *res)
 {
-	sht_err err = sht__result_reserve(res, res->count + 1);
+	sht_err err = res->count < res->cap ? SHT_OK
+					     : sht__result_reserve(res, res->count + 1);
 
 	if (err == SHT_OK)
 		err = make_iv(st, n, r, &res->items[res->count], res);
