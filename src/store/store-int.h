@@ -321,6 +321,11 @@ struct sht__q2d {
 	const sht_quark *sel;   /* sorted distinct, or NULL */
 	size_t nsel;
 	sht_quark qlo, qhi;     /* the range, or the set's first and last */
+	/* The block the query reads after this node, if the caller knows
+	 * where it is in memory (a mapped reader's), to ask for it ahead;
+	 * NULL otherwise.  Only read through prefetches: never dereferenced. */
+	const uint8_t *next;
+	size_t next_len;
 	sht_err (*keep)(void *ctx, const struct sht__node *n,
 			const struct sht__rec *r);
 	void *ctx;
