@@ -19,6 +19,9 @@
  * The window is the whole history (--window 1) or its first fraction F.
  * --order quark asks the answers by (quark, start) (SHT_ORDER_QUARK, as
  * sht serve does) instead of (start, quark) ("time", the default).
+ * --threads T (> 1) asks through sht_reader_query_2d_threads on T threads,
+ * as sht serve does with 2 (the cursor path stays one thread; cpu_ms
+ * then counts the calling thread's share only: compare ms).
  *
  * Each case runs through four paths (--path: one of them): sht_reader_query_2d on a reader with
  * a node cache of B bytes (--cache-bytes; default the library's), the same
@@ -62,6 +65,7 @@ struct opts {
 	int ncases;
 	const char *path1;      /* --path: only this path */
 	int by_quark;           /* --order quark */
+	unsigned threads;       /* --threads: > 1, sht_reader_query_2d_threads */
 };
 
 static void usage(FILE *f)
@@ -77,6 +81,10 @@ static void usage(FILE *f)
 "  --path NAME       only reader, reader-16m, cursor-16m or mapped\n"
 "  --order ORDER     time: answers by (start, quark) (default); quark: by\n"
 "                    (quark, start)\n"
+"  --threads T       the non-cursor paths through\n"
+"                    sht_reader_query_2d_threads on T threads (1: the\n"
+"                    one-thread call); cpu_ms then counts the calling\n"
+"                    thread only\n"
 "  --verbose         progress on stderr\n", f);
 }
 
@@ -92,6 +100,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "path", required_argument, NULL, 'P' },
 		{ "order", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -102,6 +111,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->points = 1920;
 	o->repeat = 10;
 	o->window = 1;
+	o->threads = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->rows = parse_count_in("--rows", optarg, 1, 1u << 24); break;
@@ -124,6 +134,7 @@ static void parse(int argc, char **argv, struct opts *o)
 				usage_error("--order wants quark or time");
 			o->by_quark = !strcmp(optarg, "quark");
 			break;
+		case 't': o->threads = (unsigned)parse_count_in("--threads", optarg, 1, 16); break;
 		case 'v': bench_verbose = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_option();
@@ -326,6 +337,8 @@ static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 		t0 = now_s();
 		if (cursor) {
 			err = by_cursor(rd, q, res, a);
+		} else if (o->threads > 1) {
+			err = sht_reader_query_2d_threads(rd, q, o->threads, res);
 		} else {
 			err = sht_reader_query_2d(rd, q, res);
 		}
@@ -349,6 +362,8 @@ static void run_path(sht_reader *rd, const sht_query2d *q, int cursor,
 	bj_str(j, "path", pname);
 	bj_str(j, "order", q->order == SHT_ORDER_QUARK ? "quark" : "time");
 	bj_int(j, "quarks", (int64_t)q->n_quarks);
+	if (o->threads > 1 && !cursor)
+		bj_int(j, "threads", (int64_t)o->threads);
 	bj_int(j, "points", (int64_t)o->points);
 	bj_int(j, "resolution", q->resolution);
 	bj_num(j, "ms", median(ms, o->repeat));

@@ -68,7 +68,8 @@ static sht_err make_iv(struct sht__store *st, const struct sht__node *n,
 static sht_err append_rec(struct sht__store *st, const struct sht__node *n,
 			  const struct sht__rec *r, sht_result *res)
 {
-	sht_err err = sht__result_reserve(res, res->count + 1);
+	sht_err err = res->count < res->cap ? SHT_OK
+					     : sht__result_reserve(res, res->count + 1);
 
 	if (err == SHT_OK)
 		err = make_iv(st, n, r, &res->items[res->count], res);
@@ -290,26 +291,42 @@ static sht_err keep_2d(void *ctx, const struct sht__node *n,
 	return append_rec(k->st, n, r, k->res);
 }
 
+/* Where block blk of a mapped store is (NULL if not mapped, or none). */
+static const uint8_t *mapped_block(const struct sht__store *st, uint64_t blk)
+{
+	uint64_t bs = st->geom.block_size;
+
+	if (!st->map || blk == UINT64_MAX || bs == 0 ||
+	    st->map_len < SHT__HEADER_REGION ||
+	    blk >= (st->map_len - SHT__HEADER_REGION) / bs)
+		return NULL;
+	return st->map + SHT__HEADER_REGION + blk * bs;
+}
+
 static sht_err scan_2d(struct sht__store *st, const struct sht__node *n,
-		       const struct qspec *x, sht_result *res)
+		       const struct qspec *x, uint64_t next, sht_result *res)
 {
 	struct keep_2d k = { st, res };
 	struct sht__q2d g = x->g;
 
+	g.next = mapped_block(st, next);
+	g.next_len = st->geom.block_size;
 	g.keep = keep_2d;
 	g.ctx = &k;
 	return sht__q2d_scan(n, &g);
 }
 
+/* n's records that x wants; next: the block visited after n (UINT64_MAX:
+ * unknown), which a 2D scan asks for ahead. */
 static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
-			 struct qspec *x, sht_result *res)
+			 struct qspec *x, uint64_t next, sht_result *res)
 {
 	if (n->n == 0)
 		return SHT_OK;
 	if (x->kind == Q_SINGLE && (x->q < n->qmin || x->q > n->qmax))
 		return SHT_OK;
 	if (x->kind == Q_2D)
-		return scan_2d(st, n, x, res);
+		return scan_2d(st, n, x, next, res);
 	if (n->flags & SHT__NFLAG_RUNS)
 		return scan_runs(st, n, x, res);
 	switch (x->kind) {
@@ -320,26 +337,45 @@ static sht_err scan_disk(struct sht__store *st, const struct sht__node *n,
 	}
 }
 
+/* The first child of n from i on that x needs (nc if none), in *c. */
+static uint32_t next_child(const struct sht__node *n, const struct qspec *x,
+			   uint32_t i, struct sht__child *c)
+{
+	for (; i < n->nc; i++) {
+		sht__child_get(n, i, c);
+		if (node_relevant(x, c->start, c->end, c->qmin, c->qmax))
+			break;
+	}
+	return i;
+}
+
+/* Node blk and the subtree below it; next: the block visited after the
+ * subtree (UINT64_MAX: none or unknown). */
 static sht_err visit_disk(struct sht__store *st, uint64_t blk, uint32_t level,
-			  struct qspec *x, sht_result *res)
+			  struct qspec *x, sht_result *res, uint64_t next)
 {
 	struct sht__centry *e;
 	const struct sht__node *n;
+	struct sht__child c = { 0 }, d = { 0 };
+	uint32_t i;
 	sht_err err = sht__fetch(st, blk, &e);
 
 	if (err != SHT_OK)
 		return err;
 	n = &e->node;
+	i = next_child(n, x, 0, &c);
 	if (n->level != level)
 		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %u",
 				 (unsigned long long)blk, n->level, level);
 	else
-		err = scan_disk(st, n, x, res);
-	for (uint32_t i = 0; err == SHT_OK && !x->done && i < n->nc; i++) {
-		struct sht__child c;
-		sht__child_get(n, i, &c);
-		if (node_relevant(x, c.start, c.end, c.qmin, c.qmax))
-			err = visit_disk(st, c.block, level - 1, x, res);
+		err = scan_disk(st, n, x, i < n->nc ? c.block : next, res);
+	while (err == SHT_OK && !x->done && i < n->nc) {
+		uint32_t j = next_child(n, x, i + 1, &d);
+
+		err = visit_disk(st, c.block, level - 1, x, res,
+				 j < n->nc ? d.block : next);
+		i = j;
+		c = d;
 	}
 	sht__release(e);
 	return err;
@@ -363,7 +399,7 @@ static sht_err visit_open(const struct sht__root *rt, uint32_t i,
 	for (uint32_t k = 0; err == SHT_OK && !x->done && k < o->nc; k++) {
 		const struct sht__child *c = &o->ch[k];
 		if (node_relevant(x, c->start, c->end, c->qmin, c->qmax))
-			err = visit_disk(rt->st, c->block, o->level - 1, x, res);
+			err = visit_disk(rt->st, c->block, o->level - 1, x, res, UINT64_MAX);
 	}
 	if (err == SHT_OK && !x->done && i + 1 < rt->depth)
 		err = visit_open(rt, i + 1, x, res);
@@ -375,7 +411,7 @@ static sht_err visit_root(const struct sht__root *rt, struct qspec *x,
 {
 	if (rt->branch)
 		return visit_open(rt, 0, x, res);
-	return visit_disk(rt->st, rt->disk_root, rt->depth - 1, x, res);
+	return visit_disk(rt->st, rt->disk_root, rt->depth - 1, x, res, UINT64_MAX);
 }
 
 /* ---- the three queries -------------------------------------------------- */
@@ -543,7 +579,7 @@ static sht_err cur_visit(struct tree_cursor *c, sht_result *res)
 		err = sht__error(SHT_ERR_CORRUPT, "Cannot descend: block=%llu is at level %u, expected %u",
 				 (unsigned long long)at.blk, n->level, at.level);
 	else
-		err = scan_disk(c->st, n, &c->x, res);
+		err = scan_disk(c->st, n, &c->x, UINT64_MAX, res);
 	/* Children pushed last first: visited in the order visit_disk takes. */
 	for (uint32_t i = n->nc; err == SHT_OK && i-- > 0;) {
 		struct sht__child ch;

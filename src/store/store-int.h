@@ -123,9 +123,9 @@ static inline uint64_t sht__getbits(const uint8_t *p, uint64_t pos,
 	if (w == 0)
 		return 0;
 	v = sht__load_le64(q) >> sh;
-	if (sh + w > 64)
+	if (__builtin_expect(sh + w > 64, 0))
 		v |= (uint64_t)q[8] << (64 - sh);
-	return w == 64 ? v : v & ((UINT64_C(1) << w) - 1);
+	return v & (~UINT64_C(0) >> (64 - w));      /* w in 1 .. 64 */
 }
 
 /* ---- records (records.c) -------------------------------------------------
@@ -321,6 +321,11 @@ struct sht__q2d {
 	const sht_quark *sel;   /* sorted distinct, or NULL */
 	size_t nsel;
 	sht_quark qlo, qhi;     /* the range, or the set's first and last */
+	/* The block the query reads after this node, if the caller knows
+	 * where it is in memory (a mapped reader's), to ask for it ahead;
+	 * NULL otherwise.  Only read through prefetches: never dereferenced. */
+	const uint8_t *next;
+	size_t next_len;
 	sht_err (*keep)(void *ctx, const struct sht__node *n,
 			const struct sht__rec *r);
 	void *ctx;
