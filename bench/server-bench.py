@@ -20,6 +20,10 @@ on that cache (histories reused), and then measures:
   cf tree  the Thread Status tree (new experiment: not cached);
   cf       states of 500 rows x 1920 times, at full and at 1/1000 zoom;
   res      Resources tree + states of every row x 1920 times;
+           for these two whole-trace screens also "server": the server's
+           own time to the answers (its Server-Timing header: from the
+           request to the answer ready to send), without the transfer
+           and the client's reading of the body (~6 and ~11 ms here);
   page     100 table lines at random places (CTF and VSTF);
            --pages-only TRACE: this one only, on TRACE (and TRACE.vstf);
   cpu      CPU Usage: the tree (whole trace, 1/1000 zoom) and the XY of
@@ -70,6 +74,7 @@ class Server:
     def __init__(self, sht, work, root, cache=None):
         # A port file of this process's own: two benchmarks may share a
         # work directory (and its cache), each with its own server.
+        self.srv_ms = 0.0          # sum of the answers' Server-Timing
         self.port_file = os.path.join(work, 'port.%d' % os.getpid())
         if os.path.exists(self.port_file):
             os.remove(self.port_file)
@@ -88,7 +93,9 @@ class Server:
         r = urllib.request.Request(self.base + path, data=data, method=method,
                                    headers={'Content-Type': 'application/json'})
         with urllib.request.urlopen(r, timeout=3600) as f:
-            return f.read()
+            body = f.read()
+            self.srv_ms += server_ms(f.headers.get('Server-Timing'))
+            return body
 
     def post(self, path, params):
         return json.loads(self.req('POST', path, params))
@@ -173,6 +180,15 @@ def wait_done(s, e):
         if x['indexingStatus'] == 'COMPLETED':
             return x
         time.sleep(0.5)
+
+
+def server_ms(header):
+    """The server's time to an answer, from its Server-Timing header."""
+    for part in (header or '').split(','):
+        name, _, dur = part.strip().partition(';dur=')
+        if name == 'app' and dur:
+            return float(dur)
+    return 0.0
 
 
 def open_exp(s, trace, name):
@@ -268,6 +284,7 @@ def bench_trace(a, trace, vstf, label, res):
     mids = [x['id'] for x in json.loads(s.req('POST', '/experiments/%s/outputs/timeGraph/%s/tree'
                                               % (e['UUID'], TG), {}))['model']['entries']]
     trees, cf, cfz, rtree, rst = [], [], [], [], []
+    cf_srv, rst_srv = [], []
     nstates = 0
     for i in range(runs):
         x = open_exp(s, trace, 'tree-%d' % i)
@@ -279,10 +296,12 @@ def bench_trace(a, trace, vstf, label, res):
     span = e['end'] - e['start']
     for i in range(runs):
         rows = mids[i * 7 % max(1, len(mids) - 500):][:500]
+        before = s.srv_ms
         ms, b = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], TG),
                                     {'requested_timerange': {'start': e['start'], 'end': e['end'],
                                                              'nbTimes': 1920}, 'requested_items': rows}))
         cf.append(ms)
+        cf_srv.append(s.srv_ms - before)
         nstates = b.count(b'"start"')
         st = e['start'] + span * (i + 1) // (runs + 2)
         ms, b = timed(lambda: s.req('POST', '/experiments/%s/outputs/timeGraph/%s/states' % (e['UUID'], TG),
@@ -290,12 +309,16 @@ def bench_trace(a, trace, vstf, label, res):
                                                              'nbTimes': 1920}, 'requested_items': rows}))
         cfz.append(ms)
     measure(res, label + ' cf states 500x1920 (%d states)' % nstates, cf)
+    measure(res, label + ' cf states server', cf_srv)
     measure(res, label + ' cf states zoom 1/1000', cfz)
     for i in range(runs):
         x = open_exp(s, trace, 'res-%d' % i)
+        before = s.srv_ms
         ms, _ = timed(lambda: screen(s, x, RS, 1920, 10 ** 6))
         rst.append(ms)
+        rst_srv.append(s.srv_ms - before)
     measure(res, label + ' resources screen', rst)
+    measure(res, label + ' resources screen server', rst_srv)
     cpu_usage(s, e, label, res, runs)
     table_pages(s, trace, vstf, label, res, runs)
     s.stop()

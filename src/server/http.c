@@ -90,6 +90,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 {
 	struct MHD_Response *r;
 	enum MHD_Result ok;
+	char timing[48];
 	int gz = 0;
 
 	if (rep->gzip_ok && rep->len >= 4096 &&
@@ -105,6 +106,10 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 	add_headers(r, rep);
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	/* The time to the answer (not its sending), for browsers' developer
+	 * tools and the benchmarks (W3C Server Timing). */
+	snprintf(timing, sizeof timing, "app;dur=%.2f", (srv_now() - st->t0) * 1e3);
+	MHD_add_response_header(r, "Server-Timing", timing);
 	st->status = rep->status;
 	ok = MHD_queue_response(c, (unsigned)rep->status, r);
 	MHD_destroy_response(r);

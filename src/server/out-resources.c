@@ -242,6 +242,8 @@ struct tid_q {
 	sht_time sys_lo, sys_hi;
 	size_t sys_off;
 	int64_t sys_len;
+	char values[64];          /* its states' style values ("": not yet) */
+	size_t life_lo, life_hi;  /* its lifetimes (lo > hi: not looked up) */
 };
 
 struct rstates {
@@ -256,7 +258,12 @@ struct rstates {
 	size_t ntids;
 	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
 	const struct srv_lives *lives; /* the history's thread lifetimes */
+	const struct tg_row *rows;
+	int64_t ti;               /* the trace's index */
+	sht_quark threads;        /* Threads */
 };
+
+#define LAZY (NONE - 1)         /* a quark not looked up yet */
 
 static int cmp_tid(const void *x, const void *y)
 {
@@ -326,52 +333,89 @@ static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
 	return iv->value.u.str;
 }
 
-/* The threads running in the first result and their quarks; then the
- * second query, their Exec_name, unless the history's thread lifetimes
- * give the names. */
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The distinct threads the first result shows running (the values of
+ * its Current_thread quarks), sorted; the attributes locked. */
+static int64_t *running_tids(const struct rstates *s, size_t *n)
+{
+	const struct tg_group *g = &s->g1;
+	int64_t *v = malloc((g->n ? g->n : 1) * sizeof *v);
+	size_t k = 0, d = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t r = 0; r < g->nruns; r++) {
+		size_t hi = r + 1 < g->nruns ? g->runs[r + 1].lo : g->n;
+
+		if (strcmp(s->q.h->attrs.name[g->runs[r].q], "Current_thread") != 0)
+			continue;
+		for (size_t i = g->runs[r].lo; i < hi; i++)
+			if (g->items[i].value.type == SHT_TYPE_INT32 &&
+			    g->items[i].value.u.i32 > 0)
+				v[k++] = g->items[i].value.u.i32;
+	}
+	qsort(v, k, sizeof *v, cmp_i64);
+	for (size_t i = 0; i < k; i++)
+		if (d == 0 || v[i] != v[d - 1])
+			v[d++] = v[i];
+	*n = d;
+	return v;
+}
+
+/* The threads running in the first result and their quarks (in tid
+ * order); then the second query, their Exec_name, unless the history's
+ * thread lifetimes give the names. */
 static int thread_names(struct rstates *s)
 {
-	const sht_interval *iv = sht_result_items(s->r1);
-	size_t m = sht_result_count(s->r1), k = 0;
 	const struct srv_attrs *a = &s->q.h->attrs;
-	sht_quark threads, *qs;
+	sht_quark threads, *qs = NULL;
+	int64_t *tids;
+	size_t n = 0, k = 0;
 	char name[24];
 
 	s->lives = srv_hist_lives(&s->q);
-	s->tids = malloc((m ? m : 1) * sizeof *s->tids);
-	qs = malloc((m + 1) * sizeof *qs);
-	if (!s->tids || !qs) {
+	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
+	tids = running_tids(s, &n);
+	s->tids = malloc((n ? n : 1) * sizeof *s->tids);
+	threads = s->threads = srv_attrs_child(a, NONE, "Threads");
+	for (size_t i = 0; tids && s->tids && threads != NONE && i < n; i++) {
+		struct tid_q *tq = &s->tids[s->ntids];
+		sht_quark x = NONE;
+
+		/* With lifetimes, the quarks are looked up when needed: a
+		 * screen of thousands of threads needs few. */
+		if (!s->lives &&
+		    (x = srv_attrs_child(a, threads, srv_itoa(tids[i], name))) == NONE)
+			continue;
+		tq->tid = tids[i];
+		tq->exec = s->lives ? NONE : srv_attrs_child(a, x, "Exec_name");
+		tq->sys = s->lives ? LAZY : srv_attrs_child(a, x, "System_call");
+		tq->values[0] = '\0';
+		tq->life_lo = 1;
+		tq->life_hi = 0;
+		tq->sys_lo = 1;
+		tq->sys_hi = 0;
+		s->ntids++;
+	}
+	pthread_rwlock_unlock(&s->q.h->attrs.lock);
+	qs = malloc((s->ntids + 1) * sizeof *qs);
+	if (!tids || !s->tids || !qs) {
+		free(tids);
 		free(qs);
 		return -1;
 	}
-	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
-	threads = srv_attrs_child(a, NONE, "Threads");
-	for (size_t i = 0; i < m; i++) {
-		sht_quark x;
-
-		if (iv[i].value.type != SHT_TYPE_INT32 || iv[i].value.u.i32 <= 0 ||
-		    strcmp(a->name[iv[i].quark], "Current_thread") != 0 ||
-		    threads == NONE ||
-		    (x = srv_attrs_child(a, threads, srv_itoa(iv[i].value.u.i32, name))) == NONE)
-			continue;
-		s->tids[s->ntids].tid = iv[i].value.u.i32;
-		s->tids[s->ntids].exec = srv_attrs_child(a, x, "Exec_name");
-		s->tids[s->ntids].sys = srv_attrs_child(a, x, "System_call");
-		s->tids[s->ntids].sys_lo = 1;
-		s->tids[s->ntids++].sys_hi = 0;
-	}
-	pthread_rwlock_unlock(&s->q.h->attrs.lock);
-	qsort(s->tids, s->ntids, sizeof *s->tids, cmp_tid);
-	for (size_t i = 0; i < s->ntids; i++)    /* distinct tids */
-		if (k == 0 || s->tids[i].tid != s->tids[k - 1].tid)
-			s->tids[k++] = s->tids[i];
-	s->ntids = k;
-	k = 0;
 	for (size_t i = 0; i < s->ntids; i++)
 		if (!s->lives && s->tids[i].exec != NONE)
 			qs[k++] = s->tids[i].exec;
 	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
 	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
+	free(tids);
 	free(qs);
 	return k ? -1 : 0;
 }
@@ -382,7 +426,16 @@ static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 			  size_t *len)
 {
 	const sht_interval *iv;
+	char name[24];
 
+	if (tq->sys == LAZY) {
+		sht_quark x;
+
+		pthread_rwlock_rdlock(&s->q.h->attrs.lock);
+		x = srv_attrs_child(&s->q.h->attrs, s->threads, srv_itoa(tq->tid, name));
+		tq->sys = x == NONE ? NONE : srv_attrs_child(&s->q.h->attrs, x, "System_call");
+		pthread_rwlock_unlock(&s->q.h->attrs.lock);
+	}
 	if (tq->sys == NONE)
 		return NULL;
 	if (t < tq->sys_lo || t > tq->sys_hi) {
@@ -407,28 +460,43 @@ static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 
 /* The name of thread tid at t: from the lifetimes if the history has
  * them, else from the second query. */
-static const char *exec_at(const struct rstates *s, const struct tid_q *tq,
-			   sht_time t, size_t *len)
+/* The first lifetime of l in [lo, hi) after (tid, t): after the
+ * lifetimes of smaller tids and those of tid starting at or before t. */
+static size_t life_lower(const struct srv_lives *l, size_t lo, size_t hi,
+			 int64_t tid, sht_time t)
 {
-	const struct srv_lives *l = s->lives;
-	size_t lo = 0, hi;
-
-	if (!l)
-		return name_at(s, tq->exec, t, len);
-	hi = l->n;
-	while (lo < hi) {          /* last lifetime of tid starting <= t */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->v[mid].tid < tq->tid ||
-		    (l->v[mid].tid == tq->tid && l->v[mid].start <= t))
+		if (l->v[mid].tid < tid || (l->v[mid].tid == tid && l->v[mid].start <= t))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || l->v[lo - 1].tid != tq->tid || l->v[lo - 1].end < t)
+	return lo;
+}
+
+/* The name of thread tid at t: from the lifetimes if the history has
+ * them (those of tid found once, then searched among themselves), else
+ * from the second query. */
+static const char *exec_at(const struct rstates *s, struct tid_q *tq,
+			   sht_time t, size_t *len)
+{
+	const struct srv_lives *l = s->lives;
+	size_t k;
+
+	if (!l)
+		return name_at(s, tq->exec, t, len);
+	if (tq->life_lo > tq->life_hi) {
+		tq->life_lo = tq->life_hi = life_lower(l, 0, l->n, tq->tid, INT64_MIN);
+		while (tq->life_hi < l->n && l->v[tq->life_hi].tid == tq->tid)
+			tq->life_hi++;      /* a thread has a lifetime or few */
+	}
+	k = life_lower(l, tq->life_lo, tq->life_hi, tq->tid, t);   /* last starting <= t */
+	if (k == tq->life_lo || l->v[k - 1].end < t)
 		return NULL;
-	*len = l->v[lo - 1].name_len;
-	return l->names + l->v[lo - 1].name_off;
+	*len = l->v[k - 1].name_len;
+	return l->names + l->v[k - 1].name_off;
 }
 
 static const char *cpu_key(int32_t v)
@@ -497,13 +565,41 @@ static void thread_color(int64_t tid, char out[8])
 		 (int)(b * 255 + 0.5));
 }
 
+/* The style values of thread tid's states: its colour and name. */
+static void thread_values(int32_t tid, char *out, size_t size)
+{
+	char color[8];
+
+	thread_color(tid, color);
+	snprintf(out, size, "{\"background-color\":\"%s\",\"style-name\":\"%" PRId32 "\"}",
+		 color, tid);
+}
+
+/* "name (tid)" into label (320 bytes), the name cut at 256 bytes. */
+static size_t thread_label(char *label, const char *name, size_t len, int32_t tid)
+{
+	char *p = label;
+
+	if (name) {
+		len = strnlen(name, len > 256 ? 256 : len);
+		memcpy(p, name, len);
+		p += len;
+	}
+	*p++ = ' ';
+	*p++ = '(';
+	p += strlen(srv_itoa(tid, p));
+	*p++ = ')';
+	*p = '\0';
+	return (size_t)(p - label);
+}
+
 static void thread_state(struct rstates *s, struct tg_out *o,
 			 const sht_interval *iv, sht_time at)
 {
 	const struct srv_xform *xf = &s->t->xf;
-	const struct tid_q *tq;
-	char label[320], values[96], color[8];
-	const char *name = NULL;
+	struct tid_q *tq;
+	char label[320], values[64];
+	const char *name = NULL, *v = values;
 	size_t len = 0;
 	int32_t tid = iv->value.u.i32;
 
@@ -512,15 +608,17 @@ static void thread_state(struct rstates *s, struct tg_out *o,
 			 NULL, NULL, 0);
 		return;
 	}
-	if ((tq = find_tid(s, tid)) != NULL)
+	if ((tq = find_tid(s, tid)) != NULL) {
 		name = exec_at(s, tq, at, &len);
-	snprintf(label, sizeof label, "%.*s (%" PRId32 ")", (int)(len > 256 ? 256 : len),
-		 name ? name : "", tid);
-	thread_color(tid, color);
-	snprintf(values, sizeof values, "{\"background-color\":\"%s\","
-		 "\"style-name\":\"%" PRId32 "\"}", color, tid);
+		if (!tq->values[0])
+			thread_values(tid, tq->values, sizeof tq->values);
+		v = tq->values;
+	} else {
+		thread_values(tid, values, sizeof values);
+	}
+	len = thread_label(label, name, len, tid);
 	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
-		   "thread", label, strlen(label), values);
+		   "thread", label, len, v);
 }
 
 static void freq_state(struct rstates *s, struct tg_out *o,
@@ -590,6 +688,56 @@ static void row_states(struct rstates *s, struct tg_out *o,
 	}
 }
 
+/* Rows [from, to) of the trace (tg_write_fn). */
+static void write_rows(void *ctx, struct tg_out *o, size_t from, size_t to)
+{
+	struct rstates *s = ctx;
+
+	for (size_t i = from; i < to; i++) {
+		if (!s->rows[i].known || s->rows[i].k.a != s->ti)
+			continue;
+		tg_row_begin(o, s->rows[i].id);
+		if (s->rows[i].k.b >= 0)
+			row_states(s, o, &s->rows[i], i);
+		tg_row_end(o);
+	}
+}
+
+/* The cost of row i: its intervals (a CPU's status more: its states are
+ * split by thread and labelled by point queries), one for the row. */
+static uint64_t row_weight(void *ctx, size_t i)
+{
+	const struct rstates *s = ctx;
+	const struct tg_row *r = &s->rows[i];
+	size_t lo = 0, hi = 0;
+
+	if (!r->known || r->k.a != s->ti || r->k.b < 0)
+		return 1;
+	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
+	return 1 + (hi - lo) * ((r->k.c & 0xff) == K_CPU ? 4 : 1);
+}
+
+/* Write the rows, on two threads for a big screen: the second part with
+ * its own point-query result, names and copy of the threads' look-ups. */
+static void write_all(struct rstates *s, struct tg_out *o, size_t n)
+{
+	struct rstates s2 = *s;
+	void *ctx[2] = { s, &s2 };
+	unsigned threads = s->q.h->query_threads;
+
+	memset(&s2.sysnames, 0, sizeof s2.sysnames);
+	s2.one = sht_result_create();
+	s2.tids = malloc((s->ntids ? s->ntids : 1) * sizeof *s2.tids);
+	if (!s2.one || !s2.tids)
+		threads = 1;
+	else
+		memcpy(s2.tids, s->tids, s->ntids * sizeof *s2.tids);
+	tg_write_rows(o, n, threads, TG_PAR_WEIGHT, row_weight, write_rows, ctx);
+	sht_result_destroy(s2.one);
+	srv_buf_free(&s2.sysnames);
+	free(s2.tids);
+}
+
 static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 			size_t n, const struct srv_times *ts, struct tg_out *o,
 			int *status)
@@ -601,6 +749,8 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	int rc = -1;
 
 	memset(&s, 0, sizeof s);
+	s.rows = rows;
+	s.ti = (int64_t)ti;
 	s.c = c;
 	s.t = c->e->traces[ti];
 	s.ts = ts;
@@ -615,15 +765,8 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
 	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
-		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 100);
-		for (size_t i = 0; i < n; i++) {
-			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
-				continue;
-			tg_row_begin(o, rows[i].id);
-			if (rows[i].k.b >= 0)
-				row_states(&s, o, &rows[i], i);
-			tg_row_end(o);
-		}
+		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 110);
+		write_all(&s, o, n);
 		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
 		    SRV_RUNNING)
 			*status = SRV_RUNNING;

@@ -256,6 +256,9 @@ struct cf_ctx {
 	const struct srv_xform *xf;
 	struct tg_group g;
 	sht_result *one;          /* a point query's */
+	const struct tg_row *rows;
+	const sht_quark *sys;     /* per row: its System_call quark */
+	int64_t ti;               /* the trace's index */
 };
 
 /* The name of the system call of quark sys at t: the interval the 2D
@@ -303,6 +306,45 @@ static void row_states(struct tg_out *o, struct cf_ctx *x,
 	}
 }
 
+/* Rows [from, to) of the trace (tg_write_fn). */
+static void write_rows(void *ctx, struct tg_out *o, size_t from, size_t to)
+{
+	struct cf_ctx *x = ctx;
+
+	for (size_t i = from; i < to; i++) {
+		if (!x->rows[i].known || x->rows[i].k.a != x->ti)
+			continue;
+		tg_row_begin(o, x->rows[i].id);
+		if (x->rows[i].k.b >= 0)
+			row_states(o, x, &x->rows[i], x->sys[i]);
+		tg_row_end(o);
+	}
+}
+
+/* The cost of row i: its intervals, and one for the row (tg_weight_fn). */
+static uint64_t row_weight(void *ctx, size_t i)
+{
+	const struct cf_ctx *x = ctx;
+	size_t lo = 0, hi = 0;
+
+	if (x->rows[i].known && x->rows[i].k.a == x->ti && x->rows[i].k.b >= 0)
+		tg_group_range(&x->g, (sht_quark)x->rows[i].k.b, &lo, &hi);
+	return 1 + (hi - lo);
+}
+
+/* Write the rows, on two threads for a big screen (the second part with
+ * its own point-query result). */
+static void write_all(struct cf_ctx *x, struct tg_out *o, size_t n)
+{
+	struct cf_ctx x2 = *x;
+	void *ctx[2] = { x, &x2 };
+
+	x2.one = sht_result_create();
+	tg_write_rows(o, n, x2.one ? x->q.h->query_threads : 1, TG_PAR_WEIGHT,
+		      row_weight, write_rows, ctx);
+	sht_result_destroy(x2.one);
+}
+
 static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 			size_t n, const struct srv_times *ts, struct tg_out *o,
 			int *status)
@@ -312,7 +354,8 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	sht_quark *qs = malloc((n + 1) * sizeof *qs);
 	sht_quark *sys = malloc((n + 1) * sizeof *sys);
 	sht_result *res = sht_result_create();
-	struct cf_ctx x = { .ts = ts, .xf = &t->xf, .one = sht_result_create() };
+	struct cf_ctx x = { .ts = ts, .xf = &t->xf, .one = sht_result_create(),
+			    .rows = rows, .sys = sys, .ti = (int64_t)ti };
 	size_t nq;
 	int rc = -1;
 
@@ -323,14 +366,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	if (srv_sample(&x.q, qs, nq, ts, &t->xf, res) == SHT_OK &&
 	    tg_group(&x.g, res) == 0) {
 		srv_buf_reserve(&o->b, sht_result_count(res) * 80);
-		for (size_t i = 0; i < n; i++) {
-			if (!rows[i].known || rows[i].k.a != (int64_t)ti)
-				continue;
-			tg_row_begin(o, rows[i].id);
-			if (rows[i].k.b >= 0)
-				row_states(o, &x, &rows[i], sys[i]);
-			tg_row_end(o);
-		}
+		write_all(&x, o, n);
 		if (srv_query_status(&x.q, 1, srv_from_exp(&t->xf, ts->end)) == SRV_RUNNING)
 			*status = SRV_RUNNING;
 		rc = 0;

@@ -2,6 +2,7 @@
  * tg.c: helpers of the time-graph outputs (tg.h).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,92 @@ void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
 void tg_row_end(struct tg_out *o)
 {
 	srv_buf_puts(&o->b, "]}");
+}
+
+/* ---- rows on two threads --------------------------------------------------- */
+
+struct part {
+	tg_write_fn write;
+	void *ctx;
+	struct tg_out o;
+	size_t from, to;
+};
+
+static void *part_main(void *arg)
+{
+	struct part *p = arg;
+
+	p->write(p->ctx, &p->o, p->from, p->to);
+	return NULL;
+}
+
+/* The first row after which at least half of the weight is written. */
+static size_t half(size_t n, uint64_t total, tg_weight_fn weight, void *ctx)
+{
+	uint64_t sum = 0;
+	size_t i = 0;
+
+	while (i < n && 2 * sum < total)
+		sum += weight(ctx, i++);
+	return i;
+}
+
+/* Append p's rows to o (a comma between two non-empty parts). */
+static void join(struct tg_out *o, struct part *p)
+{
+	if (p->o.nrows > 0) {
+		if (o->nrows > 0)
+			srv_buf_put(&o->b, ",", 1);
+		srv_buf_put(&o->b, p->o.b.p, p->o.b.len);
+		o->nrows += p->o.nrows;
+	}
+	if (p->o.b.oom)
+		o->b.oom = 1;
+	srv_buf_free(&p->o.b);
+}
+
+static uint64_t split_env = UINT64_MAX;     /* none */
+static pthread_once_t split_once = PTHREAD_ONCE_INIT;
+
+static void split_read(void)
+{
+	const char *v = getenv("SHT_SERVE_SPLIT_ROWS");
+	char *end;
+	unsigned long long u;
+
+	if (!v || !*v)
+		return;
+	u = strtoull(v, &end, 10);
+	if (!*end)
+		split_env = u;
+}
+
+void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
+		   uint64_t min_weight, tg_weight_fn weight, tg_write_fn write,
+		   void *const ctx[2])
+{
+	struct part p = { write, ctx[1], { { NULL, 0, 0, 0 }, 0, 0 }, 0, n };
+	uint64_t total = 0;
+	pthread_t th;
+
+	pthread_once(&split_once, split_read);
+	if (split_env != UINT64_MAX)
+		min_weight = split_env;
+	if (threads >= 2)
+		for (size_t i = 0; i < n; i++)
+			total += weight(ctx[0], i);
+	if (threads < 2 || total < min_weight || n < 2) {
+		write(ctx[0], o, 0, n);
+		return;
+	}
+	p.from = half(n, total, weight, ctx[0]);
+	if (p.from >= n || pthread_create(&th, NULL, part_main, &p) != 0) {
+		write(ctx[0], o, 0, n);
+		return;
+	}
+	write(ctx[0], o, 0, p.from);
+	pthread_join(th, NULL);
+	join(o, &p);
 }
 
 void tg_end(struct tg_out *o, struct srv_reply *rep, int status)

@@ -75,6 +75,31 @@ void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
 		const char *key, const char *label, size_t label_len,
 		const char *values);
 void tg_row_end(struct tg_out *o);
+/*
+ * A screen's rows written on two threads.  Rows [0, n) are cut where
+ * about half of their weight is before (weight(ctx[0], i): the cost of
+ * row i, e.g. its intervals); the calling thread writes the first part
+ * into o with write(ctx[0], o, 0, cut), a new thread the second with
+ * write(ctx[1], o2, cut, n) into a buffer of its own, appended to o
+ * when both are done.  ctx[1] is the second part's own context (its own
+ * results and caches: the two run at once).  With threads < 2, a total
+ * weight under min_weight, or no thread to be had, the calling thread
+ * writes every row with ctx[0].  write begins and ends each row it
+ * writes (tg_row_begin, tg_row_end).  The environment variable
+ * SHT_SERVE_SPLIT_ROWS, if set to a number, replaces min_weight (the
+ * tests set 1, so that their small traces' screens take both paths).
+ */
+/* Below this many intervals a screen is written on one thread (a thread
+ * costs ~0.1 ms; 20 000 states take ~1.5 ms to write). */
+#define TG_PAR_WEIGHT 20000
+
+typedef void (*tg_write_fn)(void *ctx, struct tg_out *o, size_t from, size_t to);
+typedef uint64_t (*tg_weight_fn)(void *ctx, size_t i);
+
+void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
+		   uint64_t min_weight, tg_weight_fn weight, tg_write_fn write,
+		   void *const ctx[2]);
+
 /* Close the model with its status and reply. */
 void tg_end(struct tg_out *o, struct srv_reply *rep, int status);
 

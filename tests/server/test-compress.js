@@ -18,6 +18,7 @@ const { ok, is, diag, done, sleep } = require('./lib.js');
 const FILE = '/js/timegraph.js';          // a viewer file, over 4 KiB
 
 function get(host, port, gzip) {
+    const t0 = process.hrtime.bigint();
     return new Promise((resolve, reject) => {
         const req = http.get({ host, port, path: FILE,
                                headers: gzip ? { 'Accept-Encoding': 'gzip' } : {} },
@@ -26,6 +27,8 @@ function get(host, port, gzip) {
             res.on('data', (d) => parts.push(d));
             res.on('end', () => resolve({ status: res.statusCode,
                                           enc: res.headers['content-encoding'],
+                                          timing: res.headers['server-timing'],
+                                          ms: Number(process.hrtime.bigint() - t0) / 1e6,
                                           body: Buffer.concat(parts) }));
         });
         req.on('error', reject);
@@ -75,7 +78,12 @@ const servers = {};
 
 (async () => {
     const url = new URL(process.env.SHT_SERVER_URL);
-    const plain = (await get(url.hostname, url.port, false)).body;
+    const first = await get(url.hostname, url.port, false);
+    const plain = first.body;
+    // Server-Timing: the server's time to the answer, at most the client's
+    const dur = /^app;dur=(\d+\.\d\d)$/.exec(first.timing || '');
+    ok(dur && Number(dur[1]) >= 0 && Number(dur[1]) <= first.ms,
+       'Server-Timing gives the time to the answer', `${first.timing}, ${first.ms} ms at the client`);
     ok(plain.length > 4096, `${FILE} is big enough to be compressed`, `${plain.length} bytes`);
     await expect('auto, client on the loopback', url.hostname, url.port, false, plain);
 
