@@ -405,6 +405,17 @@ sht_err sht_vstf_open(const char *path, sht_source *out)
 		vstf_free(r);
 		return err;
 	}
+	/* parse checked the tables and copied what it keeps of them (names,
+	 * index, environment): their pages leave the RSS (~1.7 MB on a 2 GB
+	 * file, per open source). */
+	{
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t lo = (r->tables_off + page - 1) / page * page;
+
+		if (lo < r->size)
+			(void)madvise((void *)(uintptr_t)(r->map + lo),
+				      (size_t)(r->size - lo), MADV_DONTNEED);
+	}
 	r->p = r->events_off;
 	out->ops = &vstf_ops;
 	out->src = r;

@@ -4,8 +4,9 @@
  *  - round trip of synthetic events with every field type, the
  *    environment, backward timestamps, unknown CPUs, an empty trace;
  *  - seeks to random ordinals, to the end, past it; random seeks keep
- *    one index block of the file mapped, not every block they visited
- *    (the map's Rss in /proc/self/smaps);
+ *    one index block of the file mapped, not every block they visited,
+ *    and an open source keeps none of the tables it copied (the map's
+ *    Rss in /proc/self/smaps);
  *  - every truncation of a small file refused at open; every single-bit
  *    flip of it detected (open or read fails), never a crash;
  *  - real traces ($SHT_SHARED/traces: bug446190, many-threads; skipped
@@ -377,6 +378,24 @@ static void test_seek_pages(void)
 	   "seek pages: after %d seeks to other blocks of %ld KiB, %ld KiB "
 	   "of the file stay mapped (bound %ld)", SEEKS, block_kib, kib, bound);
 	sht_vstf_close(&src);
+
+	/* an index entry every 16 events: ~300 KiB of tables, copied at open */
+	path = tmp_path("tables.vstf");
+	if (write_synthetic(path, evs, N, 16) == SHT_OK && stat(path, &st) == 0 &&
+	    sht_vstf_open(path, &src) == SHT_OK) {
+		sht_vstf_info info;
+
+		sht_vstf_info_get(&src, &info);
+		kib = map_rss_kib(path);
+		/* the header's window and the page where the tables begin */
+		ok(kib >= 0 && kib <= 128 && info.index_entries * 24 / 1024 > 2 * 128,
+		   "seek pages: an open source keeps %ld KiB of the file mapped "
+		   "(%" PRIu64 " index entries read; bound 128 KiB)", kib,
+		   info.index_entries);
+		sht_vstf_close(&src);
+	} else {
+		ok(0, "seek pages: a file with an index entry every 16 events");
+	}
 	free(evs);
 }
 
