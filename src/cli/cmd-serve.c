@@ -57,7 +57,8 @@ static const char serve_usage[] =
 "  --map-budget MIB     a history's blocks that queries read stay mapped\n"
 "                       (RssFile) until the idle release; past MIB MiB of\n"
 "                       them, further leaves are copied, not mapped\n"
-"                       (default 128; 0: no bound)\n"
+"                       (default 0: no bound; 128 keeps a session on a\n"
+"                       2 GB trace under 200 MiB, at more CPU per screen)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt serve_opts[] = {

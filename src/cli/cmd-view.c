@@ -43,7 +43,7 @@ static const char view_usage[] =
 "  --idle-release S     after S seconds without a request, give back the\n"
 "                       memory of earlier answers (default 2; 0: never)\n"
 "  --map-budget MIB     MiB of each history kept mapped between idle\n"
-"                       releases (default 128; 0: no bound)\n"
+"                       releases (default 0: no bound)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt view_opts[] = {
