@@ -85,6 +85,46 @@ static void add_headers(struct MHD_Response *r, const struct srv_reply *rep)
 				"GET, POST, PUT, DELETE, OPTIONS, HEAD");
 }
 
+static void free_parts(void *cls)
+{
+	struct srv_reply *parts = cls;
+
+	srv_reply_free(parts);
+	free(parts);
+}
+
+/* The response of rep's body, which it takes (rep->body, body2 NULL
+ * after, unless it fails: NULL).  A body in two parts is sent as they
+ * lie (an I/O vector), not copied into one. */
+static struct MHD_Response *make_response(struct srv_reply *rep)
+{
+	struct MHD_Response *r;
+	struct srv_reply *parts;
+	struct MHD_IoVec iov[2];
+
+	if (!rep->body2) {
+		r = MHD_create_response_from_buffer(rep->len, rep->body,
+						    MHD_RESPMEM_MUST_FREE);
+		if (r)
+			rep->body = NULL;
+		return r;
+	}
+	if (!(parts = calloc(1, sizeof *parts)))
+		return NULL;
+	iov[0].iov_base = rep->body;
+	iov[0].iov_len = rep->len;
+	iov[1].iov_base = rep->body2;
+	iov[1].iov_len = rep->len2;
+	r = MHD_create_response_from_iovec(iov, 2, free_parts, parts);
+	if (!r) {
+		free(parts);
+		return NULL;
+	}
+	*parts = *rep;           /* freed with the response */
+	rep->body = rep->body2 = NULL;
+	return r;
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 				  struct srv_reply *rep)
 {
@@ -93,16 +133,14 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 	char timing[48];
 	int gz = 0;
 
-	if (rep->gzip_ok && rep->len >= 4096 &&
+	if (rep->gzip_ok && rep->len + rep->len2 >= 4096 &&
 	    (!rep->ctype || strncmp(rep->ctype, "text/", 5) == 0))
 		gz = srv_gzip(rep) == 0;
-	r = MHD_create_response_from_buffer(rep->len, rep->body,
-					    MHD_RESPMEM_MUST_FREE);
+	r = make_response(rep);
 	if (!r) {
-		free(rep->body);
+		srv_reply_free(rep);
 		return MHD_NO;
 	}
-	rep->body = NULL;
 	add_headers(r, rep);
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
@@ -182,7 +220,7 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	srv_handle(&req, &rep);
 	json_decref(req.root);
 	ok = send_reply(c, st, &rep);
-	free(rep.body);
+	srv_reply_free(&rep);
 	srv_busy_end(h->srv);
 	return ok;
 }

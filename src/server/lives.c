@@ -234,7 +234,8 @@ int srv_lives_compute(struct srv_hq *q, struct srv_lives *out)
 	free(x.thr);
 	sht_result_destroy(x.res);
 	if (rc == 0) {
-		qsort(out->v, out->n, sizeof *out->v, cmp_life);
+		if (out->n > 1)         /* v is NULL when there is none */
+			qsort(out->v, out->n, sizeof *out->v, cmp_life);
 		out->names = x.names.p;
 		x.names.p = NULL;
 	}

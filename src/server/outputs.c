@@ -121,7 +121,7 @@ static int cached_tree(struct srv_reply *rep, struct srv_exp *e,
 	pthread_mutex_unlock(&e->lock);
 	if (!body)
 		return 0;
-	free(rep->body);
+	srv_reply_free(rep);
 	rep->status = 200;
 	rep->body = body;
 	rep->len = len;

@@ -14,9 +14,17 @@
 static const char oom_body[] =
 	"{\"title\":\"Out of memory\",\"detail\":\"the server could not build the answer\"}";
 
-static void reply_oom(struct srv_reply *rep)
+void srv_reply_free(struct srv_reply *rep)
 {
 	free(rep->body);
+	free(rep->body2);
+	rep->body = rep->body2 = NULL;
+	rep->len = rep->len2 = 0;
+}
+
+static void reply_oom(struct srv_reply *rep)
+{
+	srv_reply_free(rep);
 	rep->status = 500;
 	rep->body = strdup(oom_body);
 	rep->len = rep->body ? strlen(rep->body) : 0;
@@ -37,7 +45,7 @@ void srv_reply_json(struct srv_reply *rep, int status, json_t *j)
 		reply_oom(rep);
 		return;
 	}
-	free(rep->body);
+	srv_reply_free(rep);
 	rep->status = status;
 	rep->body = b.p ? b.p : strdup("null");
 	rep->len = b.p ? b.len : 4;
@@ -50,11 +58,30 @@ void srv_reply_buf(struct srv_reply *rep, struct srv_buf *b)
 		reply_oom(rep);
 		return;
 	}
-	free(rep->body);
+	srv_reply_free(rep);
 	rep->status = 200;
 	rep->body = b->p;
 	rep->len = b->len;
 	memset(b, 0, sizeof *b);
+}
+
+void srv_reply_buf2(struct srv_reply *rep, struct srv_buf *b, struct srv_buf *b2)
+{
+	if (!b2->p || b2->len == 0) {
+		srv_buf_free(b2);
+		srv_reply_buf(rep, b);
+		return;
+	}
+	if (b->oom || b2->oom || !b->p) {
+		srv_buf_free(b);
+		srv_buf_free(b2);
+		reply_oom(rep);
+		return;
+	}
+	srv_reply_buf(rep, b);
+	rep->body2 = b2->p;
+	rep->len2 = b2->len;
+	memset(b2, 0, sizeof *b2);
 }
 
 int srv_reply_error(struct srv_reply *rep, int status, const char *title,

@@ -102,6 +102,10 @@ struct srv_reply {
 	int status;               /* HTTP status */
 	char *body;               /* JSON, malloc'd */
 	size_t len;
+	char *body2;              /* NULL, or the rest of the body (malloc'd,
+	                             sent after body: a big answer written in
+	                             two parts, not copied into one) */
+	size_t len2;
 	int gzip_ok;              /* the client accepts gzip */
 	const char *ctype;        /* Content-Type; NULL: application/json
 	                             (an API answer, with CORS headers) */
@@ -111,6 +115,11 @@ struct srv_reply {
 void srv_reply_json(struct srv_reply *rep, int status, json_t *j);
 /* Set the reply to a buffer (stolen) with status 200. */
 void srv_reply_buf(struct srv_reply *rep, struct srv_buf *b);
+/* The same with the body in two buffers (both stolen), b then b2; b2
+ * empty: srv_reply_buf(rep, b). */
+void srv_reply_buf2(struct srv_reply *rep, struct srv_buf *b, struct srv_buf *b2);
+/* Free the body (both parts). */
+void srv_reply_free(struct srv_reply *rep);
 /* An ErrorResponse {"title", "detail"}; returns -1 for handlers. */
 int srv_reply_error(struct srv_reply *rep, int status, const char *title,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));

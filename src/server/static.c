@@ -147,7 +147,7 @@ static int send_file(struct srv_reply *rep, const char *real, const char *type)
 				       "cannot read the file");
 	}
 	fclose(f);
-	free(rep->body);
+	srv_reply_free(rep);
 	rep->status = 200;
 	rep->body = buf;
 	rep->len = (size_t)st.st_size;

@@ -213,6 +213,16 @@ static void *part_main(void *arg)
 	return NULL;
 }
 
+/* The weight of rows [0, n). */
+static uint64_t prefix(size_t n, tg_weight_fn weight, void *ctx)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += weight(ctx, i);
+	return sum;
+}
+
 /* The first row after which at least half of the weight is written. */
 static size_t half(size_t n, uint64_t total, tg_weight_fn weight, void *ctx)
 {
@@ -224,14 +234,22 @@ static size_t half(size_t n, uint64_t total, tg_weight_fn weight, void *ctx)
 	return i;
 }
 
-/* Append p's rows to o (a comma between two non-empty parts). */
+/* Add p's rows after o's: o's buffer becomes the answer's first part
+ * and p's its buffer, or, if o has a first part already, p's are copied
+ * in (a comma between two non-empty parts). */
 static void join(struct tg_out *o, struct part *p)
 {
 	if (p->o.nrows > 0) {
 		if (o->nrows > 0)
 			srv_buf_put(&o->b, ",", 1);
-		srv_buf_put(&o->b, p->o.b.p, p->o.b.len);
 		o->nrows += p->o.nrows;
+		if (!o->head.p) {
+			o->head = o->b;
+			o->b = p->o.b;
+			memset(&p->o.b, 0, sizeof p->o.b);
+		} else {
+			srv_buf_put(&o->b, p->o.b.p, p->o.b.len);
+		}
 	}
 	if (p->o.b.oom)
 		o->b.oom = 1;
@@ -258,9 +276,14 @@ void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
 		   uint64_t min_weight, tg_weight_fn weight, tg_write_fn write,
 		   void *const ctx[2])
 {
-	struct part p = { write, ctx[1], { { NULL, 0, 0, 0 }, 0, 0 }, 0, n };
+	struct part p;
 	uint64_t total = 0;
 	pthread_t th;
+
+	memset(&p, 0, sizeof p);
+	p.write = write;
+	p.ctx = ctx[1];
+	p.to = n;
 
 	pthread_once(&split_once, split_read);
 	if (split_env != UINT64_MAX)
@@ -273,6 +296,9 @@ void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
 		return;
 	}
 	p.from = half(n, total, weight, ctx[0]);
+	if (p.from < n)                 /* its share of o's room */
+		srv_buf_reserve(&p.o.b, (size_t)((double)(o->b.cap - o->b.len) *
+			(double)(total - prefix(p.from, weight, ctx[0])) / (double)total));
 	if (p.from >= n || pthread_create(&th, NULL, part_main, &p) != 0) {
 		write(ctx[0], o, 0, n);
 		return;
@@ -289,7 +315,10 @@ void tg_end(struct tg_out *o, struct srv_reply *rep, int status)
 	srv_buf_puts(&o->b, "\",\"statusMessage\":\"");
 	srv_buf_puts(&o->b, srv_status_message(status));
 	srv_buf_puts(&o->b, "\"}");
-	srv_reply_buf(rep, &o->b);
+	if (o->head.p)
+		srv_reply_buf2(rep, &o->head, &o->b);
+	else
+		srv_reply_buf(rep, &o->b);
 }
 
 int tg_states_begin(struct srv_out_ctx *c, struct tg_states *s)

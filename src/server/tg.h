@@ -61,6 +61,8 @@ const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
 struct tg_out {
 	struct srv_buf b;
 	int nrows, nstates;       /* written so far in the row / model */
+	struct srv_buf head;      /* empty, or the answer's first part (rows
+	                             written on two threads: b is the rest) */
 };
 
 void tg_begin(struct tg_out *o);
@@ -80,8 +82,9 @@ void tg_row_end(struct tg_out *o);
  * about half of their weight is before (weight(ctx[0], i): the cost of
  * row i, e.g. its intervals); the calling thread writes the first part
  * into o with write(ctx[0], o, 0, cut), a new thread the second with
- * write(ctx[1], o2, cut, n) into a buffer of its own, appended to o
- * when both are done.  ctx[1] is the second part's own context (its own
+ * write(ctx[1], o2, cut, n) into a buffer of its own, which becomes o's
+ * (the first part set aside as o->head: the answer is sent in two parts,
+ * not copied into one; a second split in one answer is copied).  ctx[1] is the second part's own context (its own
  * results and caches: the two run at once).  With threads < 2, a total
  * weight under min_weight, or no thread to be had, the calling thread
  * writes every row with ctx[0].  write begins and ends each row it

@@ -35,6 +35,48 @@ function get(host, port, gzip) {
     });
 }
 
+function post(port, p, params, gzip) {
+    return new Promise((resolve, reject) => {
+        const body = JSON.stringify({ parameters: params });
+        const req = http.request({ host: '127.0.0.1', port, path: '/tsp/api' + p, method: 'POST',
+                                   headers: { 'Content-Type': 'application/json',
+                                              ...(gzip ? { 'Accept-Encoding': 'gzip' } : {}) } },
+        (res) => {
+            const parts = [];
+            res.on('data', (d) => parts.push(d));
+            res.on('end', () => {
+                const raw = Buffer.concat(parts);
+                const text = (res.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw)
+                    .toString();
+                resolve({ status: res.statusCode, enc: res.headers['content-encoding'], text });
+            });
+        });
+        req.on('error', reject);
+        req.end(body);
+    });
+}
+
+const TG = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
+
+// A Control Flow screen of a real trace: its text and the row count.
+async function screen(port, gzip) {
+    const trace = path.join(process.env.SHT_SHARED, 'traces', 'bug446190');
+    const t = JSON.parse((await post(port, '/traces', { uri: trace, name: 'bug446190' })).text);
+    const e = JSON.parse((await post(port, '/experiments', { name: 'e', traces: [t.UUID] })).text);
+    let tree;
+    for (let i = 0; i < 600; i++) {
+        tree = JSON.parse((await post(port, `/experiments/${e.UUID}/outputs/timeGraph/${TG}/tree`, {})).text);
+        if (tree.status === 'COMPLETED')
+            break;
+        await sleep(100);
+    }
+    const ids = tree.model.entries.map((x) => x.id);
+    const range = { start: e.start, end: e.end, nbTimes: 1920 };
+    const r = await post(port, `/experiments/${e.UUID}/outputs/timeGraph/${TG}/states`,
+                         { requested_timerange: range, requested_items: ids }, gzip);
+    return { ...r, rows: ids.length };
+}
+
 async function startServer(name, args) {
     const dir = path.join(process.env.SHT_TMP, 'compress-' + name);
     const portFile = path.join(dir, 'port');
@@ -42,7 +84,9 @@ async function startServer(name, args) {
     fs.rmSync(portFile, { force: true });
     const p = spawn(process.env.SHT, ['serve', '--port', '0', '--port-file', portFile,
                                       '--cache', path.join(dir, 'cache'), '--root', dir,
-                                      '--quiet', ...args], { stdio: 'inherit' });
+                                      '--root', path.join(process.env.SHT_SHARED, 'traces'),
+                                      '--quiet', ...args],
+                    { stdio: 'inherit', env: { ...process.env, SHT_SERVE_SPLIT_ROWS: '1' } });
     for (let i = 0; i < 100 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); i++)
         await sleep(100);
     return { p, port: Number(fs.readFileSync(portFile, 'utf8').trim()) };
@@ -94,6 +138,16 @@ const servers = {};
     await expect('never, client on the loopback', '127.0.0.1', servers.never.port, false, plain);
     await expect('auto on every address, client on the loopback', '127.0.0.1',
                  servers.auto.port, false, plain);
+    // A screen written on two threads is sent in two parts; gzipped, the
+    // parts are compressed as one text (SHT_SERVE_SPLIT_ROWS=1 above).
+    const [zipped, unzipped] = [await screen(servers.always.port, true),
+                                await screen(servers.never.port, true)];
+    ok(zipped.status === 200 && zipped.enc === 'gzip' && unzipped.enc === undefined,
+       'a two-part screen: gzipped by --compress always, not by never', `${zipped.status} ${zipped.enc}`);
+    ok(zipped.rows > 1 && zipped.text === unzipped.text &&
+       JSON.parse(zipped.text).model.rows.length === zipped.rows,
+       `a two-part screen of ${zipped.rows} rows inflates to the plain answer`,
+       `${zipped.text.length} against ${unzipped.text.length} bytes`);
     if (outside) {
         diag(`client address ${outside}`);
         await expect('auto, client on another address', outside, servers.auto.port, true, plain);
