@@ -45,6 +45,7 @@ class Server(sb.Server):
     """sht serve with its port file and log in a private directory."""
 
     def __init__(self, sht, root, cache, scratch):
+        self.srv_ms = 0.0          # sb.Server.req adds the Server-Timing
         self.port_file = os.path.join(scratch, 'port')
         if os.path.exists(self.port_file):
             os.remove(self.port_file)

@@ -15,7 +15,7 @@ static const char view_usage[] =
 "Usage: sht view TRACE... [--port P] [--bind ADDR] [--root DIR]...\n"
 "                [--cache DIR] [--analysis RULES]... [--name NAME]\n"
 "                [--no-browser] [--log] [--web DIR] [--compress WHEN]\n"
-"                [--idle-release S]\n"
+"                [--idle-release S] [--map-budget MIB]\n"
 "\n"
 "Look at traces in a browser: start the server of `sht serve`, open the\n"
 "traces (CTF directories or VSTF files) as one experiment, print the URL\n"
@@ -42,6 +42,8 @@ static const char view_usage[] =
 "                       on this machine), always, never\n"
 "  --idle-release S     after S seconds without a request, give back the\n"
 "                       memory of earlier answers (default 2; 0: never)\n"
+"  --map-budget MIB     MiB of each history kept mapped between idle\n"
+"                       releases (default 0: no bound)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt view_opts[] = {

@@ -26,6 +26,7 @@ enum {
 	OPT_LOG,
 	OPT_COMPRESS,
 	OPT_IDLE_RELEASE,
+	OPT_MAP_BUDGET,
 	OPT_TRACE,                /* a positional argument of sht view */
 };
 
@@ -40,7 +41,8 @@ enum {
 	{ "timeout", 0, 1, OPT_TIMEOUT }, \
 	{ "web", 0, 1, OPT_WEB }, \
 	{ "compress", 0, 1, OPT_COMPRESS }, \
-	{ "idle-release", 0, 1, OPT_IDLE_RELEASE }
+	{ "idle-release", 0, 1, OPT_IDLE_RELEASE }, \
+	{ "map-budget", 0, 1, OPT_MAP_BUDGET }
 
 #ifdef SHT_WITH_SERVER
 

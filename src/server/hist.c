@@ -74,12 +74,15 @@ sht_err srv_hist_built(struct srv_hist *h)
 	 * the server's own cache directory, where a history is only ever
 	 * replaced by rename (pass.c), never truncated or rewritten in place:
 	 * the reader keeps the file it mapped.  Its pages stay mapped (RssFile)
-	 * until the reader closes: giving them back after each big request
-	 * costs more in page faults than the map saves (docs/SERVER.md). */
+	 * until the idle release (idle.c): giving them back after each big
+	 * request costs more in page faults than the map saves.  At most
+	 * --map-budget MiB of them: past it, the reader copies further leaves
+	 * rather than map them (docs/SERVER.md, "Memory"). */
 	sht_reader_opts_init(&small);
 	small.cache_bytes = 1u << 20;
 	sht_reader_opts_init(&mapped);
 	mapped.mapped = true;
+	mapped.map_budget = h->map_budget;
 	err = sht_state_open(h->file, &small, &ss);
 	if (err == SHT_OK)
 		err = sht_reader_open(h->file, &mapped, &rd);

@@ -126,6 +126,7 @@ static int make_hists(struct srv *s, struct srv_trace *t)
 		}
 		h->file = strdup(path);
 		h->query_threads = s->query_threads;
+		h->map_budget = (size_t)s->cfg.map_budget_mib << 20;
 		if (!h->file || !h->label)
 			return -1;
 	}

@@ -37,7 +37,14 @@ struct srv_config {
 	int compress;             /* SRV_COMPRESS_AUTO, _ALWAYS or _NEVER */
 	unsigned idle_release_s;  /* give memory back after this many idle
 	                             seconds; 0: never */
+	unsigned map_budget_mib;  /* MiB of each history's blocks kept mapped
+	                             (sht_reader_opts.map_budget); 0: all */
 };
+
+/* --map-budget's default, in MiB; 0: no bound (docs/SERVER.md, "Memory":
+ * on a 2 GB trace 128 keeps a session under 200 MiB, and costs a fifth
+ * more CPU per whole-trace screen). */
+#define SRV_MAP_BUDGET_MIB 0
 
 /* When big answers are gzipped (the client must offer gzip in any case):
  * auto, to clients on other machines only (on the loopback the copy of

@@ -168,15 +168,21 @@ static void print_url(struct srv *s, unsigned port)
  * and zero-fills them: 13 % of a whole-trace Control Flow request's time.
  * Kept in the heap instead (mmap only above 32 MiB, the largest glibc
  * allows; no trimming below 256 MiB), the memory of one request is
- * reused by the next; two arenas (not eight per CPU) bound how many such
- * peaks the workers can keep (docs/SERVER.md "Performance").
+ * reused by the next.  One arena for every thread: with two, a Control
+ * Flow screen answered by a worker on one arena and a Resources screen on
+ * the other each kept its own peak (~20 + ~35 MiB), where one arena
+ * reuses the first for the second; and malloc_trim gives back the free
+ * pages of the main arena (idle.c) but not the top of another arena,
+ * which kept ~35 MiB at rest.  The server allocates little per
+ * request (big buffers, grown a few times), so the threads do not queue
+ * on the one lock (docs/SERVER.md, "Memory").
  */
 static void tune_malloc(void)
 {
 #ifdef __GLIBC__
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_ARENA_MAX, 1);
 #endif
 }
 

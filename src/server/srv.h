@@ -254,6 +254,7 @@ struct srv_hist {
 	char *message;            /* failure message (set before FAILED) */
 	struct srv_attrs attrs;
 	unsigned query_threads;   /* threads of a big sampled 2D query */
+	size_t map_budget;        /* bytes its reader keeps mapped; 0: all */
 	pthread_mutex_t lives_lock;
 	struct srv_lives *lives;  /* kernel: thread lifetimes, once built */
 };

@@ -279,10 +279,25 @@ static sht_err read_block(struct sht__store *st, uint64_t blk,
 	}
 	e->block = blk;
 	e->ref_bit = 1;
+	e->copy = 0;
 	atomic_init(&e->refs, 1);
 	atomic_fetch_add_explicit(&st->misses, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&st->bytes_read, bs, memory_order_relaxed);
 	*out = e;
+	return SHT_OK;
+}
+
+/* A mapped reader past its budget: block blk read into an entry of the
+ * caller's own (mapbudget.c), which sht__release frees. */
+static sht_err fetch_copy(struct sht__store *st, uint64_t blk,
+			  struct sht__centry **out)
+{
+	sht_err err = read_block(st, blk, out);
+
+	if (err != SHT_OK)
+		return err;
+	(*out)->copy = 1;
+	sht__map_copied(st, blk, *out);
 	return SHT_OK;
 }
 
@@ -299,6 +314,8 @@ static sht_err fetch_mapped(struct sht__store *st, uint64_t blk,
 	if (blk >= c->nslots)
 		return beyond(st, blk, c->nslots);
 	e = atomic_load_explicit(&c->slots[blk], memory_order_acquire);
+	if (st->touched && !sht__map_keep(st, blk, e))
+		return fetch_copy(st, blk, out);
 	if (!e) {
 		e = calloc(1, sizeof *e);
 		if (!e)
@@ -361,6 +378,10 @@ sht_err sht__fetch(struct sht__store *st, uint64_t blk, struct sht__centry **out
 
 void sht__release(struct sht__centry *e)
 {
+	if (e->copy) {                  /* the caller's own (fetch_copy) */
+		free(e);
+		return;
+	}
 	atomic_fetch_sub_explicit(&e->refs, 1, memory_order_release);
 }
 

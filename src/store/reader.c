@@ -95,8 +95,9 @@ static void *aligned_spot(size_t len, size_t align)
 
 /* Map the whole file read-only (after read_header: complete, and exactly
  * the size its header says), for blocks used in place, each block on a
- * boundary of its size (of 64 KiB if smaller: see aligned_spot). */
-static sht_err map_file(struct sht_reader *r)
+ * boundary of its size (of 64 KiB if smaller: see aligned_spot); budget:
+ * opts.map_budget (mapbudget.c). */
+static sht_err map_file(struct sht_reader *r, size_t budget)
 {
 	size_t len, align = r->hd.block_size > 65536 ? r->hd.block_size : 65536;
 	void *p, *at;
@@ -118,6 +119,12 @@ static sht_err map_file(struct sht_reader *r)
 	}
 	r->st.map = p;
 	r->st.map_len = (size_t)r->size;
+	if (budget) {
+		sht_err err = sht__map_budget_init(&r->st, budget, (uint32_t)align);
+
+		if (err != SHT_OK)
+			return err;
+	}
 	return sht__cache_create_mapped(r->hd.block_count, &r->st.cache);
 }
 
@@ -150,7 +157,7 @@ static sht_err open_file(struct sht_reader *r, const char *path,
 	if (!r->st.verified)
 		return sht__error(SHT_ERR_NOMEM, "Cannot allocate reader");
 	if (opts && opts->mapped)
-		err = map_file(r);
+		err = map_file(r, opts->map_budget);
 	else
 		err = sht__cache_create(opts && opts->cache_bytes ? opts->cache_bytes
 								  : DEFAULT_CACHE,
@@ -162,6 +169,7 @@ void sht_reader_opts_init(sht_reader_opts *opts)
 {
 	opts->cache_bytes = DEFAULT_CACHE;
 	opts->mapped = false;
+	opts->map_budget = 0;
 }
 
 sht_err sht_reader_open(const char *path, const sht_reader_opts *opts,
@@ -192,6 +200,7 @@ void sht_reader_close(sht_reader *r)
 	sht__cache_destroy(r->st.cache);
 	if (r->st.map)
 		munmap((void *)(uintptr_t)r->st.map, r->st.map_len);
+	sht__map_budget_free(&r->st);
 	free((void *)(uintptr_t)r->st.verified);
 	free(r);
 }
@@ -233,7 +242,10 @@ void sht_reader_drop_caches(sht_reader *r)
 void sht_reader_release_pages(sht_reader *r)
 {
 	/* Clean shared file pages: the process's mappings go, the page cache
-	 * keeps them; the next touch maps them again (a minor fault). */
+	 * keeps them; the next touch maps them again (a minor fault).  The
+	 * budget's counts first (mapbudget.c: they may err high, not low). */
+	if (r->st.touched)
+		sht__map_forget(&r->st);
 	if (r->st.map)
 		madvise((void *)(uintptr_t)r->st.map, r->st.map_len, MADV_DONTNEED);
 }

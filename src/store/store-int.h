@@ -399,6 +399,9 @@ struct sht__centry {
 	uint64_t block;
 	atomic_int refs;
 	int ref_bit;                 /* CLOCK: recently used */
+	/* A mapped reader's block read as a copy (past its budget,
+	 * mapbudget.c): the entry is its caller's alone, freed at release. */
+	int copy;
 	struct sht__node node;
 	uint8_t data[];              /* block_size bytes (none if mapped) */
 };
@@ -417,6 +420,15 @@ struct sht__store {
 	 * (blocks are used in place); NULL otherwise. */
 	const uint8_t *map;
 	size_t map_len;
+	/* A mapped reader's budget (sht_reader_opts.map_budget, mapbudget.c):
+	 * one bit per window of the map (`window` bytes: a block, or the
+	 * 64 KiB the kernel maps around a fault for smaller blocks) that a
+	 * query touched since the last release, how many, and the bound in
+	 * windows (0: none, touched is NULL). */
+	_Atomic uint64_t *touched;
+	_Atomic uint64_t ntouched;
+	uint64_t budget_windows;
+	uint32_t window;
 	int path_known;
 	char path[256];              /* for messages */
 };
@@ -426,6 +438,25 @@ sht_err sht__cache_create(size_t bytes, uint32_t block_size,
 /* For a mapped reader: one slot per block, filled on first use, never
  * evicted (an entry is the decoded header, its block stays in the map). */
 sht_err sht__cache_create_mapped(uint64_t blocks, struct sht__cache **out);
+
+/* ---- budget of a mapped reader (mapbudget.c) ----------------------------- */
+
+/* Set up st's budget: at most budget bytes of windows of `window` bytes
+ * kept mapped (budget > 0). */
+sht_err sht__map_budget_init(struct sht__store *st, uint64_t budget,
+			     uint32_t window);
+void sht__map_budget_free(struct sht__store *st);
+/* May block blk (its slot entry e, NULL if none yet) be used in the map?
+ * Yes if its window is counted, or is counted now (under the budget, or
+ * e is a core node); no: read it as a copy (sht__map_copied after). */
+int sht__map_keep(struct sht__store *st, uint64_t blk,
+		  const struct sht__centry *e);
+/* Block blk was read as a copy: a core node's window is counted (its
+ * next fetch uses the map). */
+void sht__map_copied(struct sht__store *st, uint64_t blk,
+		     const struct sht__centry *e);
+/* Every window is given back: forget the counts (before the madvise). */
+void sht__map_forget(struct sht__store *st);
 void sht__cache_destroy(struct sht__cache *c);
 void sht__cache_drop(struct sht__cache *c);
 

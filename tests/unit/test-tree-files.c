@@ -20,7 +20,14 @@
  *   threads      4 threads on one reader with an 8-block cache, every
  *                answer checked (some 2D queries on 3 threads of their
  *                own: sht_reader_query_2d_threads, half of them by
- *                quark); sht_reader_drop_caches; counters; stats
+ *                quark); sht_reader_drop_caches; counters; stats; again
+ *                mapped, and mapped with a budget of 2 windows (most
+ *                blocks read as copies)
+ *   map budget   a mapped reader with map_budget keeps at most the budget
+ *                plus the windows of core nodes mapped (smaps Rss of its
+ *                map) over repeated whole-range 2D queries, and after
+ *                sht_reader_release_pages; without it, the same queries
+ *                map more than that bound; answers as the oracle says
  *
  * Offsets come from docs/FORMAT.md (the authority on the bytes).
  */
@@ -141,8 +148,10 @@ static void patch(const char *path, uint64_t off, const void *p, size_t n)
 	close(fd);
 }
 
-/* Open readers with opts.mapped (the second pass of main). */
+/* Open readers with opts.mapped (the second pass of main), and with
+ * opts.map_budget (the third). */
 static bool g_mapped;
+static size_t g_budget;
 
 /*
  * A mapped reader's blocks must start on boundaries of their size (64 KiB
@@ -232,6 +241,9 @@ typedef struct ref {
 	sht_variant variant;
 } ref;
 
+/* orc_wl_mixed's big_strings for ref_build (0: no blobs). */
+static unsigned g_big_strings = 2;
+
 static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 		     size_t n_dense, size_t max_m, uint64_t seed)
 {
@@ -243,7 +255,8 @@ static int ref_build(ref *f, sht_variant var, uint32_t bs, uint32_t mc,
 
 	memset(f, 0, sizeof *f);
 	rng_seed(&r, seed);
-	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m, 2);
+	orc_wl_mixed(&f->o, &r, bs, 1000, 10000000, n_dense, 8, max_m,
+		     g_big_strings);
 	scratch_path(f->path, sizeof f->path, "ref");
 	sht_builder_opts_init(&opts);
 	opts.variant = var;
@@ -783,15 +796,17 @@ static void test_threads(const ref *f, uint64_t seed, size_t per_thread)
 	orc_vis v = orc_vis_all(&f->o, (uint64_t)f->o.qs[f->o.nq - 1] + 1);
 	struct rng r;
 	sht_err rc;
-	char name[64];
+	char name[96];
 
-	snprintf(name, sizeof name, "%s/%" PRIu32 " %" PRIu64 " blocks%s",
+	snprintf(name, sizeof name, "%s/%" PRIu32 " %" PRIu64 " blocks%s%s",
 		 f->variant == SHT_VARIANT_SHT ? "sht" : "esht", f->bs,
-		 f->blocks, g_mapped ? " mapped" : "");
+		 f->blocks, g_mapped ? " mapped" : "",
+		 g_budget ? " with a budget" : "");
 	ref_restore(f);
 	memset(&oo, 0, sizeof oo);
 	oo.cache_bytes = (size_t)8 * f->bs;
 	oo.mapped = g_mapped;
+	oo.map_budget = g_budget;
 	rc = sht_reader_open(f->path, &oo, &rd);
 	if (!ok(rc == SHT_OK, "%s: open with %s", name,
 		g_mapped ? "the file mapped" : "an 8-block cache")) {
@@ -894,6 +909,114 @@ static sht_err whole_2d(sht_reader *rd, const ref *f, sht_result *res,
 		ok(orc_check_2d(&f->o, &v, &q, rc, res, 0, NULL, what),
 		   "%s: %zu intervals as the oracle says", what, sht_result_count(res));
 	return rc;
+}
+
+/* ---- map budget ------------------------------------------------------------ */
+
+/* Resident KiB of this process's mappings of path (smaps Rss), -1 if
+ * it has none. */
+static long map_rss_kib(const char *path)
+{
+	char real[4096], line[4096 + 128];
+	long kib = -1;
+	int inside = 0;
+	FILE *f;
+
+	if (!realpath(path, real) || !(f = fopen("/proc/self/smaps", "r")))
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		char *name = strchr(line, '/');
+		unsigned long lo, hi;
+		long v;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {   /* a mapping */
+			size_t n = name ? strlen(name) : 0;
+
+			if (n && name[n - 1] == '\n')
+				name[n - 1] = 0;
+			inside = name && strcmp(name, real) == 0;
+		} else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1) {
+			kib = (kib < 0 ? 0 : kib) + v;
+		}
+	}
+	fclose(f);
+	return kib;
+}
+
+/* The map's windows (64 KiB, or a block if bigger: what the kernel maps
+ * on a fault) holding a core node. */
+static uint64_t core_windows(const ref *f)
+{
+	uint64_t win = f->bs > 65536 ? f->bs : 65536, n = 0, last = UINT64_MAX;
+
+	for (uint64_t b = 0; b < f->blocks; b++) {
+		uint64_t w = b * f->bs / win;
+
+		if (f->bytes[HDR_REGION + b * f->bs + N_KIND] == 2 && w != last) {
+			n++;
+			last = w;
+		}
+	}
+	return n;
+}
+
+/* Whole-range 2D queries, twice (the second finds the windows kept):
+ * the map's resident KiB after them. */
+static long rss_after_queries(const ref *f, size_t budget, const char *what,
+			      sht_reader **out)
+{
+	sht_result *res = sht_result_create();
+	sht_reader_opts oo;
+	sht_reader *rd = NULL;
+	long kib = -1;
+
+	sht_reader_opts_init(&oo);
+	oo.mapped = true;
+	oo.map_budget = budget;
+	if (ok(sht_reader_open(f->path, &oo, &rd) == SHT_OK, "%s: open", what) &&
+	    whole_2d(rd, f, res, what) == SHT_OK &&
+	    whole_2d(rd, f, res, what) == SHT_OK)
+		kib = map_rss_kib(f->path);
+	sht_result_destroy(res);
+	*out = rd;
+	return kib;
+}
+
+static void test_map_budget(const ref *f)
+{
+	uint64_t win = f->bs > 65536 ? f->bs : 65536, cores = core_windows(f);
+	size_t budget = 3 * win;
+	long bound = (long)((3 + cores + 1) * win / 1024), all, kept, again;
+	sht_result *res = sht_result_create();
+	sht_reader *rd = NULL;
+
+	ref_restore(f);
+	all = rss_after_queries(f, 0, "map budget: none", &rd);
+	sht_reader_close(rd);
+	kept = rss_after_queries(f, budget, "map budget: 3 windows", &rd);
+	ok(all > bound && kept >= 0 && kept <= bound,
+	   "map budget: %" PRIu64 " blocks of %" PRIu32 " bytes; whole-range "
+	   "queries map %ld KiB without a budget, %ld KiB with 3 windows "
+	   "(bound: 3 + %" PRIu64 " windows of core nodes + 1 = %ld KiB)",
+	   f->blocks, f->bs, all, kept, cores, bound);
+	if (rd) {
+		sht_reader_counters c0, c1;
+
+		sht_reader_release_pages(rd);
+		sht_reader_counters_get(rd, &c0);
+		if (whole_2d(rd, f, res, "map budget: after a release") == SHT_OK) {
+			again = map_rss_kib(f->path);
+			sht_reader_counters_get(rd, &c1);
+			ok(again >= 0 && again <= bound &&
+			   c1.bytes_read - c0.bytes_read >= (uint64_t)f->bs,
+			   "map budget: after sht_reader_release_pages, a query "
+			   "maps %ld KiB (bound %ld) and reads %" PRIu64
+			   " bytes as copies", again, bound,
+			   c1.bytes_read - c0.bytes_read);
+		}
+	}
+	sht_reader_close(rd);
+	sht_result_destroy(res);
 }
 
 static void test_verified_once(const ref *f)
@@ -1076,6 +1199,9 @@ int main(void)
 		test_block_flips(&f, &r, 300);
 		test_mapped_refusals(&f);
 		test_threads(&f, seed + 100, 3000);
+		g_budget = 2 * 65536;
+		test_threads(&f, seed + 100, 3000);
+		g_budget = 0;
 		g_mapped = false;
 	}
 	ref_free(&f);
@@ -1094,6 +1220,12 @@ int main(void)
 		test_threads(&f, seed + 200, 3000);
 		g_mapped = false;
 	}
+	ref_free(&f);
+
+	/* 64 KiB blocks (the server's), many nodes, no blobs: the map budget */
+	g_big_strings = 0;
+	if (ref_build(&f, SHT_VARIANT_SHT, 65536, 8, 60, 600, seed + 2) == 0)
+		test_map_budget(&f);
 	ref_free(&f);
 	printf("# total %.1f s\n", now_s() - t0);
 	scratch_done();

@@ -3,7 +3,10 @@
  *
  *  - round trip of synthetic events with every field type, the
  *    environment, backward timestamps, unknown CPUs, an empty trace;
- *  - seeks to random ordinals, to the end, past it;
+ *  - seeks to random ordinals, to the end, past it; random seeks keep
+ *    one index block of the file mapped, not every block they visited,
+ *    and an open source keeps none of the tables it copied (the map's
+ *    Rss in /proc/self/smaps);
  *  - every truncation of a small file refused at open; every single-bit
  *    flip of it detected (open or read fails), never a crash;
  *  - real traces ($SHT_SHARED/traces: bug446190, many-threads; skipped
@@ -304,6 +307,95 @@ static void test_round_trip(void)
 		   "destroy without finish removes the file");
 	}
 out:
+	free(evs);
+}
+
+/* Resident KiB of this process's mappings of path (smaps). */
+static long map_rss_kib(const char *path)
+{
+	char real[4096], line[4096 + 128];
+	long kib = 0;
+	int inside = 0;
+	FILE *f;
+
+	if (!realpath(path, real) || !(f = fopen("/proc/self/smaps", "r")))
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		char *name = strchr(line, '/');
+		unsigned long lo, hi;
+		long v;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			size_t n = name ? strlen(name) : 0;
+
+			if (n && name[n - 1] == '\n')
+				name[n - 1] = 0;
+			inside = name && strcmp(name, real) == 0;
+		} else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1) {
+			kib += v;
+		}
+	}
+	fclose(f);
+	return kib;
+}
+
+/* 40 seeks to random index blocks, two events read at each: the pages of
+ * the block left are given back, so the map keeps about one block (its
+ * checksum maps all of it), where keeping them would hold ~40. */
+static void test_seek_pages(void)
+{
+	enum { N = 200000, EVERY = 2048, SEEKS = 40 };
+	struct sevent *evs = calloc(N, sizeof *evs);
+	const char *path = tmp_path("seeks.vstf");
+	uint64_t bad = 0;
+	long kib, block_kib, bound;
+	struct stat st;
+	sht_source src;
+	sht_event ev;
+
+	make_events(evs, N);
+	if (!ok(write_synthetic(path, evs, N, EVERY) == SHT_OK &&
+		stat(path, &st) == 0 && sht_vstf_open(path, &src) == SHT_OK,
+		"seek pages: %d events written and opened", N)) {
+		free(evs);
+		return;
+	}
+	block_kib = (long)(st.st_size / ((N + EVERY - 1) / EVERY) / 1024);
+	for (int k = 0; k < SEEKS; k++) {
+		uint64_t pos = (uint64_t)(k * 37 % 97) * N / 97 + rnd() % EVERY;
+
+		if (pos >= N)
+			pos = N - 1;
+		if (src.ops->seek(src.src, pos) != SHT_OK ||
+		    src.ops->next(src.src, &ev) != SHT_OK ||
+		    !event_eq(&ev, &evs[pos], pos))
+			bad++;
+	}
+	kib = map_rss_kib(path);
+	bound = 2 * block_kib + 128;       /* one block, its neighbours' pages */
+	is_u64(bad, 0, "seek pages: %d seeks deliver the right events", SEEKS);
+	ok(kib >= 0 && kib <= bound && (long)SEEKS * block_kib > 4 * bound,
+	   "seek pages: after %d seeks to other blocks of %ld KiB, %ld KiB "
+	   "of the file stay mapped (bound %ld)", SEEKS, block_kib, kib, bound);
+	sht_vstf_close(&src);
+
+	/* an index entry every 16 events: ~300 KiB of tables, copied at open */
+	path = tmp_path("tables.vstf");
+	if (write_synthetic(path, evs, N, 16) == SHT_OK && stat(path, &st) == 0 &&
+	    sht_vstf_open(path, &src) == SHT_OK) {
+		sht_vstf_info info;
+
+		sht_vstf_info_get(&src, &info);
+		kib = map_rss_kib(path);
+		/* the header's window and the page where the tables begin */
+		ok(kib >= 0 && kib <= 128 && info.index_entries * 24 / 1024 > 2 * 128,
+		   "seek pages: an open source keeps %ld KiB of the file mapped "
+		   "(%" PRIu64 " index entries read; bound 128 KiB)", kib,
+		   info.index_entries);
+		sht_vstf_close(&src);
+	} else {
+		ok(0, "seek pages: a file with an index entry every 16 events");
+	}
 	free(evs);
 }
 
@@ -736,6 +828,7 @@ int main(void)
 	mkdir(tmpdir, 0777);
 
 	test_round_trip();
+	test_seek_pages();
 	test_empty();
 	test_damage();
 
