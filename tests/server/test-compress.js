@@ -35,6 +35,16 @@ function get(host, port, gzip) {
     });
 }
 
+function getText(port, p) {
+    return new Promise((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: p }, (res) => {
+            const parts = [];
+            res.on('data', (d) => parts.push(d));
+            res.on('end', () => resolve(Buffer.concat(parts)));
+        }).on('error', reject);
+    });
+}
+
 function post(port, p, params, gzip) {
     return new Promise((resolve, reject) => {
         const body = JSON.stringify({ parameters: params });
@@ -71,7 +81,10 @@ async function screen(port, gzip) {
         await sleep(100);
     }
     const ids = tree.model.entries.map((x) => x.id);
-    const range = { start: e.start, end: e.end, nbTimes: 1920 };
+    // the experiment's span once analysed (at its creation the server may
+    // not have read the trace to its end)
+    const x = JSON.parse((await getText(port, `/tsp/api/experiments/${e.UUID}`)).toString());
+    const range = { start: x.start, end: x.end, nbTimes: 1920 };
     const r = await post(port, `/experiments/${e.UUID}/outputs/timeGraph/${TG}/states`,
                          { requested_timerange: range, requested_items: ids }, gzip);
     return { ...r, rows: ids.length };
