@@ -201,7 +201,40 @@ function referenceEvents(traces) {
     });
 }
 
+// A `sht serve` of a test's own: cache and root under dir, its port file
+// named after name, more options in args; {p, port}, also pushed on
+// servers (for the test to kill on failure).
+async function startServer(dir, name, args, servers) {
+    const portFile = path.join(dir, 'port-' + name);
+    fs.rmSync(portFile, { force: true });
+    const p = require('child_process').spawn(process.env.SHT,
+        ['serve', '--port', '0', '--port-file', portFile, '--cache', path.join(dir, 'cache'),
+         '--root', dir, '--quiet', ...args], { stdio: 'inherit' });
+    const s = { p, port: 0 };
+    servers.push(s);
+    for (let i = 0; i < 100 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); i++)
+        await sleep(100);
+    s.port = Number(fs.readFileSync(portFile, 'utf8').trim());
+    return s;
+}
+
+// SIGTERM to a server of startServer; resolves its exit status.
+function stopServer(s) {
+    return new Promise((resolve) => {
+        s.p.on('exit', (code) => resolve(code));
+        s.p.kill('SIGTERM');
+    });
+}
+
+// POST {parameters: params} to the server's /tsp/api + what: {status, text}.
+async function postTo(s, what, params) {
+    const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api${what}`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ parameters: params }) });
+    return { status: r.status, text: await r.text() };
+}
+
 module.exports = {
     ok, is, diag, done, client, query, sleep, sht, historyOf, referenceEvents,
-    stats, JSONBig, tsp,
+    stats, JSONBig, tsp, startServer, stopServer, postTo,
 };

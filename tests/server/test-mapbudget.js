@@ -12,8 +12,9 @@
 
 const fs = require('fs');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
-const { ok, is, diag, done, sleep } = require('./lib.js');
+const { execFileSync } = require('child_process');
+const lib = require('./lib.js');
+const { ok, is, diag, done, sleep } = lib;
 
 const TG = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
 const RS = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ResourcesStatusDataProvider';
@@ -21,35 +22,9 @@ const dir = path.join(process.env.SHT_TMP, 'mapbudget');
 const servers = [];
 const WINDOW = 65536;         // what the kernel maps per fault (a block)
 
-async function startServer(name, budget) {
-    const portFile = path.join(dir, 'port-' + name);
-    fs.rmSync(portFile, { force: true });
-    const p = spawn(process.env.SHT, ['serve', '--port', '0', '--port-file', portFile,
-                                      '--cache', path.join(dir, 'cache'), '--root', dir,
-                                      '--quiet', '--idle-release', '0',
-                                      '--map-budget', String(budget)],
-                    { stdio: 'inherit' });
-    const s = { p, port: 0 };
-    servers.push(s);
-    for (let i = 0; i < 100 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); i++)
-        await sleep(100);
-    s.port = Number(fs.readFileSync(portFile, 'utf8').trim());
-    return s;
-}
-
-function stop(s) {
-    return new Promise((resolve) => {
-        s.p.on('exit', (code) => resolve(code));
-        s.p.kill('SIGTERM');
-    });
-}
-
-async function post(s, what, params) {
-    const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api${what}`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ parameters: params }) });
-    return { status: r.status, text: await r.text() };
-}
+const startServer = (name, x) => lib.startServer(dir, name, ['--idle-release', '0', '--map-budget', String(x)], servers);
+const stop = lib.stopServer;
+const post = lib.postTo;
 
 // Resident KiB of the server's mappings of file (/proc/PID/smaps).
 function mappedKiB(s, file) {

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "sht/sht.h"
+#include "procmaps.h"
 #include "tap.h"
 #include "oracle.h"
 
@@ -913,36 +914,6 @@ static sht_err whole_2d(sht_reader *rd, const ref *f, sht_result *res,
 
 /* ---- map budget ------------------------------------------------------------ */
 
-/* Resident KiB of this process's mappings of path (smaps Rss), -1 if
- * it has none. */
-static long map_rss_kib(const char *path)
-{
-	char real[4096], line[4096 + 128];
-	long kib = -1;
-	int inside = 0;
-	FILE *f;
-
-	if (!realpath(path, real) || !(f = fopen("/proc/self/smaps", "r")))
-		return -1;
-	while (fgets(line, sizeof line, f)) {
-		char *name = strchr(line, '/');
-		unsigned long lo, hi;
-		long v;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {   /* a mapping */
-			size_t n = name ? strlen(name) : 0;
-
-			if (n && name[n - 1] == '\n')
-				name[n - 1] = 0;
-			inside = name && strcmp(name, real) == 0;
-		} else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1) {
-			kib = (kib < 0 ? 0 : kib) + v;
-		}
-	}
-	fclose(f);
-	return kib;
-}
-
 /* The map's windows (64 KiB, or a block if bigger: what the kernel maps
  * on a fault) holding a core node. */
 static uint64_t core_windows(const ref *f)
@@ -976,7 +947,7 @@ static long rss_after_queries(const ref *f, size_t budget, const char *what,
 	if (ok(sht_reader_open(f->path, &oo, &rd) == SHT_OK, "%s: open", what) &&
 	    whole_2d(rd, f, res, what) == SHT_OK &&
 	    whole_2d(rd, f, res, what) == SHT_OK)
-		kib = map_rss_kib(f->path);
+		kib = procmaps_rss_kib(f->path);
 	sht_result_destroy(res);
 	*out = rd;
 	return kib;
@@ -1005,7 +976,7 @@ static void test_map_budget(const ref *f)
 		sht_reader_release_pages(rd);
 		sht_reader_counters_get(rd, &c0);
 		if (whole_2d(rd, f, res, "map budget: after a release") == SHT_OK) {
-			again = map_rss_kib(f->path);
+			again = procmaps_rss_kib(f->path);
 			sht_reader_counters_get(rd, &c1);
 			ok(again >= 0 && again <= bound &&
 			   c1.bytes_read - c0.bytes_read >= (uint64_t)f->bs,

@@ -27,6 +27,7 @@
 #include "util/util.h"
 #include "rng.h"
 #include "now.h"
+#include "procmaps.h"
 #include "tap.h"
 
 static char tmpdir[4096];
@@ -310,35 +311,6 @@ out:
 	free(evs);
 }
 
-/* Resident KiB of this process's mappings of path (smaps). */
-static long map_rss_kib(const char *path)
-{
-	char real[4096], line[4096 + 128];
-	long kib = 0;
-	int inside = 0;
-	FILE *f;
-
-	if (!realpath(path, real) || !(f = fopen("/proc/self/smaps", "r")))
-		return -1;
-	while (fgets(line, sizeof line, f)) {
-		char *name = strchr(line, '/');
-		unsigned long lo, hi;
-		long v;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-			size_t n = name ? strlen(name) : 0;
-
-			if (n && name[n - 1] == '\n')
-				name[n - 1] = 0;
-			inside = name && strcmp(name, real) == 0;
-		} else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1) {
-			kib += v;
-		}
-	}
-	fclose(f);
-	return kib;
-}
-
 /* 40 seeks to random index blocks, two events read at each: the pages of
  * the block left are given back, so the map keeps about one block (its
  * checksum maps all of it), where keeping them would hold ~40. */
@@ -371,7 +343,7 @@ static void test_seek_pages(void)
 		    !event_eq(&ev, &evs[pos], pos))
 			bad++;
 	}
-	kib = map_rss_kib(path);
+	kib = procmaps_rss_kib(path);
 	bound = 2 * block_kib + 128;       /* one block, its neighbours' pages */
 	is_u64(bad, 0, "seek pages: %d seeks deliver the right events", SEEKS);
 	ok(kib >= 0 && kib <= bound && (long)SEEKS * block_kib > 4 * bound,
@@ -386,7 +358,7 @@ static void test_seek_pages(void)
 		sht_vstf_info info;
 
 		sht_vstf_info_get(&src, &info);
-		kib = map_rss_kib(path);
+		kib = procmaps_rss_kib(path);
 		/* the header's window and the page where the tables begin */
 		ok(kib >= 0 && kib <= 128 && info.index_entries * 24 / 1024 > 2 * 128,
 		   "seek pages: an open source keeps %ld KiB of the file mapped "
