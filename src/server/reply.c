@@ -65,6 +65,25 @@ void srv_reply_buf(struct srv_reply *rep, struct srv_buf *b)
 	memset(b, 0, sizeof *b);
 }
 
+void srv_reply_join(struct srv_reply *rep)
+{
+	char *p;
+
+	if (!rep->body2)
+		return;
+	p = rep->body ? realloc(rep->body, rep->len + rep->len2) : NULL;
+	if (!p) {
+		reply_oom(rep);
+		return;
+	}
+	memcpy(p + rep->len, rep->body2, rep->len2);
+	free(rep->body2);
+	rep->body = p;
+	rep->len += rep->len2;
+	rep->body2 = NULL;
+	rep->len2 = 0;
+}
+
 void srv_reply_buf2(struct srv_reply *rep, struct srv_buf *b, struct srv_buf *b2)
 {
 	if (!b2->p || b2->len == 0) {

@@ -120,6 +120,10 @@ void srv_reply_buf(struct srv_reply *rep, struct srv_buf *b);
 void srv_reply_buf2(struct srv_reply *rep, struct srv_buf *b, struct srv_buf *b2);
 /* Free the body (both parts). */
 void srv_reply_free(struct srv_reply *rep);
+/* Make a body in two parts one (for callers that read rep->body: an
+ * answer handled in the process, not sent); out of memory: the reply
+ * becomes a 500. */
+void srv_reply_join(struct srv_reply *rep);
 /* An ErrorResponse {"title", "detail"}; returns -1 for handlers. */
 int srv_reply_error(struct srv_reply *rep, int status, const char *title,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));

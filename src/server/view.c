@@ -40,10 +40,11 @@ static json_t *post(struct srv *s, const char *path, json_t *params, int *status
 	srv_handle(&req, &rep);
 	json_decref(req.root);
 	free(text);
+	srv_reply_join(&rep);
 	*status = rep.status;
 	if (rep.body)
 		ans = json_loadb(rep.body, rep.len, 0, NULL);
-	free(rep.body);
+	srv_reply_free(&rep);
 	return ans;
 }
 
