@@ -234,7 +234,24 @@ async function postTo(s, what, params) {
     return { status: r.status, text: await r.text() };
 }
 
+// Open trace as name on a server of startServer, make an experiment of
+// it and wait for its analyses; the experiment (its UUID and range).
+async function openAnalysed(s, trace, name) {
+    const t = JSON.parse((await postTo(s, '/traces', { uri: trace, name })).text);
+    const e = JSON.parse((await postTo(s, '/experiments', { name, traces: [t.UUID] })).text);
+    let x;
+    for (let i = 0; i < 1200; i++) {
+        const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api/experiments/${e.UUID}`);
+        x = JSON.parse(await r.text());
+        if (x.indexingStatus === 'COMPLETED')
+            break;
+        await sleep(100);
+    }
+    is(x.indexingStatus, 'COMPLETED', 'the trace is analysed');
+    return x;
+}
+
 module.exports = {
     ok, is, diag, done, client, query, sleep, sht, historyOf, referenceEvents,
-    stats, JSONBig, tsp, startServer, stopServer, postTo,
+    stats, JSONBig, tsp, startServer, stopServer, postTo, openAnalysed,
 };

@@ -25,21 +25,7 @@ function rssFile(s) {
     return Number(m[1]);
 }
 
-// Open the trace, wait for its analyses; the experiment's UUID and range.
-async function openTrace(s, trace) {
-    const t = JSON.parse((await post(s, '/traces', { uri: trace, name: 'idle' })).text);
-    const e = JSON.parse((await post(s, '/experiments', { name: 'idle', traces: [t.UUID] })).text);
-    let x;
-    for (let i = 0; i < 1200; i++) {
-        const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api/experiments/${e.UUID}`);
-        x = JSON.parse(await r.text());
-        if (x.indexingStatus === 'COMPLETED')
-            break;
-        await sleep(100);
-    }
-    is(x.indexingStatus, 'COMPLETED', 'the trace is analysed');
-    return x;
-}
+const openTrace = (s, trace) => lib.openAnalysed(s, trace, 'idle');
 
 // A whole-trace Control Flow screen: every row x 1920 times.
 async function screen(s, e) {

@@ -38,20 +38,7 @@ function mappedKiB(s, file) {
     return kib;
 }
 
-async function openTrace(s, trace) {
-    const t = JSON.parse((await post(s, '/traces', { uri: trace, name: 'mb' })).text);
-    const e = JSON.parse((await post(s, '/experiments', { name: 'mb', traces: [t.UUID] })).text);
-    let x;
-    for (let i = 0; i < 1200; i++) {
-        const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api/experiments/${e.UUID}`);
-        x = JSON.parse(await r.text());
-        if (x.indexingStatus === 'COMPLETED')
-            break;
-        await sleep(100);
-    }
-    is(x.indexingStatus, 'COMPLETED', 'the trace is analysed');
-    return x;
-}
+const openTrace = (s, trace) => lib.openAnalysed(s, trace, 'mb');
 
 // A whole-trace screen of output out: every row x 1920 times.
 async function screen(s, e, out) {
