@@ -464,8 +464,6 @@ static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 	return s->sysnames.p + tq->sys_off;
 }
 
-/* The name of thread tid at t: from the lifetimes if the history has
- * them, else from the second query. */
 /* The first lifetime of l in [lo, hi) after (tid, t): after the
  * lifetimes of smaller tids and those of tid starting at or before t. */
 static size_t life_lower(const struct srv_lives *l, size_t lo, size_t hi,
@@ -633,7 +631,6 @@ static void freq_state(struct rstates *s, struct tg_out *o,
 	const struct srv_xform *xf = &s->t->xf;
 	const sht_interval *m = maxq == NONE ? NULL : tg_group_at(&s->g1, maxq, at);
 	double hz, max;
-	char label[64], values[64];
 
 	if (iv->value.type != SHT_TYPE_INT64) {
 		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
@@ -644,16 +641,17 @@ static void freq_state(struct rstates *s, struct tg_out *o,
 	max = m && m->value.type == SHT_TYPE_INT64 && m->value.u.i64 > 0 ?
 	      (double)m->value.u.i64 : hz;
 	if (!s->freq.valid || s->freq.hz != iv->value.u.i64 || s->freq.max != max) {
-		if (hz >= 1e9)          /* a CPU has few frequencies: kept */
-			snprintf(label, sizeof label, "%.1f GHz", hz / 1e9);
+		char *label = s->freq.label;   /* a CPU has few frequencies: kept */
+		size_t size = sizeof s->freq.label;
+
+		if (hz >= 1e9)
+			snprintf(label, size, "%.1f GHz", hz / 1e9);
 		else if (hz >= 1e6)
-			snprintf(label, sizeof label, "%.1f MHz", hz / 1e6);
+			snprintf(label, size, "%.1f MHz", hz / 1e6);
 		else
-			snprintf(label, sizeof label, "%.0f Hz", hz);
-		snprintf(values, sizeof values, "{\"height\":%.4g}",
+			snprintf(label, size, "%.0f Hz", hz);
+		snprintf(s->freq.values, sizeof s->freq.values, "{\"height\":%.4g}",
 			 max > 0 ? (hz / max > 1 ? 1.0 : hz / max) : 1.0);
-		memcpy(s->freq.label, label, sizeof label);
-		memcpy(s->freq.values, values, sizeof values);
 		s->freq.hz = iv->value.u.i64;
 		s->freq.max = max;
 		s->freq.valid = 1;
@@ -723,21 +721,17 @@ static void write_rows(void *ctx, struct tg_out *o, size_t from, size_t to)
 static uint64_t row_weight(void *ctx, size_t i)
 {
 	const struct rstates *s = ctx;
-	const struct tg_row *r = &s->rows[i];
-	size_t lo = 0, hi = 0;
+	size_t n = tg_row_items(&s->g1, &s->rows[i], s->ti);
 
-	if (!r->known || r->k.a != s->ti || r->k.b < 0)
-		return 1;
-	tg_group_range(&s->g1, (sht_quark)r->k.b, &lo, &hi);
-	switch (r->k.c & 0xff) {
+	switch (s->rows[i].k.c & 0xff) {
 	case K_CPU:
-		return 1 + (hi - lo) * 60;
+		return 1 + n * 60;
 	case K_THREAD:
-		return 1 + (hi - lo) * 5;
+		return 1 + n * 5;
 	case K_FREQ:
-		return 1 + (hi - lo) * 2;
+		return 1 + n * 2;
 	default:
-		return 1 + (hi - lo);
+		return 1 + n;
 	}
 }
 

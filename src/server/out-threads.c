@@ -325,11 +325,8 @@ static void write_rows(void *ctx, struct tg_out *o, size_t from, size_t to)
 static uint64_t row_weight(void *ctx, size_t i)
 {
 	const struct cf_ctx *x = ctx;
-	size_t lo = 0, hi = 0;
 
-	if (x->rows[i].known && x->rows[i].k.a == x->ti && x->rows[i].k.b >= 0)
-		tg_group_range(&x->g, (sht_quark)x->rows[i].k.b, &lo, &hi);
-	return 1 + (hi - lo);
+	return 1 + tg_row_items(&x->g, &x->rows[i], x->ti);
 }
 
 /* Write the rows, on two threads for a big screen (the second part with

@@ -196,6 +196,15 @@ void tg_row_end(struct tg_out *o)
 	srv_buf_puts(&o->b, "]}");
 }
 
+size_t tg_row_items(const struct tg_group *g, const struct tg_row *r, int64_t ti)
+{
+	size_t lo = 0, hi = 0;
+
+	if (r->known && r->k.a == ti && r->k.b >= 0)
+		tg_group_range(g, (sht_quark)r->k.b, &lo, &hi);
+	return hi - lo;
+}
+
 /* ---- rows on two threads --------------------------------------------------- */
 
 struct part {
@@ -213,24 +222,17 @@ static void *part_main(void *arg)
 	return NULL;
 }
 
-/* The weight of rows [0, n). */
-static uint64_t prefix(size_t n, tg_weight_fn weight, void *ctx)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += weight(ctx, i);
-	return sum;
-}
-
-/* The first row after which at least half of the weight is written. */
-static size_t half(size_t n, uint64_t total, tg_weight_fn weight, void *ctx)
+/* The first row after which at least half of the weight is written;
+ * *before: the weight of the rows before it. */
+static size_t half(size_t n, uint64_t total, tg_weight_fn weight, void *ctx,
+		   uint64_t *before)
 {
 	uint64_t sum = 0;
 	size_t i = 0;
 
 	while (i < n && 2 * sum < total)
 		sum += weight(ctx, i++);
+	*before = sum;
 	return i;
 }
 
@@ -277,7 +279,7 @@ void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
 		   void *const ctx[2])
 {
 	struct part p;
-	uint64_t total = 0;
+	uint64_t total = 0, before;
 	pthread_t th;
 
 	memset(&p, 0, sizeof p);
@@ -291,15 +293,16 @@ void tg_write_rows(struct tg_out *o, size_t n, unsigned threads,
 	if (threads >= 2)
 		for (size_t i = 0; i < n; i++)
 			total += weight(ctx[0], i);
-	if (threads < 2 || total < min_weight || n < 2) {
+	if (threads < 2 || total < min_weight || n < 2 ||
+	    (p.from = half(n, total, weight, ctx[0], &before)) >= n) {
 		write(ctx[0], o, 0, n);
 		return;
 	}
-	p.from = half(n, total, weight, ctx[0]);
-	if (p.from < n)                 /* its share of o's room */
-		srv_buf_reserve(&p.o.b, (size_t)((double)(o->b.cap - o->b.len) *
-			(double)(total - prefix(p.from, weight, ctx[0])) / (double)total));
-	if (p.from >= n || pthread_create(&th, NULL, part_main, &p) != 0) {
+	/* the second part's share of o's room */
+	srv_buf_reserve(&p.o.b, (size_t)((double)(o->b.cap - o->b.len) *
+					 (double)(total - before) / (double)total));
+	if (pthread_create(&th, NULL, part_main, &p) != 0) {
+		srv_buf_free(&p.o.b);
 		write(ctx[0], o, 0, n);
 		return;
 	}

@@ -53,6 +53,9 @@ void tg_group_range(const struct tg_group *g, sht_quark q, size_t *lo,
  * starting at or before t (lo if none). */
 size_t tg_group_first_at(const struct tg_group *g, size_t lo, size_t hi,
 			 sht_time t);
+/* How many items of g are row r's (0 if r is unknown, of another trace
+ * than ti, or has no quark). */
+size_t tg_row_items(const struct tg_group *g, const struct tg_row *r, int64_t ti);
 /* The item of quark q holding t, or NULL. */
 const sht_interval *tg_group_at(const struct tg_group *g, sht_quark q,
 				sht_time t);
@@ -84,8 +87,9 @@ void tg_row_end(struct tg_out *o);
  * into o with write(ctx[0], o, 0, cut), a new thread the second with
  * write(ctx[1], o2, cut, n) into a buffer of its own, which becomes o's
  * (the first part set aside as o->head: the answer is sent in two parts,
- * not copied into one; a second split in one answer is copied).  ctx[1] is the second part's own context (its own
- * results and caches: the two run at once).  With threads < 2, a total
+ * not copied into one; a second split in one answer is copied).  ctx[1]
+ * is the second part's own context (its own results and caches: the two
+ * run at once).  With threads < 2, a total
  * weight under min_weight, or no thread to be had, the calling thread
  * writes every row with ctx[0].  write begins and ends each row it
  * writes (tg_row_begin, tg_row_end).  The environment variable
