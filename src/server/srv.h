@@ -62,6 +62,16 @@ void srv_buf_i64(struct srv_buf *b, int64_t v);
 char *srv_buf_room(struct srv_buf *b, size_t n);
 void srv_buf_commit(struct srv_buf *b, char *end);
 char *srv_put_i64(char *p, int64_t v);
+/* Times written one after another (a screen's states) share their
+ * digits above the last eight (100 ms): those of the last time are kept
+ * and copied.  srv_put_time writes what srv_put_i64 would (at most 20
+ * bytes); a zeroed srv_tcache is empty. */
+struct srv_tcache {
+	uint64_t hi;              /* the time / 10^8 whose digits are kept */
+	unsigned len;             /* their count (0: none kept) */
+	char digits[16];
+};
+char *srv_put_time(char *p, int64_t v, struct srv_tcache *c);
 /* A finite double as a number literal of at most 15 characters (the
  * client's parser makes longer literals BigInts); integers as digits. */
 void srv_buf_double(struct srv_buf *b, double v);

@@ -156,7 +156,7 @@ void tg_state(struct tg_out *o, sht_time start, sht_time end, const char *key,
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
 /* A screen writes hundreds of thousands of states: each is written in
- * place (one room check for its fixed part, numbers by srv_put_i64). */
+ * place (one room check for its fixed part, times by srv_put_time). */
 void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
 		const char *key, const char *label, size_t label_len,
 		const char *values)
@@ -169,9 +169,9 @@ void tg_state_v(struct tg_out *o, sht_time start, sht_time end,
 	if (o->nstates++)
 		*p++ = ',';
 	p = LIT(p, "{\"start\":");
-	p = srv_put_i64(p, start);
+	p = srv_put_time(p, start, &o->tc);
 	p = LIT(p, ",\"end\":");
-	p = srv_put_i64(p, end);
+	p = srv_put_time(p, end, &o->tc);
 	if (label) {
 		p = LIT(p, ",\"label\":");
 		srv_buf_commit(&o->b, p);

@@ -66,6 +66,7 @@ struct tg_out {
 	int nrows, nstates;       /* written so far in the row / model */
 	struct srv_buf head;      /* empty, or the answer's first part (rows
 	                             written on two threads: b is the rest) */
+	struct srv_tcache tc;     /* the states' times */
 };
 
 void tg_begin(struct tg_out *o);

@@ -147,6 +147,22 @@ char *srv_put_i64(char *p, int64_t v)
 	return put_digits(p, (uint32_t)(u % e8), 8);
 }
 
+char *srv_put_time(char *p, int64_t v, struct srv_tcache *c)
+{
+	const uint64_t e8 = 100000000;
+	uint64_t hi;
+
+	if (v < (int64_t)e8)
+		return srv_put_i64(p, v);
+	hi = (uint64_t)v / e8;
+	if (hi != c->hi || c->len == 0) {
+		c->hi = hi;
+		c->len = (unsigned)(srv_put_i64(c->digits, (int64_t)hi) - c->digits);
+	}
+	memcpy(p, c->digits, c->len);
+	return put_digits(p + c->len, (uint32_t)((uint64_t)v % e8), 8);
+}
+
 void srv_buf_i64(struct srv_buf *b, int64_t v)
 {
 	char *p = srv_buf_room(b, 20);

@@ -2,7 +2,9 @@
  * test-srv-util.c: helpers every time-graph answer leans on, against
  * plain references.  The number writer (srv_put_i64, util.c), which
  * writes every start and end, against snprintf: the edges of each digit
- * count, both signs, the extremes, and random values of every magnitude.
+ * count, both signs, the extremes, and random values of every magnitude;
+ * its time variant (srv_put_time), which keeps the digits above the last
+ * eight of the time before, the same on walks of near and far times.
  * The index of the first requested time >= t (srv_times_lower, req.c),
  * which takes evenly spaced times by their step, against a linear search:
  * grids of many spans and steps (a shorter last one), uneven lists, and
@@ -33,6 +35,23 @@ static int same(int64_t v)
 	if ((size_t)(end - got) != strlen(want) || memcmp(got, want, strlen(want)) != 0 ||
 	    got[strlen(want)] != 'x') {
 		diag("%s: got %.*s", want, (int)(end - got), got);
+		return 0;
+	}
+	return 1;
+}
+
+/* 1 if srv_put_time(v) with cache c is "%lld" of v, and no byte more. */
+static int same_time(int64_t v, struct srv_tcache *c)
+{
+	char want[32], got[40];
+	char *end;
+
+	memset(got, 'x', sizeof got);
+	snprintf(want, sizeof want, "%" PRId64, v);
+	end = srv_put_time(got, v, c);
+	if ((size_t)(end - got) != strlen(want) || memcmp(got, want, strlen(want)) != 0 ||
+	    got[strlen(want)] != 'x') {
+		diag("time %s: got %.*s", want, (int)(end - got), got);
 		return 0;
 	}
 	return 1;
@@ -182,6 +201,24 @@ int main(void)
 		bad += !same((int64_t)(x >> (x % 64)));
 	}
 	ok(bad == 0, "a million random values (%zu wrong)", bad);
+	bad = 0;
+	{
+		struct srv_tcache c = { 0 };
+		int64_t t = INT64_C(1767225599999999000);   /* 10^8 boundary ahead */
+
+		for (int i = 0; i < 1000000; i++) {     /* steps of 0..2^(0..40) */
+			rnd(&x);
+			t += (int64_t)((x >> 24) & ((UINT64_C(1) << (x % 41)) - 1));
+			if (i % 1000 == 999)        /* a jump back, or to another magnitude */
+				t = (int64_t)(x >> (x % 64));
+			bad += !same_time(t, &c);
+		}
+		bad += !same_time(0, &c) + !same_time(99999999, &c) +
+		       !same_time(100000000, &c) + !same_time(-5, &c) +
+		       !same_time(INT64_MAX, &c) + !same_time(INT64_MAX - 1, &c) +
+		       !same_time(INT64_MIN, &c);
+	}
+	ok(bad == 0, "a million times in walks, srv_put_time (%zu wrong)", bad);
 	times_lower();
 	sample_keeps();
 	return done_testing();
