@@ -238,12 +238,12 @@ static int res_tree(struct srv_out_ctx *c)
  * name at sys_off in rstates.sysnames (sys_len -1: not a string). */
 struct tid_q {
 	int64_t tid;
-	sht_quark exec, sys;
+	sht_quark thread, exec, sys; /* thread: Threads/<tid> (NONE: unknown) */
 	sht_time sys_lo, sys_hi;
 	size_t sys_off;
 	int64_t sys_len;
 	char values[64];          /* its states' style values ("": not yet) */
-	size_t life_lo, life_hi;  /* its lifetimes (lo > hi: not looked up) */
+	size_t life_lo, life_hi;  /* its lifetimes (life_ranges) */
 };
 
 struct rstates {
@@ -255,6 +255,7 @@ struct rstates {
 	sht_result *r1, *r2, *one; /* one: a point query's */
 	struct srv_buf sysnames;  /* system calls' names looked up */
 	struct tid_q *tids;
+	int64_t *tidv;            /* the tids of tids, to search (shared) */
 	size_t ntids;
 	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
 	const struct srv_lives *lives; /* the history's thread lifetimes */
@@ -271,18 +272,22 @@ struct rstates {
 
 #define LAZY (NONE - 1)         /* a quark not looked up yet */
 
-static int cmp_tid(const void *x, const void *y)
-{
-	const struct tid_q *a = x, *b = y;
-
-	return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
+/* Thread tid's look-ups, found among the running threads' tids (a
+ * compact array: a screen of thousands of threads searches it for every
+ * state of a CPU's Threads row). */
 static struct tid_q *find_tid(const struct rstates *s, int64_t tid)
 {
-	struct tid_q k = { .tid = tid };
+	size_t lo = 0, hi = s->ntids;
 
-	return bsearch(&k, s->tids, s->ntids, sizeof k, cmp_tid);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->tidv[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ntids && s->tidv[lo] == tid ? &s->tids[lo] : NULL;
 }
 
 /* Whether [a, b] (trace times) holds a requested time; *at = the first. */
@@ -374,6 +379,55 @@ static int64_t *running_tids(const struct rstates *s, size_t *n)
 	return v;
 }
 
+/* The first lifetime in [i, n) of a tid >= tid: i, then 1, 2, 4, ...
+ * further, then bisection (the threads of a screen are few among many,
+ * or most of them: either way a short step each). */
+static size_t life_gallop(const struct srv_lives *l, size_t i, int64_t tid)
+{
+	size_t lo = i, hi, step = 1;
+
+	if (i >= l->n || l->v[i].tid >= tid)
+		return i;
+	for (;;) {                          /* l->v[lo].tid < tid */
+		if (l->n - lo <= step) {
+			hi = l->n;
+			break;
+		}
+		if (l->v[lo + step].tid >= tid) {
+			hi = lo + step;
+			break;
+		}
+		lo += step;
+		step *= 2;
+	}
+	for (lo++; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Each thread's lifetimes (both lists sorted by tid: one walk), and its
+ * Threads/<tid> quark from them. */
+static void life_ranges(const struct srv_lives *l, struct tid_q *tq, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		j = life_gallop(l, j, tq[i].tid);
+		tq[i].life_lo = j;
+		while (j < l->n && l->v[j].tid == tq[i].tid)
+			j++;                /* a thread has a lifetime or few */
+		tq[i].life_hi = j;
+		if (j > tq[i].life_lo)
+			tq[i].thread = l->v[tq[i].life_lo].thread;
+	}
+}
+
 /* The threads running in the first result and their quarks (in tid
  * order); then the second query, their Exec_name, unless the history's
  * thread lifetimes give the names. */
@@ -400,22 +454,27 @@ static int thread_names(struct rstates *s)
 		    (x = srv_attrs_child(a, threads, srv_itoa(tids[i], name))) == NONE)
 			continue;
 		tq->tid = tids[i];
+		tq->thread = x;
 		tq->exec = s->lives ? NONE : srv_attrs_child(a, x, "Exec_name");
 		tq->sys = s->lives ? LAZY : srv_attrs_child(a, x, "System_call");
 		tq->values[0] = '\0';
-		tq->life_lo = 1;
-		tq->life_hi = 0;
+		tq->life_lo = tq->life_hi = 0;
 		tq->sys_lo = 1;
 		tq->sys_hi = 0;
 		s->ntids++;
 	}
 	pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	qs = malloc((s->ntids + 1) * sizeof *qs);
-	if (!tids || !s->tids || !qs) {
+	s->tidv = malloc((s->ntids + 1) * sizeof *s->tidv);
+	if (!tids || !s->tids || !qs || !s->tidv) {
 		free(tids);
 		free(qs);
 		return -1;
 	}
+	for (size_t i = 0; i < s->ntids; i++)
+		s->tidv[i] = s->tids[i].tid;
+	if (s->lives)
+		life_ranges(s->lives, s->tids, s->ntids);
 	for (size_t i = 0; i < s->ntids; i++)
 		if (!s->lives && s->tids[i].exec != NONE)
 			qs[k++] = s->tids[i].exec;
@@ -435,10 +494,11 @@ static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 	char name[24];
 
 	if (tq->sys == LAZY) {
-		sht_quark x;
+		sht_quark x = tq->thread;
 
 		pthread_rwlock_rdlock(&s->q.h->attrs.lock);
-		x = srv_attrs_child(&s->q.h->attrs, s->threads, srv_itoa(tq->tid, name));
+		if (x == NONE)
+			x = srv_attrs_child(&s->q.h->attrs, s->threads, srv_itoa(tq->tid, name));
 		tq->sys = x == NONE ? NONE : srv_attrs_child(&s->q.h->attrs, x, "System_call");
 		pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	}
@@ -481,9 +541,9 @@ static size_t life_lower(const struct srv_lives *l, size_t lo, size_t hi,
 }
 
 /* The name of thread tid at t: from the lifetimes if the history has
- * them (those of tid found once, then searched among themselves), else
- * from the second query. */
-static const char *exec_at(const struct rstates *s, struct tid_q *tq,
+ * them (those of tid found by life_ranges, searched among themselves),
+ * else from the second query. */
+static const char *exec_at(const struct rstates *s, const struct tid_q *tq,
 			   sht_time t, size_t *len)
 {
 	const struct srv_lives *l = s->lives;
@@ -491,11 +551,6 @@ static const char *exec_at(const struct rstates *s, struct tid_q *tq,
 
 	if (!l)
 		return name_at(s, tq->exec, t, len);
-	if (tq->life_lo > tq->life_hi) {
-		tq->life_lo = tq->life_hi = life_lower(l, 0, l->n, tq->tid, INT64_MIN);
-		while (tq->life_hi < l->n && l->v[tq->life_hi].tid == tq->tid)
-			tq->life_hi++;      /* a thread has a lifetime or few */
-	}
 	k = life_lower(l, tq->life_lo, tq->life_hi, tq->tid, t);   /* last starting <= t */
 	if (k == tq->life_lo || l->v[k - 1].end < t)
 		return NULL;
@@ -550,10 +605,12 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 			 cpu_key(iv->value.u.i32), NULL, 0);
 }
 
-/* 25 hues of saturation and brightness 0.8 (Trace Compass's palette). */
-static void thread_color(int64_t tid, char out[8])
+/* 25 hues of saturation and brightness 0.8 (Trace Compass's palette):
+ * hue m of (tid + 14) % 25, m in -24..24 (C's remainder of a negative
+ * tid keeps its sign). */
+static void thread_color(int m, char out[8])
 {
-	double h = (double)((tid + 14) % 25) / 25.0 * 6.0, v = 0.8, s = 0.8;
+	double h = (double)m / 25.0 * 6.0, v = 0.8, s = 0.8;
 	double f = h - floor(h), p = v * (1 - s), q = v * (1 - s * f),
 	       t = v * (1 - s * (1 - f)), r, g, b;
 
@@ -569,14 +626,30 @@ static void thread_color(int64_t tid, char out[8])
 		 (int)(b * 255 + 0.5));
 }
 
-/* The style values of thread tid's states: its colour and name. */
-static void thread_values(int32_t tid, char *out, size_t size)
-{
-	char color[8];
+static char palette[49][8];           /* hue m at m + 24 */
+static pthread_once_t palette_once = PTHREAD_ONCE_INIT;
 
-	thread_color(tid, color);
-	snprintf(out, size, "{\"background-color\":\"%s\",\"style-name\":\"%" PRId32 "\"}",
-		 color, tid);
+static void palette_make(void)
+{
+	for (int m = -24; m <= 24; m++)
+		thread_color(m, palette[m + 24]);
+}
+
+#define PUT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* The style values of thread tid's states, its colour and name (at most
+ * 57 bytes and the NUL: out has 64). */
+static void thread_values(int32_t tid, char out[64])
+{
+	char *p = out;
+
+	pthread_once(&palette_once, palette_make);
+	p = PUT(p, "{\"background-color\":\"");
+	memcpy(p, palette[((int64_t)tid + 14) % 25 + 24], 7);
+	p = PUT(p + 7, "\",\"style-name\":\"");
+	p += strlen(srv_itoa(tid, p));
+	p = PUT(p, "\"}");
+	*p = '\0';
 }
 
 /* "name (tid)" into label (320 bytes), the name cut at 256 bytes. */
@@ -615,10 +688,10 @@ static void thread_state(struct rstates *s, struct tg_out *o,
 	if ((tq = find_tid(s, tid)) != NULL) {
 		name = exec_at(s, tq, at, &len);
 		if (!tq->values[0])
-			thread_values(tid, tq->values, sizeof tq->values);
+			thread_values(tid, tq->values);
 		v = tq->values;
 	} else {
-		thread_values(tid, values, sizeof values);
+		thread_values(tid, values);
 	}
 	len = thread_label(label, name, len, tid);
 	tg_state_v(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
@@ -799,6 +872,7 @@ out:
 	sht_result_destroy(s.one);
 	srv_buf_free(&s.sysnames);
 	free(s.tids);
+	free(s.tidv);
 	free(s.ct);
 	free(s.maxf);
 	free(qs);

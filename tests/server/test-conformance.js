@@ -233,7 +233,69 @@ function checkResources(kernel) {
         }
         ok(n > 0 && bad === 0, `${n} CPU rows: the status at every sample time equals sht history`);
         checkSyscallLabels(kernel, m, rows, times);
+        checkThreadLabels(kernel, m, rows, times);
     };
+}
+
+// Trace Compass's colour of a thread: hue ((tid + 14) mod 25) / 25 of the
+// circle (the remainder keeping a negative tid's sign), saturation and
+// brightness 0.8, each channel rounded to 0..255.
+function threadColor(tid) {
+    const h = ((tid + 14) % 25) / 25 * 6, v = 0.8, sat = 0.8;
+    const f = h - Math.floor(h), p = v * (1 - sat), q = v * (1 - sat * f), t = v * (1 - sat * (1 - f));
+    const rgb = [[v, t, p], [q, v, p], [p, v, t], [p, q, v], [t, p, v], [v, p, q]][Math.trunc(h) % 6 < 0 ? 5 : Math.trunc(h) % 6];
+    return '#' + rgb.map((c) => Math.trunc(c * 255 + 0.5).toString(16).padStart(2, '0')).join('');
+}
+
+// A "CPU n Threads" row: each state of a running thread (its first sample
+// time's Current_thread, tid > 0) is labelled "<name> (<tid>)", the name
+// being the last of the thread's run of names holding that time (sht
+// history of Threads/<tid>/Exec_name: a rename keeps the run, a null ends
+// it), and styled with the thread's colour and tid; for up to 40 threads.
+function checkThreadLabels(kernel, m, rows, times) {
+    const byId = new Map(m.entries.map((x) => [x.id, x]));
+    const names = new Map();
+    let n = 0, bad = 0;
+    for (const r of rows) {
+        const en = byId.get(r.entryId);
+        const cpu = /^CPU (\d+) Threads$/.exec(en.labels[0]);
+        if (!cpu)
+            continue;
+        const ct = intervals(kernel, `CPUs/${cpu[1]}/Current_thread`);
+        let k = 0;
+        for (const s of r.states) {
+            const i = lowerBound(times, s.start);
+            if (i >= times.length || times[i] >= s.end)
+                continue;
+            while (k < ct.length && ct[k].end < times[i]) k++;
+            const tid = k < ct.length && ct[k].start <= times[i] ? ct[k].value : null;
+            if (typeof tid !== 'number' || tid <= 0) {
+                if (s.style && bad++ < 3)
+                    diag(`CPU ${cpu[1]} Threads [${s.start}, ${s.end}): styled without a running thread`);
+                continue;
+            }
+            if (!names.has(tid)) {
+                if (names.size >= 40)
+                    continue;
+                names.set(tid, intervalsOrNone(kernel, `Threads/${tid}/Exec_name`));
+            }
+            const ivs = names.get(tid);
+            let j = ivs.findIndex((iv) => iv.start <= times[i] && times[i] <= iv.end);
+            if (j >= 0 && typeof ivs[j].value === 'string')
+                while (j + 1 < ivs.length && BigInt(ivs[j + 1].start) === BigInt(ivs[j].end) + 1n &&
+                       typeof ivs[j + 1].value === 'string')
+                    j++;
+            const name = j >= 0 && typeof ivs[j].value === 'string' ? ivs[j].value : '';
+            const want = { label: `${name} (${tid})`, color: threadColor(tid), tid: String(tid) };
+            const got = { label: s.label, color: s.style && s.style.values['background-color'],
+                          tid: s.style && s.style.values['style-name'] };
+            n++;
+            if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3)
+                diag(`CPU ${cpu[1]} Threads [${s.start}, ${s.end}): ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+        }
+    }
+    ok(n > 0 && bad === 0, `${n} thread states of the CPUs (${names.size} threads): ` +
+       'labels and colours equal the running thread\'s name and tid');
 }
 
 // The label of a CPU's "System call" state: the System_call of the thread
