@@ -24,14 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lives.h"
-#include "tg.h"
-
-#define NONE SHT_QUARK_NONE
-
-/* Row kinds (the key's c; VARIANT marks an aggregate row's CPU child). */
-enum { K_TRACE, K_CPU, K_THREAD, K_FREQ, K_IRQ, K_SOFT };
-#define VARIANT 0x100
+#include "res.h"
 
 static const char *const soft_names[] = {
 	"High priority tasklet", "Timer", "Network TX", "Network RX",
@@ -233,76 +226,6 @@ static int res_tree(struct srv_out_ctx *c)
 
 /* ---- states ------------------------------------------------------------------ */
 
-/* A thread met on a CPU: the quarks of its name and system call; the
- * last System_call interval looked up (sys_lo > sys_hi: none yet), its
- * name at sys_off in rstates.sysnames (sys_len -1: not a string). */
-struct tid_q {
-	int64_t tid;
-	sht_quark thread, exec, sys; /* thread: Threads/<tid> (NONE: unknown) */
-	sht_time sys_lo, sys_hi;
-	size_t sys_off;
-	int64_t sys_len;
-	char values[64];          /* its states' style values ("": not yet) */
-	size_t life_lo, life_hi;  /* its lifetimes (life_ranges) */
-};
-
-struct rstates {
-	struct srv_out_ctx *c;
-	struct srv_trace *t;
-	const struct srv_times *ts;
-	struct srv_hq q;
-	struct tg_group g1, g2;   /* rows' quarks; threads' names */
-	sht_result *r1, *r2, *one; /* one: a point query's */
-	struct srv_buf sysnames;  /* system calls' names looked up */
-	struct tid_q *tids;
-	int64_t *tidv;            /* the tids of tids, to search (shared) */
-	size_t ntids;
-	sht_quark *ct, *maxf;     /* per row: current thread / max frequency */
-	const struct srv_lives *lives; /* the history's thread lifetimes */
-	const struct tg_row *rows;
-	int64_t ti;               /* the trace's index */
-	sht_quark threads;        /* Threads */
-	struct {                  /* the last frequency state's style */
-		int valid;
-		int64_t hz;
-		double max;
-		char label[64], values[64];
-	} freq;
-};
-
-#define LAZY (NONE - 1)         /* a quark not looked up yet */
-
-/* Thread tid's look-ups, found among the running threads' tids (a
- * compact array: a screen of thousands of threads searches it for every
- * state of a CPU's Threads row). */
-static struct tid_q *find_tid(const struct rstates *s, int64_t tid)
-{
-	size_t lo = 0, hi = s->ntids;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->tidv[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->ntids && s->tidv[lo] == tid ? &s->tids[lo] : NULL;
-}
-
-/* Whether [a, b] (trace times) holds a requested time; *at = the first. */
-static int hit(const struct rstates *s, sht_time a, sht_time b, sht_time *at)
-{
-	const struct srv_xform *xf = &s->t->xf;
-	size_t i = srv_times_lower(s->ts, srv_to_exp(xf, a));
-
-	if (i >= s->ts->n || s->ts->t[i] > srv_to_exp(xf, b))
-		return 0;
-	if (at)
-		*at = srv_from_exp(xf, s->ts->t[i]);
-	return 1;
-}
-
 /* The first query's quarks: each row's, with what its states need. */
 static size_t row_quarks(struct rstates *s, const struct tg_row *rows, size_t n,
 			 size_t ti, sht_quark *qs)
@@ -330,232 +253,6 @@ static size_t row_quarks(struct rstates *s, const struct tg_row *rows, size_t n,
 	}
 	pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	return k;
-}
-
-/* A string value of the second query (quark q at t), or NULL. */
-static const char *name_at(const struct rstates *s, sht_quark q, sht_time t,
-			   size_t *len)
-{
-	const sht_interval *iv = q == NONE ? NULL : tg_group_at(&s->g2, q, t);
-
-	if (!iv || iv->value.type != SHT_TYPE_STRING)
-		return NULL;
-	*len = iv->value.len;
-	return iv->value.u.str;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* The distinct threads the first result shows running (the values of
- * its Current_thread quarks), sorted; the attributes locked. */
-static int64_t *running_tids(const struct rstates *s, size_t *n)
-{
-	const struct tg_group *g = &s->g1;
-	int64_t *v = malloc((g->n ? g->n : 1) * sizeof *v);
-	size_t k = 0, d = 0;
-
-	if (!v)
-		return NULL;
-	for (size_t r = 0; r < g->nruns; r++) {
-		size_t hi = r + 1 < g->nruns ? g->runs[r + 1].lo : g->n;
-
-		if (strcmp(s->q.h->attrs.name[g->runs[r].q], "Current_thread") != 0)
-			continue;
-		for (size_t i = g->runs[r].lo; i < hi; i++)
-			if (g->items[i].value.type == SHT_TYPE_INT32 &&
-			    g->items[i].value.u.i32 > 0)
-				v[k++] = g->items[i].value.u.i32;
-	}
-	qsort(v, k, sizeof *v, cmp_i64);
-	for (size_t i = 0; i < k; i++)
-		if (d == 0 || v[i] != v[d - 1])
-			v[d++] = v[i];
-	*n = d;
-	return v;
-}
-
-/* The first lifetime in [i, n) of a tid >= tid: i, then 1, 2, 4, ...
- * further, then bisection (the threads of a screen are few among many,
- * or most of them: either way a short step each). */
-static size_t life_gallop(const struct srv_lives *l, size_t i, int64_t tid)
-{
-	size_t lo = i, hi, step = 1;
-
-	if (i >= l->n || l->v[i].tid >= tid)
-		return i;
-	for (;;) {                          /* l->v[lo].tid < tid */
-		if (l->n - lo <= step) {
-			hi = l->n;
-			break;
-		}
-		if (l->v[lo + step].tid >= tid) {
-			hi = lo + step;
-			break;
-		}
-		lo += step;
-		step *= 2;
-	}
-	for (lo++; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->v[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Each thread's lifetimes (both lists sorted by tid: one walk), and its
- * Threads/<tid> quark from them. */
-static void life_ranges(const struct srv_lives *l, struct tid_q *tq, size_t n)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		j = life_gallop(l, j, tq[i].tid);
-		tq[i].life_lo = j;
-		while (j < l->n && l->v[j].tid == tq[i].tid)
-			j++;                /* a thread has a lifetime or few */
-		tq[i].life_hi = j;
-		if (j > tq[i].life_lo)
-			tq[i].thread = l->v[tq[i].life_lo].thread;
-	}
-}
-
-/* The threads running in the first result and their quarks (in tid
- * order); then the second query, their Exec_name, unless the history's
- * thread lifetimes give the names. */
-static int thread_names(struct rstates *s)
-{
-	const struct srv_attrs *a = &s->q.h->attrs;
-	sht_quark threads, *qs = NULL;
-	int64_t *tids;
-	size_t n = 0, k = 0;
-	char name[24];
-
-	s->lives = srv_hist_lives(&s->q);
-	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
-	tids = running_tids(s, &n);
-	s->tids = malloc((n ? n : 1) * sizeof *s->tids);
-	threads = s->threads = srv_attrs_child(a, NONE, "Threads");
-	for (size_t i = 0; tids && s->tids && threads != NONE && i < n; i++) {
-		struct tid_q *tq = &s->tids[s->ntids];
-		sht_quark x = NONE;
-
-		/* With lifetimes, the quarks are looked up when needed: a
-		 * screen of thousands of threads needs few. */
-		if (!s->lives &&
-		    (x = srv_attrs_child(a, threads, srv_itoa(tids[i], name))) == NONE)
-			continue;
-		tq->tid = tids[i];
-		tq->thread = x;
-		tq->exec = s->lives ? NONE : srv_attrs_child(a, x, "Exec_name");
-		tq->sys = s->lives ? LAZY : srv_attrs_child(a, x, "System_call");
-		tq->values[0] = '\0';
-		tq->life_lo = tq->life_hi = 0;
-		tq->sys_lo = 1;
-		tq->sys_hi = 0;
-		s->ntids++;
-	}
-	pthread_rwlock_unlock(&s->q.h->attrs.lock);
-	qs = malloc((s->ntids + 1) * sizeof *qs);
-	s->tidv = malloc((s->ntids + 1) * sizeof *s->tidv);
-	if (!tids || !s->tids || !qs || !s->tidv) {
-		free(tids);
-		free(qs);
-		return -1;
-	}
-	for (size_t i = 0; i < s->ntids; i++)
-		s->tidv[i] = s->tids[i].tid;
-	if (s->lives)
-		life_ranges(s->lives, s->tids, s->ntids);
-	for (size_t i = 0; i < s->ntids; i++)
-		if (!s->lives && s->tids[i].exec != NONE)
-			qs[k++] = s->tids[i].exec;
-	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
-	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
-	free(tids);
-	free(qs);
-	return k ? -1 : 0;
-}
-
-/* The system call of thread tq at t (a requested time), or NULL: a
- * point query, unless t is in the interval looked up last. */
-static const char *sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
-			  size_t *len)
-{
-	const sht_interval *iv;
-	char name[24];
-
-	if (tq->sys == LAZY) {
-		sht_quark x = tq->thread;
-
-		pthread_rwlock_rdlock(&s->q.h->attrs.lock);
-		if (x == NONE)
-			x = srv_attrs_child(&s->q.h->attrs, s->threads, srv_itoa(tq->tid, name));
-		tq->sys = x == NONE ? NONE : srv_attrs_child(&s->q.h->attrs, x, "System_call");
-		pthread_rwlock_unlock(&s->q.h->attrs.lock);
-	}
-	if (tq->sys == NONE)
-		return NULL;
-	if (t < tq->sys_lo || t > tq->sys_hi) {
-		if (srv_hq_at(&s->q, tq->sys, t, s->one) != SHT_OK ||
-		    sht_result_count(s->one) == 0)
-			return NULL;
-		iv = sht_result_items(s->one);
-		tq->sys_lo = iv->start;
-		tq->sys_hi = iv->end;
-		tq->sys_len = -1;
-		if (iv->value.type == SHT_TYPE_STRING) {
-			tq->sys_off = s->sysnames.len;
-			srv_buf_put(&s->sysnames, iv->value.u.str, iv->value.len);
-			tq->sys_len = s->sysnames.oom ? -1 : (int64_t)iv->value.len;
-		}
-	}
-	if (tq->sys_len < 0)
-		return NULL;
-	*len = (size_t)tq->sys_len;
-	return s->sysnames.p + tq->sys_off;
-}
-
-/* The first lifetime of l in [lo, hi) after (tid, t): after the
- * lifetimes of smaller tids and those of tid starting at or before t. */
-static size_t life_lower(const struct srv_lives *l, size_t lo, size_t hi,
-			 int64_t tid, sht_time t)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->v[mid].tid < tid || (l->v[mid].tid == tid && l->v[mid].start <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The name of thread tid at t: from the lifetimes if the history has
- * them (those of tid found by life_ranges, searched among themselves),
- * else from the second query. */
-static const char *exec_at(const struct rstates *s, const struct tid_q *tq,
-			   sht_time t, size_t *len)
-{
-	const struct srv_lives *l = s->lives;
-	size_t k;
-
-	if (!l)
-		return name_at(s, tq->exec, t, len);
-	k = life_lower(l, tq->life_lo, tq->life_hi, tq->tid, t);   /* last starting <= t */
-	if (k == tq->life_lo || l->v[k - 1].end < t)
-		return NULL;
-	*len = l->v[k - 1].name_len;
-	return l->names + l->v[k - 1].name_off;
 }
 
 static const char *cpu_key(int32_t v)
@@ -590,12 +287,12 @@ static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *i
 		const char *label = NULL;
 		size_t len = 0;
 
-		if (a > b || !hit(s, a, b, &at))
+		if (a > b || !res_hit(s, a, b, &at))
 			continue;
 		if (c->value.type == SHT_TYPE_INT32 &&
-		    (tq = find_tid(s, c->value.u.i32)) != NULL)
-			label = iv->value.u.i32 == 2 ? exec_at(s, tq, at, &len)
-						      : sys_at(s, tq, at, &len);
+		    (tq = res_find_tid(s, c->value.u.i32)) != NULL)
+			label = iv->value.u.i32 == 2 ? res_exec_at(s, tq, at, &len)
+						      : res_sys_at(s, tq, at, &len);
 		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
 			 cpu_key(iv->value.u.i32), label, len);
 		n++;
@@ -685,8 +382,8 @@ static void thread_state(struct rstates *s, struct tg_out *o,
 			 NULL, NULL, 0);
 		return;
 	}
-	if ((tq = find_tid(s, tid)) != NULL) {
-		name = exec_at(s, tq, at, &len);
+	if ((tq = res_find_tid(s, tid)) != NULL) {
+		name = res_exec_at(s, tq, at, &len);
 		if (!tq->values[0])
 			thread_values(tid, tq->values);
 		v = tq->values;
@@ -757,7 +454,7 @@ static void row_states(struct rstates *s, struct tg_out *o,
 		const sht_interval *iv = &s->g1.items[k];
 		sht_time at;
 
-		if (!hit(s, iv->start, iv->end, &at))
+		if (!res_hit(s, iv->start, iv->end, &at))
 			continue;
 		if (kind == K_CPU && iv->value.type == SHT_TYPE_INT32 &&
 		    (iv->value.u.i32 == 2 || iv->value.u.i32 == 4) && s->ct[i] != NONE)
@@ -855,7 +552,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	srv_hist_acquire(h, &s.q);
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
-	    tg_group(&s.g1, s.r1) == 0 && thread_names(&s) == 0) {
+	    tg_group(&s.g1, s.r1) == 0 && res_thread_names(&s) == 0) {
 		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 110);
 		write_all(&s, o, n);
 		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
