@@ -269,8 +269,8 @@ static size_t life_lower(const struct srv_lives *l, size_t lo, size_t hi,
 }
 
 /* The name of thread tid at t: from the lifetimes if the history has
- * them (those of tid found by life_ranges, searched among themselves),
- * else from the second query. */
+ * them (those of tid found by life_ranges; the one holding t, and its
+ * name then), else from the second query. */
 const char *res_exec_at(const struct rstates *s, const struct tid_q *tq,
 			sht_time t, size_t *len)
 {
@@ -282,6 +282,5 @@ const char *res_exec_at(const struct rstates *s, const struct tid_q *tq,
 	k = life_lower(l, tq->life_lo, tq->life_hi, tq->tid, t);   /* last starting <= t */
 	if (k == tq->life_lo || l->v[k - 1].end < t)
 		return NULL;
-	*len = l->v[k - 1].name_len;
-	return l->names + l->v[k - 1].name_off;
+	return srv_life_name_at(l, &l->v[k - 1], t, len);
 }

@@ -249,9 +249,9 @@ function threadColor(tid) {
 
 // A "CPU n Threads" row: each state of a running thread (its first sample
 // time's Current_thread, tid > 0) is labelled "<name> (<tid>)", the name
-// being the last of the thread's run of names holding that time (sht
-// history of Threads/<tid>/Exec_name: a rename keeps the run, a null ends
-// it), and styled with the thread's colour and tid; for up to 40 threads.
+// being the thread's name at that time (sht history of
+// Threads/<tid>/Exec_name), and styled with the thread's colour and tid;
+// for up to 40 threads.
 function checkThreadLabels(kernel, m, rows, times) {
     const byId = new Map(m.entries.map((x) => [x.id, x]));
     const names = new Map();
@@ -280,11 +280,7 @@ function checkThreadLabels(kernel, m, rows, times) {
                 names.set(tid, intervalsOrNone(kernel, `Threads/${tid}/Exec_name`));
             }
             const ivs = names.get(tid);
-            let j = ivs.findIndex((iv) => iv.start <= times[i] && times[i] <= iv.end);
-            if (j >= 0 && typeof ivs[j].value === 'string')
-                while (j + 1 < ivs.length && BigInt(ivs[j + 1].start) === BigInt(ivs[j].end) + 1n &&
-                       typeof ivs[j + 1].value === 'string')
-                    j++;
+            const j = ivs.findIndex((iv) => iv.start <= times[i] && times[i] <= iv.end);
             const name = j >= 0 && typeof ivs[j].value === 'string' ? ivs[j].value : '';
             const want = { label: `${name} (${tid})`, color: threadColor(tid), tid: String(tid) };
             const got = { label: s.label, color: s.style && s.style.values['background-color'],
