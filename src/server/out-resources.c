@@ -703,9 +703,10 @@ static void tip(json_t *m, struct srv_hq *q, sht_quark quark, const char *key,
 		json_object_set_new(m, key, srv_jstrn(s, len));
 }
 
-/* The thread running on CPU quark cpu at t: TID, Process, System_call. */
+/* The thread running on CPU quark cpu at t: TID, and Process and
+ * System_call (a CPU's row), or Exec_Name (a CPU's Threads row). */
 static void tip_thread(json_t *m, struct srv_hq *q, sht_quark ct, sht_time t,
-		       sht_result *res)
+		       sht_result *res, int threads_row)
 {
 	const struct srv_attrs *a = &q->h->attrs;
 	sht_value v = sht_value_null();
@@ -724,8 +725,108 @@ static void tip_thread(json_t *m, struct srv_hq *q, sht_quark ct, sht_time t,
 		sys = srv_attrs_child(a, th, "System_call");
 	}
 	pthread_rwlock_unlock(&q->h->attrs.lock);
-	tip(m, q, exec, "Process", t, res, NULL);
-	tip(m, q, sys, "System_call", t, res, NULL);
+	tip(m, q, exec, threads_row ? "Exec_Name" : "Process", t, res, NULL);
+	if (!threads_row)
+		tip(m, q, sys, "System_call", t, res, NULL);
+}
+
+/* Attribute q's name as a JSON string. */
+static json_t *name_json(struct srv_hq *q, sht_quark quark)
+{
+	json_t *j;
+
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	j = json_string(q->h->attrs.name[quark]);
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	return j;
+}
+
+/* The name of the first child of CPU cpu's list sub ("IRQs",
+ * "Soft_IRQs") whose value at t is want (any non-null if want < 0) into
+ * m[key]. */
+static void tip_active(json_t *m, struct srv_hq *q, sht_quark cpu, const char *sub,
+		       int32_t want, const char *key, sht_time t, sht_result *res)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_quark list, k[64];
+	size_t n = 0;
+
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	list = srv_attrs_child(a, cpu, sub);
+	for (sht_quark x = list == NONE ? NONE : srv_attrs_first(a, list);
+	     x != NONE && n < 64; x = srv_attrs_next(a, x))
+		k[n++] = x;
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	for (size_t i = 0; i < n; i++) {
+		sht_value v = sht_value_null();
+
+		tip(m, q, k[i], NULL, t, res, &v);
+		if (v.type == SHT_TYPE_INT32 && (want < 0 || v.u.i32 == want)) {
+			json_object_set_new(m, key, name_json(q, k[i]));
+			return;
+		}
+	}
+}
+
+/* An IRQ or soft IRQ row (per CPU or aggregate, quark q: .../<sub>/<x>):
+ * the CPUs whose own <sub>/<x> has q's value at t ("0, 3"). */
+static void tip_cpus(json_t *m, struct srv_hq *q, sht_quark quark, const char *sub,
+		     sht_time t, sht_result *res)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_value v = sht_value_null(), w;
+	struct cpu *cpus;
+	size_t ncpu = 0, len = 0;
+	sht_quark *copy;
+	char text[256];
+
+	tip(m, q, quark, NULL, t, res, &v);
+	if (v.type != SHT_TYPE_INT32)
+		return;
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	cpus = list_cpus(a, &ncpu);
+	copy = malloc((ncpu + 1) * sizeof *copy);
+	for (size_t i = 0; cpus && copy && i < ncpu; i++) {
+		sht_quark s = srv_attrs_child(a, cpus[i].q, sub);
+
+		copy[i] = s == NONE ? NONE : srv_attrs_child(a, s, a->name[quark]);
+	}
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	text[0] = '\0';
+	for (size_t i = 0; cpus && copy && i < ncpu && len < sizeof text - 32; i++) {
+		w = sht_value_null();
+		tip(m, q, copy[i], NULL, t, res, &w);
+		if (w.type == SHT_TYPE_INT32 && w.u.i32 == v.u.i32)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%ld",
+						len ? ", " : "", cpus[i].n);
+	}
+	if (len)
+		json_object_set_new(m, "CPU", json_string(text));
+	free(copy);
+	free(cpus);
+}
+
+/* A CPU row: its status, and what it runs (thread, soft IRQ, IRQ). */
+static void tip_cpu(json_t *m, struct srv_hq *q, sht_quark quark, sht_time t,
+		    sht_result *res)
+{
+	sht_value v = sht_value_null();
+	sht_quark ct;
+
+	tip(m, q, quark, NULL, t, res, &v);
+	if (v.type != SHT_TYPE_INT32)
+		return;
+	json_object_set_new(m, "Status", json_string(cpu_key(v.u.i32)));
+	if (v.u.i32 == 2 || v.u.i32 == 4) {
+		pthread_rwlock_rdlock(&q->h->attrs.lock);
+		ct = srv_attrs_child(&q->h->attrs, quark, "Current_thread");
+		pthread_rwlock_unlock(&q->h->attrs.lock);
+		tip_thread(m, q, ct, t, res, 0);
+	} else if (v.u.i32 == 8) {
+		tip_active(m, q, quark, "Soft_IRQs", 8, "SOFT IRQ", t, res);
+	} else if (v.u.i32 == 16) {
+		tip_active(m, q, quark, "IRQs", -1, "IRQ", t, res);
+	}
 }
 
 static int res_tooltip(struct srv_out_ctx *c)
@@ -752,23 +853,23 @@ static int res_tooltip(struct srv_out_ctx *c)
 	res = sht_result_create();
 	srv_hist_acquire(h, &q);
 	if (res && q.valid && (uint64_t)r.k.b < srv_attrs_count(&h->attrs)) {
-		sht_quark quark = (sht_quark)r.k.b, ct;
+		sht_quark quark = (sht_quark)r.k.b;
 		sht_value v = sht_value_null();
+		const char *sub = kind == K_IRQ ? "IRQs" : "Soft_IRQs";
 
 		if (kind == K_CPU) {
+			tip_cpu(m, &q, quark, at, res);
+		} else if (kind == K_THREAD) {
+			tip_thread(m, &q, quark, at, res, 1);
+		} else if (kind == K_FREQ) {
+			tip(m, &q, quark, "Frequency", at, res, NULL);
+		} else if ((r.k.c & VARIANT) && (kind == K_IRQ || kind == K_SOFT)) {
 			tip(m, &q, quark, NULL, at, res, &v);
 			if (v.type == SHT_TYPE_INT32)
-				json_object_set_new(m, "Status", json_string(cpu_key(v.u.i32)));
-			pthread_rwlock_rdlock(&h->attrs.lock);
-			ct = srv_attrs_child(&h->attrs, quark, "Current_thread");
-			pthread_rwlock_unlock(&h->attrs.lock);
-			if (v.type == SHT_TYPE_INT32 && (v.u.i32 == 2 || v.u.i32 == 4))
-				tip_thread(m, &q, ct, at, res);
-		} else if (kind == K_THREAD) {
-			tip_thread(m, &q, quark, at, res);
-		} else {
-			tip(m, &q, quark, kind == K_FREQ ? "Frequency" : "CPU", at,
-			    res, NULL);
+				json_object_set_new(m, kind == K_IRQ ? "IRQ" : "SOFT IRQ",
+						    name_json(&q, quark));
+		} else if (kind == K_IRQ || kind == K_SOFT) {
+			tip_cpus(m, &q, quark, sub, at, res);
 		}
 	}
 	srv_hist_release(&q);

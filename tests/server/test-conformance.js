@@ -125,8 +125,14 @@ async function timeGraph(e, id, check) {
         ok(a.isOk() && a.getModel(), 'annotations');
         const arrows = await c.fetchTimeGraphArrows(e.UUID, id, query({ requested_timerange: range }));
         ok(arrows.isOk() && arrows.getModel(), 'arrows');
+        const tipOf = async (rowId, t) => {
+            const r = await c.fetchTimeGraphTooltip(e.UUID, id, query({
+                requested_times: [t], requested_items: [rowId],
+                requested_element: { elementType: 'state', time: t, duration: 1 } }));
+            return r.isOk() && r.getModel() ? r.getModel().model : undefined;
+        };
         if (check)
-            await check(m, s.getModel().model.rows, grid(start, end, 1920));
+            await check(m, s.getModel().model.rows, grid(start, end, 1920), tipOf);
         const row = s.getModel().model.rows.find((r) => r.states.some((x) => x.style));
         if (row) {
             const state = row.states.find((x) => x.style);
@@ -207,7 +213,7 @@ function checkThreads(kernel) {
 // Resources: at every sample time, a CPU row's state has the key of the
 // CPU's status then.
 function checkResources(kernel) {
-    return async (m, rows, times) => {
+    return async (m, rows, times, tipOf) => {
         const byId = new Map(m.entries.map((x) => [x.id, x]));
         let n = 0, bad = 0;
         for (const r of rows) {
@@ -234,7 +240,51 @@ function checkResources(kernel) {
         ok(n > 0 && bad === 0, `${n} CPU rows: the status at every sample time equals sht history`);
         checkSyscallLabels(kernel, m, rows, times);
         checkThreadLabels(kernel, m, rows, times);
+        await checkResourcesTips(kernel, m, rows, tipOf);
     };
+}
+
+// Tooltips of Resources rows at the start of their first styled states
+// (up to 4 per kind of row), against sht history: a CPU's row gives its
+// status and, running a thread, that thread's TID; a CPU's IRQ or soft
+// IRQ row gives the CPUs running it, which include that CPU (the rows of
+// the 8 CPUs of the first trace have both kinds).
+async function checkResourcesTips(kernel, m, rows, tipOf) {
+    const byId = new Map(m.entries.map((x) => [x.id, x]));
+    const at = (ivs, t) => ivs.find((iv) => iv.start <= t && t <= iv.end);
+    const seen = { cpu: 0, irq: 0, soft: 0 };
+    let bad = 0;
+    for (const r of rows) {
+        const en = byId.get(r.entryId);
+        const parent = byId.get(en.parentId);
+        const cpu = /^CPU (\d+) States$/.exec(en.labels[0]);
+        const pcpu = parent && /^CPU (\d+) States$/.exec(parent.labels[0]);
+        const kind = cpu && en.parentId === m.entries[0].id ? 'cpu' :
+            !pcpu ? null : en.labels[0].startsWith('SOFT_IRQ') ? 'soft' : 'irq';
+        const state = r.states.find((x) => x.style);
+        if (!kind || !state || seen[kind] >= 4)
+            continue;
+        seen[kind]++;
+        const tip = await tipOf(r.entryId, state.start) || {};
+        let want;
+        if (kind === 'cpu') {
+            const st = at(intervals(kernel, 'CPUs/' + cpu[1]), state.start);
+            want = { Status: st ? cpuKey(st.value) : undefined };
+            if (st && (st.value === 2 || st.value === 4)) {
+                const ct = at(intervals(kernel, `CPUs/${cpu[1]}/Current_thread`), state.start);
+                want.TID = ct ? String(ct.value) : undefined;
+            }
+            const got = { Status: tip.Status };
+            if ('TID' in want)
+                got.TID = tip.TID;
+            if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3)
+                diag(`${en.labels[0]} at ${state.start}: ${JSON.stringify(tip)}, want ${JSON.stringify(want)}`);
+        } else if (!(typeof tip.CPU === 'string' && tip.CPU.split(', ').includes(pcpu[1])) && bad++ < 3) {
+            diag(`${en.labels[0]} of CPU ${pcpu[1]} at ${state.start}: ${JSON.stringify(tip)}, want CPU ${pcpu[1]} among its CPUs`);
+        }
+    }
+    ok(seen.cpu > 0 && seen.irq + seen.soft > 0 && bad === 0, `tooltips of ${seen.cpu} CPU rows, ` +
+       `${seen.irq} IRQ and ${seen.soft} soft IRQ rows equal sht history`);
 }
 
 // Trace Compass's colour of a thread: hue ((tid + 14) mod 25) / 25 of the
