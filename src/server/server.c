@@ -70,6 +70,27 @@ static char *default_cache(void)
 	return strdup(buf);
 }
 
+/* A --analysis file must compile: a user who gave a broken one learns it
+ * at start-up, as with sht build, not from an empty State System
+ * Explorer branch later (each trace's analysis compiles it again). */
+static int check_rules(const char *path)
+{
+	sht_rules *r = NULL;
+
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (sht_rules_load(path, NULL, &r) != SHT_OK) {
+		fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n", path,
+			sht_errmsg());
+		return -1;
+	}
+	sht_rules_destroy(r);
+	return 0;
+}
+
 int srv_setup(struct srv *s, const struct srv_config *cfg)
 {
 	const char *dot = ".";
@@ -120,11 +141,8 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 	free(cache);
 	srv_web_find(s);
 	for (size_t i = 0; i < cfg->nanalyses; i++)
-		if (access(cfg->analyses[i], R_OK) != 0) {
-			fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n",
-				cfg->analyses[i], strerror(errno));
+		if (check_rules(cfg->analyses[i]) != 0)
 			return -1;
-		}
 	return 0;
 }
 
