@@ -95,6 +95,7 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 {
 	const char *dot = ".";
 	char *cache;
+	size_t stale;
 
 	s->cfg = *cfg;
 	if (!s->cfg.bind)
@@ -139,6 +140,10 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 		return -1;
 	}
 	free(cache);
+	stale = srv_clean_stale(s->cache);
+	if (stale && !cfg->quiet)
+		fprintf(stderr, "sht serve: removed %zu partial file%s left in %s by a "
+			"server that did not stop\n", stale, stale == 1 ? "" : "s", s->cache);
 	srv_web_find(s);
 	for (size_t i = 0; i < cfg->nanalyses; i++)
 		if (check_rules(cfg->analyses[i]) != 0)
