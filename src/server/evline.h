@@ -66,7 +66,8 @@ sht_time ev_filter_time(struct srv_exp *e, const struct ev_query *q, uint64_t i)
 struct ev_found {
 	int64_t index;            /* the match; -1: none (or cut, or err) */
 	int cut;                  /* the time bound stopped it */
-	sht_err err;              /* < 0: reading the trace failed */
+	sht_err err;              /* < 0: reading the trace failed, */
+	char why[512];            /* with the reader's message */
 	double seconds;           /* how long it ran */
 	/* Cut: lines lo..hi (their experiment times tlo, thi) were read
 	 * without a match (searched; else none was read to the end). */

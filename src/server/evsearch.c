@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,13 @@ struct scan_pos {
 	sht_time tfirst, tlast;
 };
 
+/* Reading failed: keep the reader's message before anything else runs. */
+static void search_failed(struct ev_found *f, sht_err err)
+{
+	f->err = err;
+	snprintf(f->why, sizeof f->why, "%s", sht_errmsg());
+}
+
 /* The first (dir 1) or last (dir -1) match in [from, to); -1 if none, or
  * if the bound cut it (f->cut) or the trace failed (f->err). */
 static int64_t scan(struct srv_exp *e, const struct ev_query *q, uint64_t from,
@@ -239,7 +247,8 @@ static int64_t scan(struct srv_exp *e, const struct ev_query *q, uint64_t from,
 	memset(p, 0, sizeof *p);
 	r = ev_reader_open(e, q, from, &err);
 	if (!r) {
-		f->err = err < 0 ? err : SHT_OK;
+		if (err < 0)
+			search_failed(f, err);
 		return -1;
 	}
 	memset(&cells, 0, sizeof cells);
@@ -263,7 +272,7 @@ static int64_t scan(struct srv_exp *e, const struct ev_query *q, uint64_t from,
 		}
 	}
 	if (err < 0)
-		f->err = err;
+		search_failed(f, err);
 	ev_cells_free(&cells);
 	ev_reader_close(r);
 	return f->cut || f->err < 0 ? -1 : found;

@@ -323,10 +323,11 @@ static void write_line(struct srv_buf *b, const struct ev_query *q,
 }
 
 /* count lines from index into b; a failure to read leaves the lines
- * before it in b and says where (*at: the line it could not read). */
+ * before it in b and says where (*at: the line it could not read) and
+ * why (the reader's message into why, n bytes). */
 static sht_err write_lines(struct srv_out_ctx *c, const struct ev_query *q,
 			   uint64_t index, uint64_t count, struct srv_buf *b,
-			   uint64_t *at)
+			   uint64_t *at, char *why, size_t n)
 {
 	struct ev_cells cells;
 	struct ev_reader *r;
@@ -337,6 +338,8 @@ static sht_err write_lines(struct srv_out_ctx *c, const struct ev_query *q,
 
 	*at = index;
 	r = ev_reader_open(c->e, q, index, &err);
+	if (!r && err < 0)
+		snprintf(why, n, "%s", sht_errmsg());
 	if (!r)
 		return err == SHT_END ? SHT_OK : err;
 	memset(&cells, 0, sizeof cells);
@@ -345,6 +348,8 @@ static sht_err write_lines(struct srv_out_ctx *c, const struct ev_query *q,
 		write_line(b, q, &cells, idx, k++ == 0);
 		*at = idx + 1;
 	}
+	if (err < 0)
+		snprintf(why, n, "%s", sht_errmsg());
 	ev_cells_free(&cells);
 	ev_reader_close(r);
 	return err == SHT_END ? SHT_OK : err;
@@ -385,6 +390,7 @@ static int lines_reply(struct srv_out_ctx *c, const struct ev_query *q,
 	struct srv_buf b = { 0 };
 	sht_err err = SHT_OK;
 	uint64_t at = index;
+	char why[512] = "";
 	const char *msg;
 
 	srv_buf_puts(&b, "{\"model\":{\"lowIndex\":");
@@ -397,10 +403,10 @@ static int lines_reply(struct srv_out_ctx *c, const struct ev_query *q,
 	srv_buf_puts(&b, "],\"lines\":[");
 	if (count > 0 && index < size)           /* no line past size */
 		err = write_lines(c, q, index, count < size - index ? count :
-				  size - index, &b, &at);
+				  size - index, &b, &at, why, sizeof why);
 	if (err < 0)
-		status_append(st, SRV_FAILED, "cannot read the trace at line %" PRIu64
-			      ": %s", at, sht_errmsg());
+		status_append(st, SRV_FAILED, "cannot read the trace at line %"
+			      PRIu64 ": %s", at, why);
 	msg = st->has_msg ? st->msg : srv_status_message(st->status);
 	srv_buf_printf(&b, "]},\"status\":\"%s\",\"statusMessage\":",
 		       srv_status_name(st->status));
@@ -432,7 +438,7 @@ static int search(struct srv_out_ctx *c, const struct ev_query *q, uint64_t size
 	*count = 0;                       /* no match: no line */
 	if (f.err < 0)
 		status_append(st, SRV_FAILED, "the search could not read the trace: %s",
-			      sht_errmsg());
+			      f.why);
 	else if (f.cut && f.searched)
 		status_append(st, SRV_CANCELLED, "the search stopped after %.3g s: "
 			      "no match in lines %" PRIu64 " to %" PRIu64 " (times %"
