@@ -18,6 +18,7 @@
 #include <malloc.h>
 #endif
 
+#include "evline.h"
 #include "http.h"
 #include "srv.h"
 
@@ -107,6 +108,7 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 
 		s->cfg.workers = 2 * n > 8 ? (int)(2 * n) : 8;
 	}
+	ev_search_limit(s->cfg.workers);     /* half of them may search */
 	if (!s->cfg.max_connections)
 		s->cfg.max_connections = 64;
 	if (!s->cfg.timeout_s)
