@@ -199,13 +199,14 @@ function historyOf(trace, analysis) {
     return null;
 }
 
-// The events of traces from babeltrace2's Python bindings: [[ts, name, cpu]].
+// The events of traces from babeltrace2's Python bindings:
+// [[ts, name, cpu, [[field, text]...]]] (bt2-events.py).
 function referenceEvents(traces) {
     const out = execFileSync(path.join(__dirname, 'bt2-events.py'), traces,
                              { maxBuffer: 1 << 30 }).toString();
     return out.split('\n').filter((l) => l).map((l) => {
-        const [ts, name, cpu] = l.split('\t');
-        return [BigInt(ts), name, Number(cpu)];
+        const [ts, name, cpu, fields] = l.split('\t');
+        return [BigInt(ts), name, Number(cpu), JSON.parse(fields)];
     });
 }
 

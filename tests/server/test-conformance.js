@@ -442,6 +442,24 @@ async function checkStatistics(e, ref) {
 
 // The events table equals the reference, line by line (same time: same
 // events in any order).
+// The Contents cell of events alone at their time (so that the line and
+// the reference event are the same one), every 7th: each integer and
+// string field babeltrace2 reads is there as "name=value", between
+// ", " separators.
+function checkContents(ref, lines, contents) {
+    let n = 0, bad = 0;
+    for (let i = 0; i < ref.length && i < lines.length; i += 7) {
+        if ((i > 0 && ref[i - 1][0] === ref[i][0]) || (i + 1 < ref.length && ref[i + 1][0] === ref[i][0]))
+            continue;
+        const cell = ', ' + contents[i] + ', ';
+        const miss = ref[i][3].filter(([k, v]) => !cell.includes(`, ${k}=${v}, `));
+        n++;
+        if (miss.length && bad++ < 3)
+            diag(`line ${i} (${ref[i][1]}): Contents "${contents[i]}" lacks ${JSON.stringify(miss)}`);
+    }
+    ok(n > 0 && bad === 0, `table: the Contents of ${n} events hold babeltrace2's fields`);
+}
+
 async function checkTable(e, ref) {
     const cols = await c.fetchTableColumns(e.UUID, ID.events, query({}));
     ok(cols.isOk() && cols.getModel(), 'table columns');
@@ -450,16 +468,20 @@ async function checkTable(e, ref) {
        'columns: Timestamp ns, Trace only with several traces', names);
     const colId = (n) => cols.getModel().model.find((x) => x.name === n).id;
     const ids = [colId('Timestamp ns'), colId('Event type'), colId('CPU')];
-    const lines = [];
+    const lines = [], contents = [];
     for (let i = 0; i < ref.length; i += 10000) {
         const r = await c.fetchTableLines(e.UUID, ID.events, query({
-            requested_table_index: i, requested_table_count: 10000, requested_table_column_ids: ids }));
+            requested_table_index: i, requested_table_count: 10000,
+            requested_table_column_ids: [...ids, colId('Contents')] }));
         if (!ok(r.isOk() && r.getModel(), `lines from ${i}`))
             return;
         is(r.getModel().model.size, ref.length, 'table size = events');
-        for (const l of r.getModel().model.lines)
+        for (const l of r.getModel().model.lines) {
             lines.push([BigInt(l.cells[0].content), l.cells[1].content, Number(l.cells[2].content || -1), Number(l.index)]);
+            contents.push(l.cells[3].content);
+        }
     }
+    checkContents(ref, lines, contents);
     const key = (x) => `${x[0]}\t${x[1]}\t${x[2]}`;
     let bad = lines.length === ref.length ? 0 : 1, i = 0;
     while (!bad && i < ref.length) {
