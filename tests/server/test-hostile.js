@@ -3,8 +3,9 @@
 // tests/data/server/hostile.json (bad JSON, wrong types, unknown ids,
 // huge and negative counts, path escapes out of --root through "..",
 // symbolic links and file URIs), broken HTTP on raw sockets, more
-// connections than the server takes, traces that fail to decode, and
-// table searches: cut by their time bound, more at once than allowed.
+// connections than the server takes, traces that fail to decode, table
+// searches (cut by their time bound, more at once than allowed), and
+// traces with packet sizes babeltrace2 loops on or aborts on.
 'use strict';
 
 const fs = require('fs');
@@ -129,6 +130,43 @@ async function flood() {
             break;
     }
     ok(h.isOk(), 'still serving after 150 idle connections closed');
+}
+
+// Unindexed CTF traces with a packet of size 0 (babeltrace2 2.0.4 loops
+// for ever in the source's creation) and of 2^63 bits (it aborts): sht's
+// walk of the packets refuses them before babeltrace2 sees them, with 406
+// and a message naming the file and the packet, and the server serves on.
+async function badPackets() {
+    const one = path.join(tmproot, 'pk-one');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--events', '2000', '--cpus', '1',
+        '--threads', '5', '--no-progress', '-o', one]);
+    fs.rmSync(path.join(one, 'index'), { recursive: true, force: true });
+    const cases = [
+        ['pk-zero', 48, Buffer.alloc(16), 'its packet size is 0'],
+        ['pk-huge', 56, Buffer.from('0000000000000080', 'hex'),
+         'its packet size, 9223372036854775808 bits, is 2^63 bits or more'],
+    ];
+    for (const [name, off, bytes, why] of cases) {
+        const dir = path.join(tmproot, name);
+        fs.cpSync(one, dir, { recursive: true });
+        const f = path.join(dir, 'channel0_0');
+        const b = fs.readFileSync(f);
+        bytes.copy(b, off);
+        fs.writeFileSync(f, b);
+        const t0 = Date.now();
+        const r = await fetch(`${url.origin}${url.pathname}/traces`, {
+            method: 'POST', headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ parameters: { uri: dir, name } }),
+            signal: AbortSignal.timeout(15000) });
+        const j = await r.json();
+        const want = `${f}: the packet at byte 0 is corrupt: ${why}`;
+        is(r.status, 406, `${name}: refused with 406`);
+        ok(typeof j.title === 'string' && typeof j.detail === 'string' &&
+           j.detail.includes(want), `${name}: the message says where and what`,
+           `want ${want}; got ${JSON.stringify(j)}`);
+        ok(Date.now() - t0 < 10000, `${name}: refused at once (${Date.now() - t0} ms)`);
+        await healthy(name);
+    }
 }
 
 // Every output of experiment id answers FAILED with the reader's message
@@ -330,6 +368,7 @@ async function searches() {
     await flood();
     await brokenTraces(t.UUID);
     await searches();
+    await badPackets();
     done();
 })().catch((err) => {
     ok(false, 'no exception', err.stack);
