@@ -80,17 +80,19 @@ int srv_cpucum_ready(const struct srv_hq *kq, const struct srv_hq *cq)
 }
 
 /* The intervals of qs holding the sample times T[0..nt) (clamped to the
- * history), grouped by quark. */
+ * history), grouped by quark; step > 0: the times from the first inside
+ * the history are evenly spaced (but for the last). */
 static int sampled(struct srv_hq *q, const sht_quark *qs, size_t nq,
 		   const sht_time *T, size_t nt, sht_time step,
 		   sht_result *res, struct tg_group *g)
 {
 	sht_query2d qq;
-	sht_time t1 = T[0], t2 = T[nt - 1] < q->end ? T[nt - 1] : q->end;
+	sht_time t1, t2 = T[nt - 1] < q->end ? T[nt - 1] : q->end;
+	size_t i = 0;
 
-	if (t1 < q->start)                 /* the first sample time inside */
-		t1 = step > 0 ? t1 + (q->start - t1 + step - 1) / step * step :
-		     q->start;
+	while (i < nt && T[i] < q->start)  /* the first sample time inside */
+		i++;
+	t1 = i < nt ? T[i] : t2;
 	if (t1 > t2)
 		t1 = t2;
 	sht_result_clear(res);
@@ -230,13 +232,15 @@ static struct cpu_usage *deltas(struct srv_hq *kq, struct srv_hq *cq,
 	sht_result *ra = sht_result_create();
 	struct tg_group ga = { 0 };
 	struct cpu_usage *u;
+	uint64_t d = srv_span(T[0], T[1]);
+	sht_time step = d <= INT64_MAX ? (sht_time)d : INT64_MAX;   /* 2 or 3 samples */
 	int ok;
 
 	(void)kq;
 	qa = with_running(cq->h, qa, na, &nc);
 	qc = qa ? qa + na : NULL;
 	u = malloc((na + 2 * nc + 1) * sizeof *u);
-	ok = u && ra && qa && sampled(cq, qa, na + nc, T, 2, T[1] - T[0], ra, &ga) == 0;
+	ok = u && ra && qa && sampled(cq, qa, na + nc, T, 2, step, ra, &ga) == 0;
 
 	*k = 0;
 	for (size_t i = 0; ok && i < na; i++) {
@@ -270,7 +274,8 @@ struct cpu_usage *srv_cpucum_tree(struct srv_hq *kq, struct srv_hq *cq,
 				  sht_time t1, sht_time t2, size_t *n,
 				  int64_t *total)
 {
-	sht_time T[2] = { t1 - 1, t2 };
+	/* C(t1 - 1): 0 before the history (t1 - 1 might not exist). */
+	sht_time T[2] = { t1 > cq->start ? t1 - 1 : INT64_MIN, t2 };
 	struct cpu_usage *u;
 	size_t k;
 

@@ -348,18 +348,21 @@ static sht_err derive(struct srv_cpuacc *acc, sht_state *kss, sht_reader *rd,
 	int32_t *cpu = NULL;
 	sht_quark *qs = derive_quarks(kss, &cpu, &n);
 	sht_time start = sht_state_start(kss), end = sht_state_end(kss);
-	sht_time w = (end - start) / 512 + 1;
+	sht_time w = (sht_time)(srv_span(start, end) / 512 + 1);
 	sht_result *res = sht_result_create();
 	sht_err err = qs && cpu && res ? SHT_OK : SHT_ERR_NOMEM;
 
-	for (sht_time a = start; err == SHT_OK && a <= end; a += w) {
+	/* Windows [a, b] of w: in unsigned, a history may span 64 bits. */
+	for (sht_time a = start, b = start; err == SHT_OK && start <= end; a = b + 1) {
 		if (atomic_load(cancel)) {
 			err = SHT_ERR_STATE;
 			sht_error_set(err, "cancelled");
 			break;
 		}
-		err = derive_window(acc, ss, rd, qs, cpu, n, a,
-				    end - a < w ? end : a + w - 1, res);
+		b = srv_span(a, end) < (uint64_t)w ? end : a + w - 1;
+		err = derive_window(acc, ss, rd, qs, cpu, n, a, b, res);
+		if (b == end)
+			break;
 	}
 	if (err == SHT_OK)
 		err = sht_state_finish(ss, end);

@@ -31,7 +31,8 @@ struct cpu_usage *srv_cpucum_tree(struct srv_hq *kq, struct srv_hq *cq,
 
 /* For each thread tids[s] (< 0: every thread, the Total), the CPU time
  * in (T[i], T[i + 1]] into out[s * (nt - 1) + i]; T (trace times)
- * sorted, evenly spaced by step > 0 but for the last (0: any spacing).
+ * sorted, evenly spaced by step > 0 but for the last and maybe the first
+ * (INT64_MIN, before the history), else step 0.
  * 0, or -1 on failure (then sum the intervals). */
 int srv_cpucum_series(struct srv_hq *kq, struct srv_hq *cq, const int64_t *tids,
 		      size_t ns, const sht_time *T, size_t nt, sht_time step,

@@ -4,11 +4,12 @@
  * length of the intervals where a CPU runs it (the kernel history's
  * CPUs/<n>/Current_thread).
  *
- * Tree (for the requested range, else the whole trace): per trace a
- * "Total" entry, then one per thread that ran (tid > 0): [name, tid,
- * percent of the range, time].  XY: for each ticked entry, y[i] = 100 x
- * CPU time in (t[i-1], t[i]] / (t[i] - t[i-1]), summed over CPUs (the
- * total can reach 100 x CPUs).
+ * Tree (for the part of the requested range the trace covers, else the
+ * whole trace): per trace a "Total" entry, then one per thread that ran
+ * (tid > 0): [name, tid, percent of that range, time].  XY: for each
+ * ticked entry, y[i] = 100 x CPU time in (t[i-1], t[i]] / (t[i] -
+ * t[i-1]), summed over CPUs (the total can reach 100 x CPUs).  Requests
+ * may give any 64-bit times: widths are unsigned (srv_span).
  *
  * Both come from the cumulative CPU time history (cpu-cum.c) once it is
  * complete; else (analysis running, or "sht_cpu_usage": "intervals", the
@@ -90,7 +91,7 @@ static struct cpu_usage *usage_of(const sht_result *res, sht_time t1, sht_time t
 		if (iv[i].value.type != SHT_TYPE_INT32 || iv[i].value.u.i32 <= 0 || a > b)
 			continue;
 		u[k].tid = iv[i].value.u.i32;
-		u[k++].ns = b - a + 1;
+		u[k++].ns = b - a + 1;         /* within the history's span */
 	}
 	qsort(u, k, sizeof *u, cmp_usage);
 	*n = 0;
@@ -225,13 +226,13 @@ static void thread_names(struct srv_hq *q, const struct cpu_usage *u, size_t n,
 }
 
 static void usage_entry(json_t *entries, int64_t id, int64_t parent,
-			const char *name, const char *tid, int64_t ns, sht_time range)
+			const char *name, const char *tid, int64_t ns, double range)
 {
 	json_t *e = srv_entry(id, parent, 0, 0, 0, 1);
 	char pct[32], dur[48];
 
 	snprintf(pct, sizeof pct, "%.3f %%", range > 0 ? 100.0 * (double)ns /
-		 (double)range : 0.0);
+		 range : 0.0);
 	srv_entry_label(e, name);
 	srv_entry_label(e, tid);
 	srv_entry_label(e, pct);
@@ -252,23 +253,31 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 	struct srv_hq q, cq;
 	size_t n = 0;
 	int64_t total = 0, root;
+	double width;
 	char name[256], num[24];
 
 	srv_hist_acquire(h, &q);
 	cum_acquire(c, t, &cq);
-	if (!have_range) {
-		t1 = q.start;
-		t2 = q.end;
-	} else {
+	/* The range the history covers (so far) within the requested one,
+	 * as Trace Compass does: the shares are of that time, the same for
+	 * [INT64_MIN, INT64_MAX] as for the trace's own span. */
+	if (have_range) {
 		t1 = srv_from_exp(&t->xf, t1);
 		t2 = srv_from_exp(&t->xf, t2);
 	}
-	if (cq.h && srv_cpucum_ready(&q, &cq))
+	if (!have_range || t1 < q.start)
+		t1 = q.start;
+	if (!have_range || t2 > q.end)
+		t2 = q.end;
+	width = t1 <= t2 ? (double)srv_span(t1, t2) + 1.0 : 0.0;
+	if (q.valid && t1 > t2)
+		u = calloc(1, sizeof *u);       /* nothing ran there */
+	if (!u && cq.h && srv_cpucum_ready(&q, &cq))
 		fast = (u = srv_cpucum_tree(&q, &cq, t1, t2, &n, &total)) != NULL;
 	if (!u && res && q.valid && running(&q, t1, t2, res) == SHT_OK)
 		u = usage_of(res, t1, t2, &n, &total);
 	root = srv_ids_get(c->ids, kt);
-	usage_entry(entries, root, -1, t->name, "Total", total, t2 - t1 + 1);
+	usage_entry(entries, root, -1, t->name, "Total", total, width);
 	nv = u ? malloc((n ? n : 1) * sizeof *nv) : NULL;
 	if (nv)
 		thread_names(&q, u, n, t1, t2, fast, nv);
@@ -278,7 +287,7 @@ static int trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 		snprintf(name, sizeof name, "%s", nv[i] ? nv[i] : "");
 		free(nv[i]);
 		usage_entry(entries, srv_ids_get(c->ids, k), root, name,
-			    srv_itoa(u[i].tid, num), u[i].ns, t2 - t1 + 1);
+			    srv_itoa(u[i].tid, num), u[i].ns, width);
 	}
 	srv_hist_release(&cq);
 	srv_hist_release(&q);
@@ -323,41 +332,54 @@ static int cpu_tree(struct srv_out_ctx *c)
 
 /* ---- xy ------------------------------------------------------------------------ */
 
+/* The width of the first bucket: the second's (1 if one sample).  The
+ * times may span the whole 64 bits: unsigned. */
+static uint64_t first_width(const struct srv_times *ts)
+{
+	return ts->n > 1 ? srv_span(ts->t[0], ts->t[1]) : 1;
+}
+
 /* Add the running time of one interval [a, b] (experiment times) into the
- * buckets (t[i-1], t[i]] it overlaps; bucket 0 is [t0 - w0, t0] with w0
- * the second bucket's width. */
+ * buckets (t[i-1], t[i]] it overlaps; bucket 0 is (t0 - w0, t0] with w0
+ * the second bucket's width, from INT64_MIN + 1 if that is below (as
+ * sample_times' T[0]). */
 static void spread(const struct srv_times *ts, sht_time a, sht_time b, double *ns)
 {
 	size_t i = srv_times_lower(ts, a);    /* first t[i] >= a */
 
 	for (; i < ts->n; i++) {
 		sht_time lo = i ? ts->t[i - 1] + 1 :
-			      ts->t[0] - (ts->n > 1 ? ts->t[1] - ts->t[0] : 1) + 1;
+			      srv_time_back(ts->t[0], first_width(ts)) + 1;
 		sht_time x = a > lo ? a : lo, y = b < ts->t[i] ? b : ts->t[i];
 
 		if (x <= y)
-			ns[i] += (double)(y - x + 1);
+			ns[i] += (double)srv_span(x, y) + 1.0;
 		if (ts->t[i] >= b)
 			break;
 	}
 }
 
-/* The sample times of the chart as trace times: T[0] = t[0] - w0, then
- * t[0..n); *step their spacing if even (but for the last), else 0. */
+/* The sample times of the chart as trace times: T[0] = t[0] - w0 (kept
+ * at INT64_MIN if below), then t[0..n); *step their spacing if even (but
+ * for the last, and for T[0] if kept) and at most INT64_MAX, else 0. */
 static sht_time *sample_times(const struct srv_trace *t, const struct srv_times *ts,
-			      sht_time w0, sht_time *step)
+			      sht_time *step)
 {
 	sht_time *T = malloc((ts->n + 1) * sizeof *T);
+	uint64_t d;
 
 	if (!T)
 		return NULL;
-	T[0] = srv_from_exp(&t->xf, ts->t[0] - w0);
+	T[0] = srv_from_exp(&t->xf, srv_time_back(ts->t[0], first_width(ts)));
 	for (size_t i = 0; i < ts->n; i++)
 		T[i + 1] = srv_from_exp(&t->xf, ts->t[i]);
-	*step = T[1] - T[0];
+	d = srv_span(T[ts->n > 1], T[1 + (ts->n > 1)]);
+	if (T[0] != INT64_MIN && srv_span(T[0], T[1]) != d)
+		d = 0;
 	for (size_t i = 1; i + 1 < ts->n; i++)
-		if (T[i + 1] - T[i] != *step)
-			*step = 0;
+		if (srv_span(T[i], T[i + 1]) != d)
+			d = 0;
+	*step = d <= INT64_MAX ? (sht_time)d : 0;
 	return T;
 }
 
@@ -381,8 +403,8 @@ static int trace_sums(struct srv_out_ctx *c, size_t ti, const struct srv_idkey *
 		      struct srv_hq *q, int *running_hist)
 {
 	struct srv_trace *t = c->e->traces[ti];
-	sht_time w0 = ts->n > 1 ? ts->t[1] - ts->t[0] : 1, step = 0;
-	sht_time *T = sample_times(t, ts, w0, &step);
+	sht_time step = 0;
+	sht_time *T = sample_times(t, ts, &step);
 	int64_t *tids = malloc((n ? n : 1) * sizeof *tids), *cum = NULL;
 	sht_result *res = NULL;
 	struct srv_hq cq;
@@ -427,7 +449,6 @@ static int trace_series(struct srv_out_ctx *c, struct xy_out *o, size_t ti,
 	struct srv_trace *t = c->e->traces[ti];
 	struct srv_hist *h = srv_trace_hist(t, SRV_AN_KERNEL);
 	double *ns = malloc((n * ts->n + 1) * sizeof *ns);
-	sht_time w0 = ts->n > 1 ? ts->t[1] - ts->t[0] : 1;
 	struct srv_hq q;
 	char name[512];
 	int rc = -1, live = 0;
@@ -445,7 +466,8 @@ static int trace_series(struct srv_out_ctx *c, struct xy_out *o, size_t ti,
 			continue;
 		k++;
 		for (size_t i = 0; i < ts->n; i++) {
-			sht_time width = i ? ts->t[i] - ts->t[i - 1] : w0;
+			uint64_t width = i ? srv_span(ts->t[i - 1], ts->t[i]) :
+					 first_width(ts);
 
 			y[i] = width > 0 ? 100.0 * y[i] / (double)width : 0;
 		}

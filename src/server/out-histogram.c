@@ -44,16 +44,19 @@ static int hist_tree(struct srv_out_ctx *c)
 	return 0;
 }
 
-/* The times with one more in front (t0 - step), for the first bucket. */
+/* The times with one more in front (t0 - step), for the first bucket;
+ * none if that is below INT64_MIN (the bucket then counts from there).
+ * Any 64-bit times: the step in unsigned. */
 static int widen(const struct srv_times *ts, struct srv_times *w)
 {
-	sht_time step = ts->n > 1 ? ts->t[1] - ts->t[0] : 1;
+	uint64_t step = ts->n > 1 ? srv_span(ts->t[0], ts->t[1]) : 1;
 
 	*w = *ts;
 	w->t = malloc((ts->n + 1) * sizeof *w->t);
 	if (!w->t)
 		return -1;
-	w->t[0] = ts->t[0] > INT64_MIN + step ? ts->t[0] - step : ts->t[0];
+	w->t[0] = srv_span(INT64_MIN, ts->t[0]) > step ? ts->t[0] - (sht_time)step :
+		  ts->t[0];
 	memcpy(w->t + 1, ts->t, ts->n * sizeof *ts->t);
 	w->n = ts->n + (w->t[0] < ts->t[0] ? 1 : 0);
 	if (w->n == ts->n)

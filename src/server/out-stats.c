@@ -149,8 +149,11 @@ static void trace_tree(struct srv_out_ctx *c, size_t ti, json_t *entries,
 		section(&s, root, "Total");
 		t1 = srv_from_exp(&t->xf, t1);
 		t2 = srv_from_exp(&t->xf, t2);
-		if (sel && counters(&q, t2, hi) >= 0 && counters(&q, t1 - 1, lo) >= 0) {
-			s.lo = t1 - 1 >= q.start ? lo : NULL;
+		/* The counts before t1: none if t1 is at or before the
+		 * start (then t1 - 1 might not even exist). */
+		if (sel && counters(&q, t2, hi) >= 0 &&
+		    (t1 <= q.start || counters(&q, t1 - 1, lo) >= 0)) {
+			s.lo = t1 > q.start ? lo : NULL;
 			s.section = 1;
 			section(&s, root, "Selection");
 		}

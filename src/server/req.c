@@ -238,6 +238,7 @@ static int grid(struct srv_times *ts, int64_t nb)
 static void explicit_times(struct srv_times *ts, int64_t *a, size_t n)
 {
 	size_t k = 0;
+	uint64_t d;
 
 	qsort(a, n, sizeof *a, cmp_time);
 	for (size_t i = 0; i < n; i++)
@@ -247,12 +248,14 @@ static void explicit_times(struct srv_times *ts, int64_t *a, size_t n)
 	ts->n = k;
 	ts->start = a[0];
 	ts->end = a[k - 1];
-	ts->step = k > 1 ? a[1] - a[0] : 0;
-	for (size_t i = 2; ts->step && i + 1 < k; i++)
-		if (a[i] - a[i - 1] != ts->step)
-			ts->step = 0;
-	if (ts->step && k > 2 && a[k - 1] - a[k - 2] > ts->step)
-		ts->step = 0;
+	d = k > 1 ? srv_span(a[0], a[1]) : 0;   /* any 64-bit times: unsigned */
+
+	for (size_t i = 2; d && i + 1 < k; i++)
+		if (srv_span(a[i - 1], a[i]) != d)
+			d = 0;
+	if (d && k > 2 && srv_span(a[k - 2], a[k - 1]) > d)
+		d = 0;
+	ts->step = d <= INT64_MAX ? (sht_time)d : 0;
 }
 
 int srv_req_times(struct srv_req *req, struct srv_reply *rep, int required,

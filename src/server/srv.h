@@ -187,6 +187,18 @@ size_t srv_times_lower(const struct srv_times *ts, sht_time t);
 /* 1 if a time of ts falls in [a, b]. */
 int srv_times_hit(const struct srv_times *ts, sht_time a, sht_time b);
 
+/* Requests may give any 64-bit times: the distance b - a (a <= b) as an
+ * unsigned count, and t - d kept at INT64_MIN if below, never overflow. */
+static inline uint64_t srv_span(sht_time a, sht_time b)
+{
+	return (uint64_t)b - (uint64_t)a;
+}
+
+static inline sht_time srv_time_back(sht_time t, uint64_t d)
+{
+	return srv_span(INT64_MIN, t) >= d ? (sht_time)((uint64_t)t - d) : INT64_MIN;
+}
+
 /* ---- names and identities (util.c) -------------------------------------- */
 
 /* A name-based UUID (RFC 9562 version 8) of the given bytes, as text. */

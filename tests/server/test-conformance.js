@@ -28,6 +28,8 @@ const c = client();
 
 // ---- sample times, as the protocol defines them ------------------------------
 
+const INT64_MIN = -(1n << 63n), INT64_MAX = (1n << 63n) - 1n;   // any request time
+
 function grid(start, end, nb) {
     let step = nb > 1 ? (end - start) / BigInt(nb - 1) : end - start;
     if (step === 0n)
@@ -403,17 +405,21 @@ async function checkHistogram(e, refTimes) {
     const m = await tree(c.fetchXYTree, e, ID.hist);
     const total = m.entries.filter((x) => x.labels[0] === 'Total');
     ok(total.length === e.traces.length && total.every((x) => x.isDefault), 'Total entries, ticked by default');
-    for (const [start, end] of zooms(e)) {
-        const times = grid(start, end, 400);
+    // Zooms, and ranges out to the ends of the 64-bit times (the first
+    // bucket then takes every event up to its time).
+    const ranges = zooms(e).map(([a, b]) => [a, b, 400]).concat([[INT64_MIN, INT64_MAX, 2],
+        [INT64_MIN, INT64_MAX, 65536], [INT64_MIN, e.end, 1000], [e.start, INT64_MAX, 1000]]);
+    for (const [start, end, nb] of ranges) {
+        const times = grid(start, end, nb);
         const r = await c.fetchXY(e.UUID, ID.hist, query({
-            requested_timerange: { start, end, nbTimes: 400 }, requested_items: total.map((x) => x.id) }));
+            requested_timerange: { start, end, nbTimes: nb }, requested_items: total.map((x) => x.id) }));
         ok(r.isOk() && r.getModel() && r.getModel().model.series.length === total.length, 'histogram series');
         const y = new Array(times.length).fill(0);
         for (const s of r.getModel().model.series)
             s.yValues.forEach((v, i) => { y[i] += v; });
         const step = times[1] - times[0];
         const want = times.map((t, i) => {
-            const lo = i ? times[i - 1] : t - step;
+            const lo = i ? times[i - 1] : t - step < INT64_MIN ? INT64_MIN - 1n : t - step;
             return lowerBound(refTimes, t + 1n) - lowerBound(refTimes, lo + 1n);
         });
         is(y, want, `histogram buckets equal the events per bucket (${times.length} buckets)`);
@@ -438,6 +444,13 @@ async function checkStatistics(e, ref) {
     const selTot = sel.getModel().model.entries.filter((x) => x.labels[0] === 'Selection');
     const half = lowerBound(ref.map((x) => x[0]), e.start + (e.end - e.start) / 2n + 1n);
     is(selTot.reduce((a, x) => a + Number(x.labels[1]), 0), half, 'statistics of a selection');
+    for (const [a, b, want] of [[INT64_MIN, INT64_MAX, ref.length],
+        [INT64_MIN, e.start + (e.end - e.start) / 2n, half], [e.start, INT64_MAX, ref.length]]) {
+        const x = await c.fetchDataTree(e.UUID, ID.stats, query({
+            requested_timerange: { start: a, end: b }, isFiltered: true }));
+        const got = x.isOk() ? x.getModel().model.entries.filter((z) => z.labels[0] === 'Selection') : [];
+        is(got.reduce((s, z) => s + Number(z.labels[1]), 0), want, `statistics of the selection [${a}, ${b}]`);
+    }
 }
 
 // The events table equals the reference, line by line (same time: same
@@ -533,36 +546,90 @@ async function checkTable(e, ref) {
        s.getModel().model.lines[0].tags === 8, 'search NEXT finds and tags the next match');
 }
 
-// CPU usage series equal the time the CPUs ran each thread (sht history).
+// The CPU usage the chart of sample times `times` must show for thread tid
+// (null: every thread, the Total) from the CPUs' running-thread intervals
+// ivs: 100 x the time run in (t[i-1], t[i]] / (t[i] - t[i-1]); the first
+// bucket as wide as the second, from INT64_MIN + 1 if that is below.
+function cpuWant(times, ivs, tid) {
+    const w0 = times.length > 1 ? times[1] - times[0] : 1n;
+    const lo0 = (times[0] - w0 < INT64_MIN ? INT64_MIN : times[0] - w0) + 1n;
+    const ns = times.map(() => 0n);
+    for (const iv of ivs) {
+        if (iv.value === null || BigInt(iv.value) <= 0n || (tid !== null && BigInt(iv.value) !== tid))
+            continue;
+        for (let i = lowerBound(times, iv.start); i < times.length; i++) {
+            const lo = i ? times[i - 1] + 1n : lo0, t = times[i];
+            const a = iv.start > lo ? iv.start : lo, b = iv.end < t ? iv.end : t;
+            if (a <= b)
+                ns[i] += b - a + 1n;
+            if (t >= iv.end)
+                break;
+        }
+    }
+    return ns.map((x, i) => 100 * Number(x) / Number(i ? times[i] - times[i - 1] : w0));
+}
+
+// CPU usage series equal the time the CPUs ran each thread (sht history):
+// on a zoom, and over ranges out to the ends of the 64-bit times (a
+// difference of two times there overflows a signed 64-bit integer), by
+// both methods (the cumulative history, the sum of the intervals).
 async function checkCpu(e, kernel) {
     const m = await tree(c.fetchXYTree, e, ID.cpu);
     const top = m.entries.filter((x) => x.parentId !== -1)
         .sort((a, b) => parseFloat(b.labels[2]) - parseFloat(a.labels[2])).slice(0, 2);
-    const [start, end] = zooms(e)[1];
-    const times = grid(start, end, 200);
-    const r = await c.fetchXY(e.UUID, ID.cpu, query({
-        requested_timerange: { start, end, nbTimes: 200 }, requested_items: top.map((x) => x.id) }));
-    ok(r.isOk() && r.getModel() && r.getModel().model.series.length === top.length, 'cpu usage series');
     const cpus = sht('tree', kernel, '--json').filter((x) => /^CPUs\/\d+\/Current_thread$/.test(x.path));
     const ivs = cpus.flatMap((x) => sht('history', kernel, '--quark', String(x.quark), '--json'));
-    const step = times[1] - times[0];
-    let bad = 0;
-    top.forEach((en, s) => {
-        const tid = BigInt(en.labels[1]);
-        times.forEach((t, i) => {
-            const lo = (i ? times[i - 1] : t - step) + 1n;
-            let ns = 0n;
-            for (const iv of ivs)
-                if (iv.value !== null && BigInt(iv.value) === tid) {
-                    const a = iv.start > lo ? iv.start : lo, b = iv.end < t ? iv.end : t;
-                    if (a <= b) ns += b - a + 1n;
-                }
-            const want = 100 * Number(ns) / Number(t - lo + 1n);
-            if (Math.abs(r.getModel().model.series[s].yValues[i] - want) > 1e-9 * Math.max(1, want))
+    const [start, end] = zooms(e)[1];
+    const charts = [[start, end, 200, top, '']];
+    for (const [a, b] of [[INT64_MIN, INT64_MAX], [INT64_MIN, e.end], [e.start, INT64_MAX]])
+        for (const nb of [2, 3, 1000, 65536])
+            for (const how of ['', 'intervals'])
+                charts.push([a, b, nb, [m.entries[0]].concat(top), how]);
+    let bad = 0, nonzero = 0;
+    for (const [a, b, nb, ents, how] of charts) {
+        const times = grid(a, b, nb);
+        const r = await c.fetchXY(e.UUID, ID.cpu, query({
+            requested_timerange: { start: a, end: b, nbTimes: nb }, requested_items: ents.map((x) => x.id),
+            ...(how ? { sht_cpu_usage: how } : {}) }));
+        if (!ok(r.isOk() && r.getModel() && r.getModel().model.series.length === ents.length,
+                `cpu usage series [${a}, ${b}] x ${nb} ${how}`, r.getText().slice(0, 300)))
+            continue;
+        ents.forEach((en, s) => {
+            const want = cpuWant(times, ivs, en.parentId === -1 ? null : BigInt(en.labels[1]));
+            const got = r.getModel().model.series[s].yValues;
+            if (got.length !== want.length)
                 bad++;
+            want.forEach((w, i) => {
+                nonzero += w > 0;
+                if (!(Math.abs(got[i] - w) <= 1e-9 * Math.max(1, w))) {
+                    if (bad++ === 0)
+                        diag(`[${a}, ${b}] x ${nb} ${how} ${en.labels[0]} sample ${i}: ${got[i]}, want ${w}`);
+                }
+            });
         });
-    });
-    ok(bad === 0, `cpu usage of ${top.length} threads equals their running time (${bad} bad)`);
+    }
+    ok(bad === 0 && nonzero > 0, `cpu usage of ${top.length} threads and the Total equals their ` +
+       `running time on ${charts.length} charts out to the 64-bit ends (${bad} bad)`);
+}
+
+// The CPU Usage tree over the whole 64-bit range, or a range beyond the
+// trace at one end, equals the tree of the trace's own span, by both
+// methods: shares are of the time the trace covers in the range.
+async function checkCpuExtremeTree(e) {
+    const want = (await c.fetchXYTree(e.UUID, ID.cpu, query({}))).getText();
+    let bad = 0, n = 0;
+    for (const [a, b] of [[INT64_MIN, INT64_MAX], [e.start, e.end], [INT64_MIN, e.end], [e.start, INT64_MAX]])
+        for (const how of ['', 'intervals']) {
+            const r = await c.fetchXYTree(e.UUID, ID.cpu, query({
+                requested_timerange: { start: a, end: b }, ...(how ? { sht_cpu_usage: how } : {}) }));
+            n++;
+            if (!r.isOk() || r.getText() !== want) {
+                if (bad++ === 0)
+                    diag(`tree [${a}, ${b}] ${how}: ${r.getText().slice(0, 300)} / ${want.slice(0, 300)}`);
+            }
+        }
+    ok(bad === 0 && JSON.parse(want).model.entries.length > 1,
+       `CPU Usage trees out to the 64-bit ends equal the trace's span's (${n} trees, ${bad} differ)`);
 }
 
 // CPU Usage is answered from the cumulative CPU time history (cpu-usage.sht
@@ -770,6 +837,7 @@ async function experiment(name, dirs, kernel) {
         if (dirs.length === 1)
             await checkCpu(e, k1);
         await checkCpuPaths(e, dirs, name);
+        await checkCpuExtremeTree(e);
         ok(mappedByServer(k1), `${name}: the server maps its kernel history`);
     }
     await timeGraph(e, ID.ssx, null);

@@ -2,10 +2,12 @@
 // with a title, and the server keeps serving: the request corpus of
 // tests/data/server/hostile.json (bad JSON, wrong types, unknown ids,
 // huge and negative counts, path escapes out of --root through "..",
-// symbolic links and file URIs), broken HTTP on raw sockets, more
-// connections than the server takes, traces that fail to decode, table
-// searches (cut by their time bound, more at once than allowed), and
-// traces with packet sizes babeltrace2 loops on or aborts on.
+// symbolic links and file URIs; and valid requests at the ends of the
+// 64-bit times, which must answer 200 with a model that did not fail),
+// broken HTTP on raw sockets, more connections than the server takes,
+// traces that fail to decode, table searches (cut by their time bound,
+// more at once than allowed), and traces with packet sizes babeltrace2
+// loops on or aborts on.
 'use strict';
 
 const fs = require('fs');
@@ -31,7 +33,8 @@ function makeRoot() {
     fs.writeFileSync(path.join(tmproot, 'cut.vstf'), b.subarray(0, b.length >> 1));
 }
 
-// The corpus's templates: {var}, @RANGE(n)@ (0..n-1 as a JSON array),
+// The corpus's templates: {var} (e, t, root, tmproot; start and end: the
+// experiment's times), @RANGE(n)@ (0..n-1 as a JSON array),
 // @A(n)@ (n letters), @NEST(n)@ (n "["), @BYTES(hex)@ (raw bytes: the
 // body is then a Buffer).
 function expand(s, vars) {
@@ -66,10 +69,11 @@ async function corpus(vars) {
         }
         let j = null;
         try { j = JSON.parse(text); } catch (e) { /* checked below */ }
+        const good = k.status[0] < 300 ? j && j.model !== undefined && j.status !== 'FAILED'
+                                       : j && typeof j.title === 'string';
         ok(r.status >= k.status[0] && r.status <= k.status[1] &&
-           r.headers.get('content-type') === 'application/json' &&
-           j && typeof j.title === 'string',
-           `${k.name}: ${r.status} ${j && j.title}`, text.slice(0, 300));
+           r.headers.get('content-type') === 'application/json' && good,
+           `${k.name}: ${r.status} ${j && (j.title || j.status)}`, text.slice(0, 300));
     }
 }
 
@@ -361,8 +365,13 @@ async function searches() {
 (async () => {
     makeRoot();
     const t = (await c.openTrace(query({ uri: path.join(traces, 'many-threads') }))).getModel();
-    const e = (await c.createExperiment(query({ name: 'mt', traces: [t.UUID] }))).getModel();
-    await corpus({ root: traces, tmproot, t: t.UUID, e: e.UUID });
+    let e = (await c.createExperiment(query({ name: 'mt', traces: [t.UUID] }))).getModel();
+    for (let i = 0; i < 600 && e.indexingStatus !== 'COMPLETED'; i++) {
+        await sleep(200);
+        e = (await c.fetchExperiment(e.UUID)).getModel();
+    }
+    ok(e.indexingStatus === 'COMPLETED', 'the experiment is analysed');
+    await corpus({ root: traces, tmproot, t: t.UUID, e: e.UUID, start: e.start, end: e.end });
     await healthy('the corpus');
     await brokenHttp();
     await flood();
