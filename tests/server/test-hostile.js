@@ -2,15 +2,19 @@
 // with a title, and the server keeps serving: the request corpus of
 // tests/data/server/hostile.json (bad JSON, wrong types, unknown ids,
 // huge and negative counts, path escapes out of --root through "..",
-// symbolic links and file URIs), broken HTTP on raw sockets, more
-// connections than the server takes, and a trace that fails to decode.
+// symbolic links and file URIs), broken HTTP on raw sockets, what a
+// web page of another site can send (a cross-origin POST that needs no preflight, a Host
+// of another name after DNS rebinding, preflights) with and without
+// --allow-origin, more connections than the server takes, and a trace
+// that fails to decode.
 'use strict';
 
 const fs = require('fs');
+const http = require('http');
 const net = require('net');
 const path = require('path');
-const { execFileSync } = require('child_process');
-const { ok, is, done, client, query, sleep } = require('./lib');
+const { execFileSync, spawnSync } = require('child_process');
+const { ok, is, done, client, query, sleep, startServer, stopServer } = require('./lib');
 
 const url = new URL(process.env.SHT_SERVER_URL);
 const tmproot = path.join(process.env.SHT_TMP, 'root');
@@ -55,10 +59,11 @@ async function corpus(vars) {
                 headers: { 'Content-Type': 'application/json' } });
             text = await r.text();
         } catch (e) {
-            // A body over the limit is refused as soon as its length is
-            // known: the server answers 413 and closes, and the client,
-            // still sending, may see the connection closed instead.
-            ok(k.status[0] === 413, `${k.name}: ${k.status[0] === 413 ? 'refused, connection closed' : e}`);
+            // A body over the limit (1 MiB) is refused as soon as its
+            // length is known: the server answers 413 and closes, and the
+            // client, still sending, may see the connection closed instead.
+            const big = Buffer.byteLength(body) > (1 << 20) && k.status[1] === 413;
+            ok(big, `${k.name}: ${big ? 'refused, connection closed' : e}`);
             continue;
         }
         let j = null;
@@ -83,6 +88,34 @@ function raw(bytes) {
     });
 }
 
+// One HTTP request with the headers given (Host and Origin included, as
+// a browser would send them): {status, headers, text, json}.
+function request(port, method, p, headers, body) {
+    return new Promise((resolve, reject) => {
+        const r = http.request({ host: '127.0.0.1', port, method, path: p, headers,
+                                 agent: false }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d) => { text += d; });
+            res.on('end', () => {
+                let json = null;
+                try { json = JSON.parse(text); } catch (e) { /* checked by the caller */ }
+                resolve({ status: res.statusCode, headers: res.headers, text, json });
+            });
+        });
+        r.on('error', reject);
+        r.setTimeout(10000, () => r.destroy(new Error('no answer in 10 s')));
+        r.end(body);
+    });
+}
+
+// A refusal: status, JSON {title, detail}, exactly application/json.
+function refused(r, status, desc) {
+    ok(r.status === status && r.headers['content-type'] === 'application/json' &&
+       r.json && typeof r.json.title === 'string' && typeof r.json.detail === 'string',
+       `${desc}: ${r.status} ${r.json && r.json.title}`, r.text.slice(0, 300));
+}
+
 async function healthy(desc) {
     const h = await c.checkHealth();
     ok(h.isOk(), `still serving after ${desc}`);
@@ -103,6 +136,107 @@ async function brokenHttp() {
         const line = await raw(bytes);
         ok(line === '' || /^HTTP\/1\.[01] 4\d\d/.test(line), `${name}: ${line || 'closed'}`);
         await healthy(name);
+    }
+}
+
+// What a page of another site open in the user's browser can send: it
+// must neither act (open a trace) nor read an answer.  The test's server
+// listens on the loopback without --allow-origin.
+async function webPages() {
+    const port = Number(url.port);
+    const evil = 'http://evil.example.com';
+    const trace = path.join(tmproot, 'full.vstf');
+    const open = JSON.stringify({ parameters: { uri: trace, name: 'from-a-page' } });
+    const opened = async () => (await c.fetchTraces()).getModel().some((t) => t.name === 'from-a-page');
+    // A cross-origin POST of a "simple" type goes without a preflight.
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded',
+                        'multipart/form-data; boundary=x']) {
+        const r = await request(port, 'POST', '/tsp/api/traces',
+            { Host: `127.0.0.1:${port}`, Origin: evil, 'Content-Type': type }, open);
+        refused(r, 415, `a cross-origin POST of ${type}`);
+        ok(!('access-control-allow-origin' in r.headers), '... with no CORS header');
+    }
+    refused(await request(port, 'POST', '/tsp/api/traces', { Host: `localhost:${port}` }, open),
+            415, 'a POST without a Content-Type');
+    refused(await request(port, 'PUT', '/tsp/api/traces', { Host: `localhost:${port}`, 'Content-Type': 'text/plain' }, open),
+            415, 'a PUT of text/plain');
+    ok(!(await opened()), 'none of them opened the trace');
+    // DNS rebinding: the page's own name, pointed at 127.0.0.1.
+    for (const host of ['evil.example.com', `evil.example.com:${port}`, `127.0.0.1.evil.example.com:${port}`]) {
+        const r = await request(port, 'GET', `/sht/api/files?path=${encodeURIComponent(traces)}`, { Host: host, Origin: evil });
+        refused(r, 403, `Host: ${host} (DNS rebinding) listing files`);
+        ok(!('access-control-allow-origin' in r.headers), '... with no CORS header');
+    }
+    const rb = await request(port, 'POST', '/tsp/api/traces',
+        { Host: `evil.example.com:${port}`, 'Content-Type': 'application/json' }, open);
+    refused(rb, 403, 'Host: evil.example.com opening a trace with a JSON body');
+    is((await request(port, 'GET', '/', { Host: 'evil.example.com' })).status, 403,
+       'Host: evil.example.com getting the viewer\'s page: 403');
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'LOCALHOST']) {
+        const r = await request(port, 'GET', '/tsp/api/health', { Host: host });
+        is(r.status, 200, `Host: ${host} is served`);
+    }
+    // No CORS header by default, and a preflight is refused.
+    const g = await request(port, 'GET', '/tsp/api/traces', { Host: `localhost:${port}`, Origin: evil });
+    ok(g.status === 200 && !('access-control-allow-origin' in g.headers),
+       'no Access-Control-Allow-Origin by default', g.headers);
+    const pf = await request(port, 'OPTIONS', '/tsp/api/traces', { Host: `localhost:${port}`, Origin: evil,
+        'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' });
+    refused(pf, 403, 'a preflight from another origin');
+    ok(!('access-control-allow-origin' in pf.headers), '... with no CORS header');
+    // JSON with a charset, as some clients send it, is JSON.
+    const j = await request(port, 'POST', '/tsp/api/traces', { Host: `localhost:${port}`,
+        'Content-Type': 'application/json; charset=utf-8' }, open);
+    ok(j.status === 200 && j.json && j.json.name === 'from-a-page', `application/json; charset=utf-8 is taken: ${j.status}`);
+    if (j.json && j.json.UUID)
+        await c.deleteTrace(j.json.UUID);
+}
+
+// --allow-origin: the listed origins (or any, with *) get the CORS
+// headers and their preflights; others do not.  Not on the loopback
+// (--bind 0.0.0.0), any Host is served.  A value that is not an origin
+// is a usage error.
+async function allowOrigin(servers) {
+    const dir = path.join(process.env.SHT_TMP, 'cors');
+    fs.mkdirSync(dir, { recursive: true });
+    const ok1 = 'http://localhost:3000';
+    const s = await startServer(dir, 'cors', ['--allow-origin', ok1, '--allow-origin', 'https://viewer.example:8443'], servers);
+    const H = { Host: `localhost:${s.port}` };
+    const pf = await request(s.port, 'OPTIONS', '/tsp/api/experiments', { ...H, Origin: ok1,
+        'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' });
+    ok(pf.status === 200 && pf.headers['access-control-allow-origin'] === ok1 &&
+       /\bPOST\b/.test(pf.headers['access-control-allow-methods'] || '') &&
+       /\bcontent-type\b/i.test(pf.headers['access-control-allow-headers'] || '') &&
+       /\bOrigin\b/.test(pf.headers.vary || ''),
+       `--allow-origin ${ok1}: its preflight is answered`, pf.headers);
+    const ps = await request(s.port, 'OPTIONS', `/sht/api/files?path=${encodeURIComponent(dir)}`, { ...H, Origin: ok1,
+        'Access-Control-Request-Method': 'GET' });
+    ok(ps.status === 200 && ps.headers['access-control-allow-origin'] === ok1,
+       `... on sht's own /sht/api too: ${ps.status}`, ps.text);
+    const g = await request(s.port, 'GET', '/tsp/api/health', { ...H, Origin: 'https://viewer.example:8443' });
+    is(g.headers['access-control-allow-origin'], 'https://viewer.example:8443', '... and each listed origin reads answers');
+    const p = await request(s.port, 'POST', '/tsp/api/experiments', { ...H, Origin: ok1, 'Content-Type': 'application/json' },
+        JSON.stringify({ parameters: { name: 'x', traces: [] } }));
+    ok(p.status >= 400 && p.headers['access-control-allow-origin'] === ok1,
+       `... errors included (${p.status}), so the page can show them`);
+    const o = await request(s.port, 'GET', '/tsp/api/health', { ...H, Origin: 'http://localhost:3001' });
+    ok(o.status === 200 && !('access-control-allow-origin' in o.headers), '... another origin gets no CORS header');
+    refused(await request(s.port, 'OPTIONS', '/tsp/api/health', { ...H, Origin: 'http://localhost:3001',
+        'Access-Control-Request-Method': 'GET' }), 403, '... nor its preflight');
+    refused(await request(s.port, 'POST', '/tsp/api/traces', { ...H, Origin: ok1, 'Content-Type': 'text/plain' }, '{}'),
+            415, '... and an allowed origin still sends JSON only');
+    is(await stopServer(s), 0, 'the --allow-origin server stops cleanly');
+
+    const any = await startServer(dir, 'any', ['--allow-origin', '*', '--bind', '0.0.0.0'], servers);
+    const a = await request(any.port, 'GET', '/tsp/api/health', { Host: 'trace-box.example:8080', Origin: 'http://a.example' });
+    ok(a.status === 200 && a.headers['access-control-allow-origin'] === '*',
+       '--allow-origin * --bind 0.0.0.0: any origin, any Host', { status: a.status, headers: a.headers });
+    is(await stopServer(any), 0, 'that server stops cleanly');
+
+    for (const bad of ['http://localhost:3000/', 'localhost:3000', 'null', 'ftp://a.example']) {
+        const r = spawnSync(process.env.SHT, ['serve', '--port', '0', '--allow-origin', bad], { timeout: 10000 });
+        ok(r.status === 2 && /--allow-origin/.test(r.stderr.toString()),
+           `--allow-origin ${bad}: usage error (${r.status})`, r.stderr.toString());
     }
 }
 
@@ -161,6 +295,7 @@ async function brokenTrace() {
     await healthy('a damaged trace');
 }
 
+const servers = [];
 (async () => {
     makeRoot();
     const t = (await c.openTrace(query({ uri: path.join(traces, 'many-threads') }))).getModel();
@@ -168,10 +303,13 @@ async function brokenTrace() {
     await corpus({ root: traces, tmproot, t: t.UUID, e: e.UUID });
     await healthy('the corpus');
     await brokenHttp();
+    await webPages();
+    await allowOrigin(servers);
     await flood();
     await brokenTrace();
     done();
 })().catch((err) => {
     ok(false, 'no exception', err.stack);
+    servers.forEach((s) => s.p.kill('SIGKILL'));
     done();
 });
