@@ -2,7 +2,8 @@
  * http.c: the HTTP side, on libmicrohttpd: a thread pool answering on one
  * address, with the limits of docs/SERVER.md "Security": request headers
  * within MHD's connection memory (64 KiB), bodies up to SRV_BODY_MAX (413
- * beyond), a bounded number of connections, an idle timeout.  The checks of guard.c come first (Host on the
+ * beyond), connections past --max-connections closed as they come,
+ * --timeout on a silent connection, shorter before its first request.  The checks of guard.c come first (Host on the
  * loopback: 403; API bodies of another type than JSON: 415; preflights
  * of origins not allowed: 403).  Each request's body is gathered, handed
  * to srv_handle (route.c), and its JSON answer sent with exactly
@@ -21,6 +22,14 @@
 
 #include "http.h"
 #include "srv.h"
+
+/* The longest a new connection may stay silent before its first request
+ * (--timeout if shorter): connections opened and left idle cannot hold
+ * every place for long.  Once it has sent one, a connection has
+ * --timeout, between requests too: a client that keeps connections for
+ * reuse (Node's agent, browsers) and is busy elsewhere for a while must
+ * not find its next request failing on a connection closed meanwhile. */
+#define SRV_CONN_WAIT_S 10
 
 /* Why a request is refused before it is handled (guard.c). */
 enum deny {
@@ -48,7 +57,10 @@ struct srv_http {
 	struct srv *srv;
 	struct MHD_Daemon *d;
 	atomic_int active;        /* requests between first call and sent */
+	atomic_uint conns;        /* connections let in and not closed */
+	atomic_int refusing;      /* the last connection was refused */
 	int loopback;             /* listening on a loopback address */
+	unsigned wait_s;          /* the wait for a first request (above) */
 	unsigned port;
 };
 
@@ -150,12 +162,12 @@ static struct MHD_Response *make_response(struct srv_reply *rep)
 	return r;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
-				  struct srv_reply *rep)
+static enum MHD_Result send_reply(struct srv_http *h, struct MHD_Connection *c,
+				  struct conn *st, struct srv_reply *rep)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ok;
-	char timing[48];
+	char timing[48], keep[32];
 	int gz = 0;
 
 	if (rep->gzip_ok && rep->len + rep->len2 >= 4096 &&
@@ -167,6 +179,10 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 		return MHD_NO;
 	}
 	add_headers(r, rep, st);
+	/* How long a kept-alive connection waits for the next request:
+	 * clients that read it (Node's agent) stop reusing it before. */
+	snprintf(keep, sizeof keep, "timeout=%u", h->srv->cfg.timeout_s);
+	MHD_add_response_header(r, "Keep-Alive", keep);
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
 	/* The time to the answer (not its sending), for browsers' developer
@@ -303,15 +319,15 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	if (st->too_big) {
 		srv_reply_error(&rep, 413, "Request too large",
 				"the body exceeds %u bytes", SRV_BODY_MAX);
-		return send_reply(c, st, &rep);
+		return send_reply(h, c, st, &rep);
 	}
 	if (st->deny) {
 		deny_reply(c, st, &rep);
-		return send_reply(c, st, &rep);
+		return send_reply(h, c, st, &rep);
 	}
 	if (st->preflight && is_api(url)) {   /* of an allowed origin */
 		srv_reply_json(&rep, 200, json_object());
-		return send_reply(c, st, &rep);
+		return send_reply(h, c, st, &rep);
 	}
 	memset(&req, 0, sizeof req);
 	req.srv = h->srv;
@@ -324,7 +340,7 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	srv_busy_begin(h->srv);
 	srv_handle(&req, &rep);
 	json_decref(req.root);
-	ok = send_reply(c, st, &rep);
+	ok = send_reply(h, c, st, &rep);
 	srv_reply_free(&rep);
 	srv_busy_end(h->srv);
 	return ok;
@@ -353,6 +369,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		check_request(h, c, st, url);
 		atomic_fetch_add(&h->active, 1);
 		*con_cls = st;
+		/* From the first request on: --timeout (SRV_CONN_WAIT_S). */
+		if (h->wait_s != h->srv->cfg.timeout_s)
+			MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+						  h->srv->cfg.timeout_s);
 		/* Refused before its body is read (MHD then closes). */
 		return st->too_big ? answer(h, c, st, url) : MHD_YES;
 	}
@@ -397,6 +417,62 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	free(st);
 	*con_cls = NULL;
 	atomic_fetch_sub(&h->active, 1);
+}
+
+/*
+ * The limit of --max-connections.  MHD's own limit (kept above ours)
+ * stops it from accepting: further connections would wait in the
+ * kernel's listen queue, an idle flood holding every client off for the
+ * length of --timeout.  Instead each connection is counted here when MHD
+ * accepts it (on_accept, MHD's accept policy) and uncounted when it
+ * closes (on_connection); one past the limit is closed at once, before
+ * any byte is read, and the client sees its connection closed.
+ *
+ * MHD calls the policy, then the "started" notification, on the thread
+ * that accepted, one connection at a time.  A connection let in that
+ * never starts (MHD out of memory in between) is uncounted at that
+ * thread's next accept, by this thread's pending mark.  (One server per
+ * process: the mark is per thread, not per server.)
+ */
+static _Thread_local int pending;
+
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t len)
+{
+	struct srv_http *h = cls;
+	unsigned n;
+
+	(void)addr;
+	(void)len;
+	if (pending) {
+		atomic_fetch_sub(&h->conns, 1);
+		pending = 0;
+	}
+	n = atomic_load(&h->conns);
+	do {
+		if (n >= h->srv->cfg.max_connections) {
+			if (!atomic_exchange(&h->refusing, 1))
+				srv_log(h->srv, "refusing connections: %u open "
+					"(--max-connections)", n);
+			return MHD_NO;
+		}
+	} while (!atomic_compare_exchange_weak(&h->conns, &n, n + 1));
+	pending = 1;
+	atomic_store(&h->refusing, 0);
+	return MHD_YES;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct srv_http *h = cls;
+
+	(void)c;
+	(void)ctx;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		pending = 0;
+	else
+		atomic_fetch_sub(&h->conns, 1);
 }
 
 static void on_log(void *cls, const char *fmt, va_list ap)
@@ -450,15 +526,21 @@ struct srv_http *srv_http_start(struct srv *s)
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	h->loopback = is_loopback((const struct sockaddr *)&sa);
-	h->d = MHD_start_daemon(flags, (uint16_t)s->cfg.port, NULL, NULL,
+	h->wait_s = s->cfg.timeout_s < SRV_CONN_WAIT_S ? s->cfg.timeout_s
+						       : SRV_CONN_WAIT_S;
+	/* MHD shares its limit among the threads: each may take them all,
+	 * on_accept keeps the total. */
+	h->d = MHD_start_daemon(flags, (uint16_t)s->cfg.port, on_accept, h,
 		on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.workers,
-		MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
-		MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT,
+		(s->cfg.max_connections + 1) * (unsigned)s->cfg.workers,
+		MHD_OPTION_CONNECTION_TIMEOUT, h->wait_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_END);
 	if (!h->d && s->cfg.port_fallback && s->cfg.port != 0) {
 		srv_log(s, "port %d is taken: listening on any free port",

@@ -2,8 +2,9 @@
 // with a title, and the server keeps serving: the request corpus of
 // tests/data/server/hostile.json (bad JSON, wrong types, unknown ids,
 // huge and negative counts, path escapes out of --root through "..",
-// symbolic links and file URIs), broken HTTP on raw sockets, what a
-// web page of another site can send (a cross-origin POST that needs no preflight, a Host
+// symbolic links and file URIs), broken HTTP on raw sockets (the
+// statuses libmicrohttpd answers itself), what a web page of another
+// site can send (a cross-origin POST that needs no preflight, a Host
 // of another name after DNS rebinding, preflights) with and without
 // --allow-origin, more connections than the server takes, and a trace
 // that fails to decode.
@@ -75,16 +76,24 @@ async function corpus(vars) {
     }
 }
 
-// Send raw bytes, return the status line ('' if the server closed).
-function raw(bytes) {
+// Send raw bytes to port (the test's server by default), return the
+// status line ('' if the server closed without answering, 'TIMEOUT' if
+// it neither answered nor closed within ms: a hang, never a pass).  With
+// keepOpen the socket is not half-closed after the bytes: the server
+// must close it itself.
+function raw(bytes, port = Number(url.port), ms = 10000, keepOpen = false) {
     return new Promise((resolve) => {
-        const s = net.connect(Number(url.port), '127.0.0.1');
+        const s = net.connect(port, '127.0.0.1');
         let data = '';
+        let timedOut = false;
         s.on('data', (d) => { data += d.toString('latin1'); });
-        s.on('error', () => resolve(data.split('\r\n')[0] || ''));
-        s.on('close', () => resolve(data.split('\r\n')[0] || ''));
-        s.setTimeout(10000, () => s.destroy());
-        s.end(bytes);
+        s.on('error', () => {});
+        s.on('close', () => resolve(timedOut ? 'TIMEOUT' : (data.split('\r\n')[0] || '')));
+        s.setTimeout(ms, () => { timedOut = true; s.destroy(); });
+        if (keepOpen)
+            s.write(bytes);
+        else
+            s.end(bytes);
     });
 }
 
@@ -121,20 +130,29 @@ async function healthy(desc) {
     ok(h.isOk(), `still serving after ${desc}`);
 }
 
+// Broken HTTP: each case answered with the status docs/SERVER.md gives
+// (those of libmicrohttpd itself are not JSON: see there), or closed
+// without an answer where it says so; never a hang.
 async function brokenHttp() {
+    const H = 'Host: localhost\r\n';
     const cases = [
-        ['garbage request line', 'GARBAGE\r\n\r\n'],
-        ['huge URL', `GET /tsp/api/${'x'.repeat(100000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
-        ['huge header', `GET /tsp/api/health HTTP/1.1\r\nHost: x\r\nX: ${'y'.repeat(100000)}\r\n\r\n`],
-        ['bad Content-Length', 'POST /tsp/api/traces HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n'],
-        ['body longer than the limit', `POST /tsp/api/traces HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n{"a":`],
-        ['chunked body too large', 'POST /tsp/api/traces HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' +
-            ('10000\r\n' + 'z'.repeat(0x10000) + '\r\n').repeat(40) + '0\r\n\r\n'],
-        ['HTTP/0.9', 'GET /tsp/api/health\r\n\r\n'],
+        ['garbage request line', 'GARBAGE\r\n\r\n', /^$/],
+        ['huge URL', `GET /tsp/api/${'x'.repeat(100000)} HTTP/1.1\r\n${H}\r\n`, / 414 /],
+        ['huge header', `GET /tsp/api/health HTTP/1.1\r\n${H}X: ${'y'.repeat(100000)}\r\n\r\n`, / 431 /],
+        ['bad Content-Length', `POST /tsp/api/traces HTTP/1.1\r\n${H}Content-Length: -5\r\n\r\n`, / 400 /],
+        ['Content-Length beyond 64 bits', `POST /tsp/api/traces HTTP/1.1\r\n${H}Content-Length: 99999999999999999999999\r\n\r\n`, / 413 /],
+        ['bad chunk size', `POST /tsp/api/traces HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`, / 400 /],
+        ['body longer than the limit', `POST /tsp/api/traces HTTP/1.1\r\n${H}Content-Type: application/json\r\nContent-Length: 99999999\r\n\r\n{"a":`, / 413 /],
+        // Refused once past the limit: the client, still sending, may see
+        // the connection closed before the answer.
+        ['chunked body too large', `POST /tsp/api/traces HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+            ('10000\r\n' + 'z'.repeat(0x10000) + '\r\n').repeat(40) + '0\r\n\r\n', /^$| 413 /],
+        ['HTTP/0.9', 'GET /tsp/api/health\r\n\r\n', / 400 /],
+        ['HTTP/2.0 request line', `GET /tsp/api/health HTTP/2.0\r\n${H}\r\n`, / 505 /],
     ];
-    for (const [name, bytes] of cases) {
+    for (const [name, bytes, want] of cases) {
         const line = await raw(bytes);
-        ok(line === '' || /^HTTP\/1\.[01] 4\d\d/.test(line), `${name}: ${line || 'closed'}`);
+        ok(want.test(line), `${name}: ${line || 'closed'}`);
         await healthy(name);
     }
 }
@@ -240,27 +258,78 @@ async function allowOrigin(servers) {
     }
 }
 
-// More connections than --max-connections: the extra ones are refused,
-// the server serves on once they close.
-async function flood() {
-    const socks = [];
-    for (let i = 0; i < 150; i++) {
-        const s = net.connect(Number(url.port), '127.0.0.1');
+// A POST whose body stops for pauseMs halfway: its status line, '' if
+// the server closed without answering.
+function slowRequest(port, body, pauseMs) {
+    return new Promise((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        let data = '';
+        s.on('data', (d) => { data += d.toString('latin1'); });
         s.on('error', () => {});
-        socks.push(s);
+        s.on('close', () => resolve(data.split('\r\n')[0] || ''));
+        s.setTimeout(pauseMs + 10000, () => s.destroy());
+        s.write('POST /tsp/api/traces HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+                `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+        setTimeout(() => s.write(body.slice(5)), pauseMs);
+    });
+}
+
+// More connections than --max-connections (8 on a server of its own,
+// --timeout 20): those past the limit are closed at once, without an
+// answer, not left waiting in the listen queue; the idle ones let in are
+// closed after the wait for a first request (10 s: --timeout, 10 s at most),
+// so that /health answers while the flood's sockets are all still open
+// on its side.  A request under way keeps --timeout (its body paused
+// 12 s is answered), and binary garbage on a socket left open does not
+// hold it for ever.  Before the fix the extra connections waited in the
+// listen queue and /health with them.
+async function flood(servers) {
+    const dir = path.join(process.env.SHT_TMP, 'flood');
+    fs.mkdirSync(dir, { recursive: true });
+    const s = await startServer(dir, 'flood', ['--max-connections', '8', '--timeout', '20'], servers);
+    const t0 = Date.now();
+    const garbage = raw(Buffer.from('000102676172626167650d0a0d0a', 'hex'), s.port, 14000, true);
+    let garbageDone = false;
+    garbage.then(() => { garbageDone = true; });
+    const slow = slowRequest(s.port, JSON.stringify({ parameters: { uri: path.join(dir, 'none') } }), 12000);
+    await sleep(300);
+    const kept = 8 - 1 - (garbageDone ? 0 : 1);
+    const socks = [];
+    for (let i = 0; i < 40; i++) {
+        const k = { s: net.connect(s.port, '127.0.0.1'), closed: -1, bytes: 0 };
+        k.s.on('data', (d) => { k.bytes += d.length; });
+        k.s.on('error', () => {});
+        k.s.on('close', () => { k.closed = Date.now() - t0; });
+        socks.push(k);
     }
-    await sleep(500);
-    socks.forEach((s) => s.destroy());
-    // The server learns of the closes asynchronously (a loaded machine, a
-    // sanitizer build): it must serve again once it has, within 10 s.
-    let h;
-    for (let i = 0; i < 50; i++) {
-        await sleep(200);
-        h = await c.checkHealth();
-        if (h.isOk())
-            break;
+    await sleep(1500);
+    const shut = socks.filter((k) => k.closed >= 0);
+    ok(shut.length === 40 - kept && shut.every((k) => k.bytes === 0),
+       `40 idle connections to a server of 8 (${8 - kept} taken): ${40 - kept} refused ` +
+       `(closed without a byte) within 1.5 s: ${shut.length}`);
+    // /health: refused while the idle ones wait, answered once they are closed.
+    const lines = [];
+    for (let i = 0; i < 40 && !/ 200 /.test(lines[lines.length - 1]); i++) {
+        lines.push(await raw('GET /tsp/api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', s.port, 2000));
+        if (!/ 200 /.test(lines[lines.length - 1]))
+            await sleep(500);
     }
-    ok(h.isOk(), 'still serving after 150 idle connections closed');
+    const secs = (Date.now() - t0) / 1000;
+    ok(lines.slice(0, -1).every((l) => l === ''), `/health while flooded: ${lines.length - 1} times refused at once ` +
+       '(closed without an answer), never left waiting', lines);
+    ok(/ 200 /.test(lines[lines.length - 1]) && secs < 15, `... then answered, ${secs.toFixed(1)} s after the flood began`);
+    // (Each thread of the server closes its own at its time.)
+    for (let i = 0; i < 30 && !socks.every((k) => k.closed >= 0); i++)
+        await sleep(100);
+    const last = Math.max(...socks.map((k) => k.closed)) / 1000;
+    ok(socks.every((k) => k.closed >= 0 && k.bytes === 0) && last > 9 && last < 14,
+       `... the ${kept} idle ones closed by the server without a byte after the 10 s wait: ${last.toFixed(1)} s`);
+    socks.forEach((k) => k.s.destroy());
+    const sl = await slow;
+    ok(/^HTTP\/1\.1 404 /.test(sl), `a request whose body paused 12 s (< --timeout) is answered: ${sl || 'closed'}`);
+    const g = await garbage;
+    ok(g !== 'TIMEOUT', `binary garbage on an open socket: ${g || 'closed'}, not held`);
+    is(await stopServer(s), 0, 'the flooded server stops cleanly');
 }
 
 // A CTF trace with a damaged stream: opened or refused, never a crash;
@@ -305,7 +374,7 @@ const servers = [];
     await brokenHttp();
     await webPages();
     await allowOrigin(servers);
-    await flood();
+    await flood(servers);
     await brokenTrace();
     done();
 })().catch((err) => {
