@@ -62,10 +62,33 @@ int64_t ev_filter_count(struct srv_exp *e, const struct ev_query *q, sht_time t)
  * exceeds i; INT64_MAX if there is none. */
 sht_time ev_filter_time(struct srv_exp *e, const struct ev_query *q, uint64_t i);
 
-/* Search: the index of the first matching event at or after (dir 1) or
- * at or before (dir -1) from; -1 if none (within the time budget). */
-int64_t ev_search(struct srv_exp *e, const struct ev_query *q, uint64_t from,
-		  int dir, uint64_t size);
+/* A search's outcome (ev_search). */
+struct ev_found {
+	int64_t index;            /* the match; -1: none (or cut, or err) */
+	int cut;                  /* the time bound stopped it */
+	sht_err err;              /* < 0: reading the trace failed, */
+	char why[512];            /* with the reader's message */
+	double seconds;           /* how long it ran */
+	/* Cut: lines lo..hi (their experiment times tlo, thi) were read
+	 * without a match (searched; else none was read to the end). */
+	int searched;
+	uint64_t lo, hi;
+	sht_time tlo, thi;
+};
+
+/* Search: the first matching line at or after (dir 1) or at or before
+ * (dir -1) from, within ev_search_seconds(). */
+void ev_search(struct srv_exp *e, const struct ev_query *q, uint64_t from,
+	       int dir, uint64_t size, struct ev_found *f);
+/* The time bound of a search in seconds (SRV_SEARCH_SECONDS, or
+ * SHT_SERVE_SEARCH_SECONDS from the environment). */
+double ev_search_seconds(void);
+/* At most half the server's workers (at least one) search at once:
+ * ev_search_limit at start-up; ev_search_enter takes a place (0) or
+ * finds none (-1, *cap set), ev_search_leave gives it back. */
+void ev_search_limit(int workers);
+int ev_search_enter(int *cap);
+void ev_search_leave(void);
 
 /* Reading the table from a line index (the filtered index with a
  * filter): events, their trace and their index. */

@@ -10,6 +10,8 @@
  * such table: it is the sum over the traces of their ordinals of that
  * time.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +23,30 @@ struct srv_merge {
 	int have_thread;
 	atomic_int cancel;
 	atomic_int complete;      /* every trace read to its end */
+	atomic_int failed;        /* a trace could not be read: why */
+	char message[512];
 	pthread_mutex_t lock;
 	uint64_t *ord;            /* ord[k * nt + j]: trace j's ordinal at
 	                             rank k * SRV_INDEX_EVERY */
 	size_t n, cap;
 	uint64_t count;           /* ranks so far */
 };
+
+/* The merge lost a trace (or could not start): the table is not whole. */
+static void merge_fail(struct srv_merge *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void merge_fail(struct srv_merge *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_load(&m->failed))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->message, sizeof m->message, fmt, ap);
+	va_end(ap);
+	atomic_store(&m->failed, 1);
+}
 
 /* ---- building ---------------------------------------------------------------- */
 
@@ -71,6 +91,17 @@ static int checkpoint(struct srv_merge *m, const uint64_t *pos, size_t nt)
 	return 0;
 }
 
+/* The next event of a trace: 1, or 0 at its end or on a failure. */
+static int merge_next(struct srv_merge *m, struct srv_trace *t, sht_source *src,
+		      sht_event *ev)
+{
+	sht_err err = src->ops->next(src->src, ev);
+
+	if (err < 0)
+		merge_fail(m, "cannot read the trace %s: %s", t->path, sht_errmsg());
+	return err == SHT_OK;
+}
+
 static void *merge_main(void *arg)
 {
 	struct srv_merge *m = arg;
@@ -83,11 +114,19 @@ static void *merge_main(void *arg)
 
 	for (size_t k = 0; ok && k < nt; k++) {
 		ok = srv_trace_source(e->traces[k], 0, &src[k]) == SHT_OK;
-		live[k] = ok && src[k].ops->next(src[k].src, &head[k]) == SHT_OK;
+		if (!ok)
+			merge_fail(m, "cannot open the trace %s: %s",
+				   e->traces[k]->path, sht_errmsg());
+		else
+			live[k] = merge_next(m, e->traces[k], &src[k], &head[k]);
 	}
+	if (!(src && head && pos && live))
+		merge_fail(m, "out of memory");
 	while (ok && !atomic_load(&m->cancel) && (j = min_head(head, live, nt, e)) >= 0) {
-		if (rank % SRV_INDEX_EVERY == 0 && checkpoint(m, pos, nt) != 0)
+		if (rank % SRV_INDEX_EVERY == 0 && checkpoint(m, pos, nt) != 0) {
+			merge_fail(m, "out of memory");
 			break;
+		}
 		pos[j]++;
 		rank++;
 		if ((rank & 1023) == 0) {
@@ -95,7 +134,7 @@ static void *merge_main(void *arg)
 			m->count = rank;
 			pthread_mutex_unlock(&m->lock);
 		}
-		live[j] = src[j].ops->next(src[j].src, &head[j]) == SHT_OK;
+		live[j] = merge_next(m, e->traces[j], &src[j], &head[j]);
 	}
 	pthread_mutex_lock(&m->lock);
 	m->count = rank;
@@ -126,6 +165,8 @@ void srv_merge_start(struct srv *s, struct srv_exp *e)
 	pthread_mutex_init(&m->lock, NULL);
 	e->merge = m;
 	m->have_thread = pthread_create(&m->thread, NULL, merge_main, m) == 0;
+	if (!m->have_thread)
+		merge_fail(m, "cannot start the thread merging the traces");
 }
 
 void srv_merge_free(struct srv_merge *m)
@@ -164,6 +205,24 @@ uint64_t srv_merge_count(struct srv_exp *e, int *complete)
 	pthread_mutex_unlock(&e->merge->lock);
 	*complete = atomic_load(&e->merge->complete);
 	return n;
+}
+
+int srv_table_status(struct srv_exp *e, int complete, char *msg, size_t n)
+{
+	for (size_t j = 0; j < e->ntraces; j++) {
+		struct srv_trace *t = e->traces[j];
+
+		if (atomic_load(&t->pass_status) != SRV_FAILED)
+			continue;
+		snprintf(msg, n, "%s", t->pass_message ? t->pass_message :
+			 "the analysis pass of the trace could not start");
+		return SRV_FAILED;
+	}
+	if (e->merge && atomic_load(&e->merge->failed)) {
+		snprintf(msg, n, "%s", e->merge->message);
+		return SRV_FAILED;
+	}
+	return complete ? SRV_COMPLETED : SRV_RUNNING;
 }
 
 sht_err srv_merge_index_of(struct srv_exp *e, sht_time ts, uint64_t *out)

@@ -10,8 +10,15 @@
  * of time T: read from the first event at T, skipping those before.
  *
  * Search: read on (NEXT) or back block by block (PREVIOUS) from the line
- * until one matches, within SRV_SEARCH_SECONDS.
+ * until one matches, within SRV_SEARCH_SECONDS; a search cut by that
+ * bound says which lines it read without a match, so that the answer
+ * tells "no match" from "not searched".  Searches read events for
+ * seconds on a worker thread each: at most half the workers search at
+ * once (ev_search_enter), the others stay free for the views.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,9 +167,74 @@ void ev_reader_close(struct ev_reader *r)
 
 /* ---- search ------------------------------------------------------------------------- */
 
-/* The first (dir 1) or last (dir -1) match in [from, to); -1 if none. */
+/* The time bound of one search: SRV_SEARCH_SECONDS, or the environment's
+ * SHT_SERVE_SEARCH_SECONDS (a positive number, at most an hour: tests
+ * make searches stop early with it). */
+static double search_seconds_v = SRV_SEARCH_SECONDS;
+static pthread_once_t search_once = PTHREAD_ONCE_INIT;
+
+static void search_env(void)
+{
+	const char *v = getenv("SHT_SERVE_SEARCH_SECONDS");
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return;
+	d = strtod(v, &end);
+	if (!*end && d > 0 && d <= 3600)
+		search_seconds_v = d;
+}
+
+double ev_search_seconds(void)
+{
+	pthread_once(&search_once, search_env);
+	return search_seconds_v;
+}
+
+/* Searches running now, and how many may run at once. */
+static atomic_int searching;
+static atomic_int search_cap = 4;
+
+void ev_search_limit(int workers)
+{
+	atomic_store(&search_cap, workers / 2 > 1 ? workers / 2 : 1);
+}
+
+int ev_search_enter(int *cap)
+{
+	*cap = atomic_load(&search_cap);
+	if (atomic_fetch_add(&searching, 1) >= *cap) {
+		atomic_fetch_sub(&searching, 1);
+		return -1;
+	}
+	return 0;
+}
+
+void ev_search_leave(void)
+{
+	atomic_fetch_sub(&searching, 1);
+}
+
+/* Where a scan stands: the first and last lines it read (and their
+ * experiment times). */
+struct scan_pos {
+	uint64_t n, first, last;
+	sht_time tfirst, tlast;
+};
+
+/* Reading failed: keep the reader's message before anything else runs. */
+static void search_failed(struct ev_found *f, sht_err err)
+{
+	f->err = err;
+	snprintf(f->why, sizeof f->why, "%s", sht_errmsg());
+}
+
+/* The first (dir 1) or last (dir -1) match in [from, to); -1 if none, or
+ * if the bound cut it (f->cut) or the trace failed (f->err). */
 static int64_t scan(struct srv_exp *e, const struct ev_query *q, uint64_t from,
-		    uint64_t to, int dir, double deadline, int *timeout)
+		    uint64_t to, int dir, double deadline, struct ev_found *f,
+		    struct scan_pos *p)
 {
 	struct ev_cells cells;
 	struct ev_reader *r;
@@ -172,45 +244,104 @@ static int64_t scan(struct srv_exp *e, const struct ev_query *q, uint64_t from,
 	size_t tr;
 	sht_err err;
 
+	memset(p, 0, sizeof *p);
 	r = ev_reader_open(e, q, from, &err);
-	if (!r)
+	if (!r) {
+		if (err < 0)
+			search_failed(f, err);
 		return -1;
+	}
 	memset(&cells, 0, sizeof cells);
-	while (ev_reader_next(r, &ev, &tr, &idx) == SHT_OK && idx < to) {
+	err = SHT_OK;
+	while (r->index < to && (err = ev_reader_next(r, &ev, &tr, &idx)) == SHT_OK) {
+		p->last = idx;
+		p->tlast = srv_to_exp(&e->traces[tr]->xf, ev.ts);
+		if (p->n++ == 0) {
+			p->first = idx;
+			p->tfirst = p->tlast;
+		}
 		ev_cells_fill(&cells, e, tr, &ev);
 		if (ev_search_match(q, &cells)) {
 			found = (int64_t)idx;
 			if (dir > 0)
 				break;
 		}
-		if ((idx & 255) == 0 && srv_now() > deadline) {
-			*timeout = 1;
+		if ((p->n & 255) == 0 && srv_now() > deadline) {
+			f->cut = 1;
 			break;
 		}
 	}
+	if (err < 0)
+		search_failed(f, err);
 	ev_cells_free(&cells);
 	ev_reader_close(r);
-	return found;
+	return f->cut || f->err < 0 ? -1 : found;
 }
 
-int64_t ev_search(struct srv_exp *e, const struct ev_query *q, uint64_t from,
-		  int dir, uint64_t size)
+/* Searching on (NEXT): one scan to the end. */
+static void search_next(struct srv_exp *e, const struct ev_query *q,
+			uint64_t from, uint64_t size, double deadline,
+			struct ev_found *f)
 {
-	double deadline = srv_now() + SRV_SEARCH_SECONDS;
-	int timeout = 0;
-	uint64_t block = 4 * SRV_INDEX_EVERY, end = from + 1;
+	struct scan_pos p;
 
-	if (dir > 0)
-		return from < size ? scan(e, q, from, size, 1, deadline, &timeout) : -1;
+	if (from >= size)
+		return;
+	f->index = scan(e, q, from, size, 1, deadline, f, &p);
+	if (f->cut && p.n) {
+		f->searched = 1;
+		f->lo = p.first;
+		f->tlo = p.tfirst;
+		f->hi = p.last;
+		f->thi = p.tlast;
+	}
+}
+
+/* Searching back (PREVIOUS): blocks of lines, each read forward, the
+ * nearest first; lo..hi grows over the blocks read to their end. */
+static void search_previous(struct srv_exp *e, const struct ev_query *q,
+			    uint64_t from, uint64_t size, double deadline,
+			    struct ev_found *f)
+{
+	uint64_t block = 4 * SRV_INDEX_EVERY, end = from + 1;
+	struct scan_pos p;
+
 	if (end > size)
 		end = size;
-	while (end > 0 && !timeout) {
+	while (end > 0) {
 		uint64_t start = end > block ? end - block : 0;
-		int64_t hit = scan(e, q, start, end, -1, deadline, &timeout);
+		int64_t hit = scan(e, q, start, end, -1, deadline, f, &p);
 
-		if (hit >= 0)
-			return hit;
+		if (hit >= 0 || f->cut || f->err < 0) {
+			f->index = hit;
+			return;
+		}
+		if (p.n && !f->searched) {
+			f->searched = 1;
+			f->hi = p.last;
+			f->thi = p.tlast;
+		}
+		if (p.n) {
+			f->lo = p.first;
+			f->tlo = p.tfirst;
+		}
 		end = start;
 	}
-	return -1;
+}
+
+void ev_search(struct srv_exp *e, const struct ev_query *q, uint64_t from,
+	       int dir, uint64_t size, struct ev_found *f)
+{
+	double t0 = srv_now();
+	double deadline = t0 + ev_search_seconds();
+
+	memset(f, 0, sizeof *f);
+	f->index = -1;
+	if (dir > 0)
+		search_next(e, q, from, size, deadline, f);
+	else
+		search_previous(e, q, from, size, deadline, f);
+	f->seconds = srv_now() - t0;
+	if (!f->cut)
+		f->searched = 0;
 }

@@ -26,6 +26,12 @@ sht_err srv_trace_ordinal(struct srv_trace *t, sht_time ts, uint64_t *out);
  * trace was read to its end. */
 uint64_t srv_merge_count(struct srv_exp *e, int *complete);
 
+/* The table's status: FAILED (msg, n bytes, says why) if a trace could
+ * not be read to its end, by its pass or by the merge: the lines stop
+ * where the reading did; else COMPLETED if complete (srv_merge_count),
+ * RUNNING if not. */
+int srv_table_status(struct srv_exp *e, int complete, char *msg, size_t n);
+
 /* Reading the experiment's events in merged order (time, then trace
  * order), from merged index i. */
 struct srv_mread;

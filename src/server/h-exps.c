@@ -44,12 +44,14 @@ static int get_traces(struct srv_req *req, struct srv_reply *rep,
 		return srv_reply_error(rep, 500, "Out of memory", NULL);
 	for (*n = 0; *n < len; (*n)++) {
 		const char *id = json_string_value(json_array_get(a, *n));
+		int twice = 0;
 
 		t[*n] = id ? srv_registry_trace(&req->srv->reg, id) : NULL;
 		for (size_t k = 0; t[*n] && k < *n; k++)
 			if (t[k] == t[*n]) {   /* twice the same trace */
 				srv_trace_unref(t[*n]);
 				t[*n] = NULL;
+				twice = 1;
 			}
 		if (!t[*n]) {
 			for (size_t k = 0; k < *n; k++)
@@ -58,8 +60,11 @@ static int get_traces(struct srv_req *req, struct srv_reply *rep,
 			if (!id)
 				return srv_reply_error(rep, 400, "Invalid query parameters",
 						       "traces: not a string");
+			if (twice)
+				return srv_reply_error(rep, 400, "Invalid query parameters",
+						       "traces: %s given twice", id);
 			return srv_reply_error(rep, 404, "No such trace",
-					       "no trace %s (or given twice)", id);
+					       "no trace %s", id);
 		}
 	}
 	*out = t;
@@ -174,7 +179,7 @@ int srv_h_exps(struct srv_req *req, struct srv_reply *rep, const char *id)
 		return srv_reply_error(rep, 405, "Method not allowed", NULL);
 	e = srv_registry_exp(&req->srv->reg, id);
 	if (!e)
-		return srv_reply_error(rep, 404, "No such trace",
+		return srv_reply_error(rep, 404, "No such experiment",
 				       "no experiment %s", id);
 	if (req->method == SRV_GET) {
 		srv_reply_json(rep, 200, srv_exp_json(e));

@@ -111,7 +111,7 @@ static int files(struct srv_req *req, struct srv_reply *rep)
 	if (!path)
 		return srv_reply_error(rep, 400, "Missing query parameters",
 				       "path");
-	real = srv_path_check(req->srv, path, rep);
+	real = srv_path_check(req->srv, path, "path", rep);
 	if (!real)
 		return -1;
 	if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -91,7 +91,7 @@ static int open_trace(struct srv_req *req, struct srv_reply *rep)
 	    srv_req_str(req, rep, "uri", 1, &uri) != 0 ||
 	    srv_req_str(req, rep, "name", 0, &name) < 0)
 		return -1;
-	real = srv_path_check(s, uri, rep);
+	real = srv_path_check(s, uri, "uri", rep);
 	if (!real)
 		return -1;
 	base = strrchr(real, '/');

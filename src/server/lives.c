@@ -2,7 +2,9 @@
  * lives.c: the thread lifetimes of a kernel history, the rows of the
  * Control Flow view: each maximal run of non-null Threads/<x>/Exec_name
  * (a reused tid is a new lifetime, a rename is not), with the latest name
- * and the PID and PPID at its end, sorted by (tid, start).
+ * (the Control Flow row's label), the names it had over time (a
+ * Resources CPU's thread label: the name at the sample time), and the
+ * PID and PPID at its end, sorted by (tid, start).
  *
  * Computing them reads every Exec_name, PID and PPID interval (two 2D
  * queries over the whole history: the whole file is visited).  Once a
@@ -12,10 +14,12 @@
  * time and inode), so the first screen of an already-analysed trace does
  * not read the whole history again.
  *
- * File: "SHTLIVE1", u64 history size, i64 mtime s, i64 mtime ns, u64
- * inode, u64 n, u64 name bytes, n records {i64 tid, pid, ppid, start,
- * end; u32 thread quark, name offset, name length, 0}, the names, u64
- * FNV-1a of everything before.
+ * File: "SHTLIVE2", u64 history size, i64 mtime s, i64 mtime ns, u64
+ * inode, u64 n, u64 name bytes, u64 name changes, n records {i64 tid,
+ * pid, ppid, start, end; u32 thread quark, name offset, name length,
+ * first change, changes, 0}, the changes {i64 start; u32 name offset,
+ * name length}, the names, u64 FNV-1a of everything before.  A file of
+ * another version (SHTLIVE1 had no changes) is computed again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +38,12 @@ struct thr {
 	int64_t tid;
 };
 
+/* A name change met while computing: its thread's tid, then as kept. */
+struct chg {
+	int64_t tid;
+	struct srv_life_name c;
+};
+
 struct lctx {
 	struct srv_hq *q;
 	struct thr *thr;
@@ -42,6 +52,8 @@ struct lctx {
 	size_t cap;
 	struct srv_buf names;
 	sht_result *res;
+	struct chg *chg;
+	size_t nchg, chg_cap;
 };
 
 static int thread_tid(const char *name, int64_t *tid)
@@ -110,6 +122,32 @@ static struct srv_life *new_life(struct lctx *x)
 	return &o->v[o->n++];
 }
 
+/* Lifetime l's name from iv on: kept as a change if it differs from
+ * the name l has so far (a new lifetime has none: ch_n 0). */
+static int set_name(struct lctx *x, struct srv_life *l, const sht_interval *iv)
+{
+	uint32_t len = iv->value.len > 4096 ? 4096 : iv->value.len;
+
+	if (l->ch_n > 0 && len == l->name_len &&
+	    memcmp(x->names.p + l->name_off, iv->value.u.str, len) == 0)
+		return 0;
+	if (x->nchg == x->chg_cap) {
+		size_t cap = x->chg_cap ? 2 * x->chg_cap : 256;
+		void *p = realloc(x->chg, cap * sizeof *x->chg);
+
+		if (!p)
+			return -1;
+		x->chg = p;
+		x->chg_cap = cap;
+	}
+	l->name_off = (uint32_t)x->names.len;
+	l->name_len = len;
+	l->ch_n++;                      /* a count here; placed by lives_changes */
+	x->chg[x->nchg++] = (struct chg){ l->tid, { iv->start, l->name_off, len } };
+	srv_buf_put(&x->names, iv->value.u.str, len);
+	return x->names.oom ? -1 : 0;
+}
+
 /* The lifetimes: runs of non-null Exec_name, from one 2D query.
  * of_quark maps Exec_name and Threads/<x> quarks to thr indices. */
 static int find_lives(struct lctx *x, int32_t *of_quark)
@@ -154,9 +192,7 @@ static int find_lives(struct lctx *x, int32_t *of_quark)
 			break;
 		}
 		l->end = iv[k].end;
-		l->name_off = (uint32_t)x->names.len;
-		l->name_len = iv[k].value.len > 4096 ? 4096 : iv[k].value.len;
-		srv_buf_put(&x->names, iv[k].value.u.str, l->name_len);
+		rc = set_name(x, l, &iv[k]);
 	}
 	free(qs);
 	free(open);
@@ -211,6 +247,59 @@ static int cmp_life(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static int cmp_chg(const void *a, const void *b)
+{
+	const struct chg *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->c.start > y->c.start) - (x->c.start < y->c.start);
+}
+
+/* The name changes in lifetime order: sorted by (tid, start) as the
+ * lifetimes are, a lifetime's changes are the next ch_n of them. */
+static int lives_changes(struct lctx *x, struct srv_lives *out)
+{
+	size_t k = 0;
+
+	if (x->nchg > 1)
+		qsort(x->chg, x->nchg, sizeof *x->chg, cmp_chg);
+	out->ch = malloc((x->nchg ? x->nchg : 1) * sizeof *out->ch);
+	if (!out->ch)
+		return -1;
+	for (size_t i = 0; i < x->nchg; i++)
+		out->ch[i] = x->chg[i].c;
+	out->nch = x->nchg;
+	for (size_t i = 0; i < out->n; i++) {
+		out->v[i].ch_lo = (uint32_t)k;
+		k += out->v[i].ch_n;
+	}
+	return k == x->nchg ? 0 : -1;
+}
+
+const char *srv_life_name_at(const struct srv_lives *ls, const struct srv_life *l,
+			     sht_time t, size_t *len)
+{
+	size_t lo = l->ch_lo, hi = (size_t)l->ch_lo + l->ch_n;
+
+	if (l->ch_n == 0) {
+		*len = l->name_len;
+		return ls->names + l->name_off;
+	}
+	while (lo < hi) {               /* the last change at or before t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ls->ch[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->ch_lo)             /* before the first: the first name */
+		lo++;
+	*len = ls->ch[lo - 1].len;
+	return ls->names + ls->ch[lo - 1].off;
+}
+
 int srv_lives_compute(struct srv_hq *q, struct srv_lives *out)
 {
 	struct lctx x;
@@ -238,7 +327,9 @@ int srv_lives_compute(struct srv_hq *q, struct srv_lives *out)
 			qsort(out->v, out->n, sizeof *out->v, cmp_life);
 		out->names = x.names.p;
 		x.names.p = NULL;
+		rc = lives_changes(&x, out);
 	}
+	free(x.chg);
 	srv_buf_free(&x.names);
 	if (rc != 0)
 		srv_lives_free(out);
@@ -249,23 +340,29 @@ void srv_lives_free(struct srv_lives *l)
 {
 	free(l->v);
 	free(l->names);
+	free(l->ch);
 	memset(l, 0, sizeof *l);
 }
 
 /* ---- the file beside the history ------------------------------------------------ */
 
-static const char MAGIC[8] = "SHTLIVE1";
+static const char MAGIC[8] = "SHTLIVE2";
 
 struct lv_head {
 	char magic[8];
 	uint64_t size;
 	int64_t mtime_s, mtime_ns;
-	uint64_t inode, n, name_bytes;
+	uint64_t inode, n, name_bytes, nch;
 };
 
 struct lv_rec {
 	int64_t tid, pid, ppid, start, end;
-	uint32_t thread, name_off, name_len, zero;
+	uint32_t thread, name_off, name_len, ch_lo, ch_n, zero;
+};
+
+struct lv_ch {
+	int64_t start;
+	uint32_t off, len;
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -299,6 +396,9 @@ static size_t name_bytes(const struct srv_lives *l)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].name_off + (size_t)l->v[i].name_len > n)
 			n = l->v[i].name_off + (size_t)l->v[i].name_len;
+	for (size_t i = 0; i < l->nch; i++)
+		if (l->ch[i].off + (size_t)l->ch[i].len > n)
+			n = l->ch[i].off + (size_t)l->ch[i].len;
 	return n;
 }
 
@@ -314,6 +414,7 @@ int srv_lives_save(const struct srv_lives *l, const char *hist)
 		return -1;
 	h.n = l->n;
 	h.name_bytes = name_bytes(l);
+	h.nch = l->nch;
 	snprintf(path, sizeof path, "%s.lives", hist);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(),
 		 srv_serial());
@@ -324,10 +425,17 @@ int srv_lives_save(const struct srv_lives *l, const char *hist)
 	for (size_t i = 0; ok && i < l->n; i++) {
 		struct lv_rec r = { l->v[i].tid, l->v[i].pid, l->v[i].ppid,
 				    l->v[i].start, l->v[i].end, l->v[i].thread,
-				    l->v[i].name_off, l->v[i].name_len, 0 };
+				    l->v[i].name_off, l->v[i].name_len,
+				    l->v[i].ch_lo, l->v[i].ch_n, 0 };
 
 		sum = fnv(sum, &r, sizeof r);
 		ok = fwrite(&r, sizeof r, 1, f) == 1;
+	}
+	for (size_t i = 0; ok && i < l->nch; i++) {
+		struct lv_ch c = { l->ch[i].start, l->ch[i].off, l->ch[i].len };
+
+		sum = fnv(sum, &c, sizeof c);
+		ok = fwrite(&c, sizeof c, 1, f) == 1;
 	}
 	if (ok && h.name_bytes) {
 		sum = fnv(sum, l->names, h.name_bytes);
@@ -347,6 +455,7 @@ int srv_lives_load(struct srv_lives *l, const char *hist)
 	char path[4096];
 	struct lv_head want, h;
 	struct lv_rec r;
+	struct lv_ch c;
 	uint64_t sum, stored;
 	FILE *f;
 	int ok;
@@ -357,15 +466,25 @@ int srv_lives_load(struct srv_lives *l, const char *hist)
 		return -1;
 	ok = fread(&h, sizeof h, 1, f) == 1 && memcmp(&h, &want, offsetof(struct lv_head, n)) == 0 &&
 	     h.n < (UINT64_C(1) << 32) && h.name_bytes < (UINT64_C(1) << 32) &&
+	     h.nch < (UINT64_C(1) << 32) &&
 	     (l->v = malloc((h.n ? h.n : 1) * sizeof *l->v)) != NULL &&
-	     (l->names = malloc(h.name_bytes ? h.name_bytes : 1)) != NULL;
+	     (l->names = malloc(h.name_bytes ? h.name_bytes : 1)) != NULL &&
+	     (l->ch = malloc((h.nch ? h.nch : 1) * sizeof *l->ch)) != NULL;
 	sum = fnv(UINT64_C(0xcbf29ce484222325), &h, sizeof h);
 	for (uint64_t i = 0; ok && i < h.n; i++) {
 		ok = fread(&r, sizeof r, 1, f) == 1 &&
-		     (uint64_t)r.name_off + r.name_len <= h.name_bytes;
+		     (uint64_t)r.name_off + r.name_len <= h.name_bytes &&
+		     (uint64_t)r.ch_lo + r.ch_n <= h.nch;
 		sum = fnv(sum, &r, sizeof r);
 		l->v[i] = (struct srv_life){ r.tid, r.pid, r.ppid, r.thread, r.start,
-					     r.end, r.name_off, r.name_len };
+					     r.end, r.name_off, r.name_len,
+					     r.ch_lo, r.ch_n };
+	}
+	for (uint64_t i = 0; ok && i < h.nch; i++) {
+		ok = fread(&c, sizeof c, 1, f) == 1 &&
+		     (uint64_t)c.off + c.len <= h.name_bytes;
+		sum = fnv(sum, &c, sizeof c);
+		l->ch[i] = (struct srv_life_name){ c.start, c.off, c.len };
 	}
 	ok = ok && fread(l->names, 1, h.name_bytes, f) == h.name_bytes &&
 	     fread(&stored, sizeof stored, 1, f) == 1 &&
@@ -376,6 +495,7 @@ int srv_lives_load(struct srv_lives *l, const char *hist)
 		return -1;
 	}
 	l->n = h.n;
+	l->nch = h.nch;
 	return 0;
 }
 

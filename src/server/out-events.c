@@ -6,10 +6,16 @@
  * type (table_filter_expressions, sht's: only the matching events are
  * lines; the statistics history gives their count and positions).
  *
+ * A trace that cannot be read to its end makes columns and lines FAILED
+ * with the reader's message (the lines before the bad spot are served);
+ * a search stopped by its time bound answers CANCELLED and says which
+ * lines it read without a match.
+ *
  * Columns: [Trace], Timestamp, CPU, Event type, Contents, Timestamp ns
  * (the viewer finds the time of a line by that last column's name).
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +47,8 @@ static int has_col(const struct srv_exp *e, int col)
 static int events_columns(struct srv_out_ctx *c)
 {
 	json_t *a = json_array();
+	char msg[768];
+	int st;
 
 	for (int i = 0; i < COL_COUNT; i++) {
 		json_t *j;
@@ -54,7 +62,10 @@ static int events_columns(struct srv_out_ctx *c)
 		json_object_set_new(j, "type", json_string(columns[i].type));
 		json_array_append_new(a, j);
 	}
-	srv_reply_model(c->rep, a, SRV_COMPLETED, NULL);
+	/* The columns are known from the start; a trace that could not be
+	 * read to its end makes them FAILED too, with the reason. */
+	st = srv_table_status(c->e, 1, msg, sizeof msg);
+	srv_reply_model(c->rep, a, st, st == SRV_FAILED ? msg : NULL);
 	return 0;
 }
 
@@ -311,9 +322,12 @@ static void write_line(struct srv_buf *b, const struct ev_query *q,
 	srv_buf_put(b, "}", 1);
 }
 
-/* count lines from index into b. */
+/* count lines from index into b; a failure to read leaves the lines
+ * before it in b and says where (*at: the line it could not read) and
+ * why (the reader's message into why, n bytes). */
 static sht_err write_lines(struct srv_out_ctx *c, const struct ev_query *q,
-			   uint64_t index, uint64_t count, struct srv_buf *b)
+			   uint64_t index, uint64_t count, struct srv_buf *b,
+			   uint64_t *at, char *why, size_t n)
 {
 	struct ev_cells cells;
 	struct ev_reader *r;
@@ -322,24 +336,62 @@ static sht_err write_lines(struct srv_out_ctx *c, const struct ev_query *q,
 	size_t tr;
 	sht_err err;
 
+	*at = index;
 	r = ev_reader_open(c->e, q, index, &err);
+	if (!r && err < 0)
+		snprintf(why, n, "%s", sht_errmsg());
 	if (!r)
 		return err == SHT_END ? SHT_OK : err;
 	memset(&cells, 0, sizeof cells);
 	while (k < count && (err = ev_reader_next(r, &ev, &tr, &idx)) == SHT_OK) {
 		ev_cells_fill(&cells, c->e, tr, &ev);
 		write_line(b, q, &cells, idx, k++ == 0);
+		*at = idx + 1;
 	}
+	if (err < 0)
+		snprintf(why, n, "%s", sht_errmsg());
 	ev_cells_free(&cells);
 	ev_reader_close(r);
 	return err == SHT_END ? SHT_OK : err;
 }
 
+/* An answer's status and its message (NULL: the protocol's word). */
+struct ev_status {
+	int status;
+	char msg[1536];
+	int has_msg;
+};
+
+static void status_append(struct ev_status *st, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Set the status (FAILED stays), append to the message. */
+static void status_append(struct ev_status *st, int status, const char *fmt, ...)
+{
+	size_t len = st->has_msg ? strlen(st->msg) : 0;
+	va_list ap;
+
+	if (st->status != SRV_FAILED)
+		st->status = status;
+	if (len && len + 2 < sizeof st->msg) {
+		memcpy(st->msg + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(st->msg + len, sizeof st->msg - len, fmt, ap);
+	va_end(ap);
+	st->has_msg = 1;
+}
+
 static int lines_reply(struct srv_out_ctx *c, const struct ev_query *q,
-		       uint64_t index, uint64_t count, uint64_t size, int status)
+		       uint64_t index, uint64_t count, uint64_t size,
+		       struct ev_status *st)
 {
 	struct srv_buf b = { 0 };
 	sht_err err = SHT_OK;
+	uint64_t at = index;
+	char why[512] = "";
+	const char *msg;
 
 	srv_buf_puts(&b, "{\"model\":{\"lowIndex\":");
 	srv_buf_i64(&b, (int64_t)index);
@@ -349,24 +401,64 @@ static int lines_reply(struct srv_out_ctx *c, const struct ev_query *q,
 	for (size_t i = 0; i < q->ncols; i++)
 		srv_buf_printf(&b, i ? ",%d" : "%d", q->cols[i]);
 	srv_buf_puts(&b, "],\"lines\":[");
-	if (count > 0 && index < size)
-		err = write_lines(c, q, index, count, &b);
-	if (err < 0) {
-		srv_buf_free(&b);
-		return srv_reply_error(c->rep, 500, "Cannot read the trace", "%s",
-				       sht_errmsg());
-	}
-	srv_buf_printf(&b, "]},\"status\":\"%s\",\"statusMessage\":\"%s\"}",
-		       srv_status_name(status), srv_status_message(status));
+	if (count > 0 && index < size)           /* no line past size */
+		err = write_lines(c, q, index, count < size - index ? count :
+				  size - index, &b, &at, why, sizeof why);
+	if (err < 0)
+		status_append(st, SRV_FAILED, "cannot read the trace at line %"
+			      PRIu64 ": %s", at, why);
+	msg = st->has_msg ? st->msg : srv_status_message(st->status);
+	srv_buf_printf(&b, "]},\"status\":\"%s\",\"statusMessage\":",
+		       srv_status_name(st->status));
+	srv_buf_jstr(&b, msg, strlen(msg));
+	srv_buf_put(&b, "}", 1);
 	srv_reply_buf(c->rep, &b);
+	return 0;
+}
+
+/* The search of the request, from index: the page's first line, or
+ * count 0 (no match, the search cut by its bound, or a failure, which
+ * the status says). */
+static int search(struct srv_out_ctx *c, const struct ev_query *q, uint64_t size,
+		  uint64_t *index, int64_t *count, struct ev_status *st)
+{
+	struct ev_found f;
+	int cap;
+
+	if (ev_search_enter(&cap) != 0)
+		return srv_reply_error(c->rep, 429, "Too many searches",
+				       "%d table searches are running, the most "
+				       "at once; search again in a few seconds", cap);
+	ev_search(c->e, q, *index, q->direction, size, &f);
+	ev_search_leave();
+	if (f.index >= 0) {
+		*index = (uint64_t)f.index;
+		return 0;
+	}
+	*count = 0;                       /* no match: no line */
+	if (f.err < 0)
+		status_append(st, SRV_FAILED, "the search could not read the trace: %s",
+			      f.why);
+	else if (f.cut && f.searched)
+		status_append(st, SRV_CANCELLED, "the search stopped after %.3g s: "
+			      "no match in lines %" PRIu64 " to %" PRIu64 " (times %"
+			      PRId64 " to %" PRId64 " ns), the others not searched; "
+			      "search again from line %" PRIu64 " to go on",
+			      f.seconds, f.lo, f.hi, f.tlo, f.thi,
+			      q->direction > 0 ? f.hi + 1 : f.lo ? f.lo - 1 : 0);
+	else if (f.cut)
+		status_append(st, SRV_CANCELLED, "the search stopped after %.3g s "
+			      "before it had searched a block of lines to the end: "
+			      "no line searched", f.seconds);
 	return 0;
 }
 
 static int events_lines(struct srv_out_ctx *c)
 {
 	struct ev_query q;
+	struct ev_status st = { 0 };
 	uint64_t size, index = 0;
-	int64_t count, found;
+	int64_t count;
 	int complete, rc = -1;
 
 	if (srv_req_int(c->req, c->rep, "requested_table_count", 0, SRV_LINES_MAX,
@@ -379,6 +471,10 @@ static int events_lines(struct srv_out_ctx *c)
 		goto out;
 	}
 	size = srv_merge_count(c->e, &complete);
+	/* Known before the lines are read: a trace that failed stops the
+	 * table at the line its reading stopped, which size says. */
+	st.status = srv_table_status(c->e, complete, st.msg, sizeof st.msg);
+	st.has_msg = st.status == SRV_FAILED;
 	if (q.has_filter) {
 		sht_time s, e;
 		uint64_t n;
@@ -388,15 +484,10 @@ static int events_lines(struct srv_out_ctx *c)
 	}
 	if (first_line(c, &q, size, &index) != 0)
 		goto out;
-	if (q.direction && q.nsearch) {
-		found = ev_search(c->e, &q, index, q.direction, size);
-		if (found < 0)
-			count = 0;        /* no match: no line */
-		else
-			index = (uint64_t)found;
-	}
-	rc = lines_reply(c, &q, index, (uint64_t)count, size,
-			 complete ? SRV_COMPLETED : SRV_RUNNING);
+	if (q.direction && q.nsearch &&
+	    search(c, &q, size, &index, &count, &st) != 0)
+		goto out;
+	rc = lines_reply(c, &q, index, (uint64_t)count, size, &st);
 out:
 	ev_query_free(&q);
 	return rc;

@@ -268,38 +268,129 @@ static const char *cpu_key(int32_t v)
 	}
 }
 
+/* The pieces of a CPU's state in user mode or a system call: each
+ * interval of the thread it runs (the CPU's Current_thread, ct) within
+ * it, clipped to it, that holds a requested time (the first, at). */
+struct pieces {
+	const sht_interval *iv;
+	size_t k, hi;
+};
+
+struct piece {
+	sht_time a, b, at;
+	const sht_interval *c;
+};
+
+static void pieces_begin(const struct rstates *s, const sht_interval *iv,
+			 sht_quark ct, struct pieces *it)
+{
+	size_t lo;
+
+	it->iv = iv;
+	tg_group_range(&s->g1, ct, &lo, &it->hi);
+	it->k = tg_group_first_at(&s->g1, lo, it->hi, iv->start);
+}
+
+static int pieces_next(const struct rstates *s, struct pieces *it,
+		       struct piece *p)
+{
+	const sht_interval *iv = it->iv;
+
+	for (; it->k < it->hi; it->k++) {
+		const sht_interval *c = &s->g1.items[it->k];
+
+		if (c->start > iv->end)
+			break;
+		p->a = c->start > iv->start ? c->start : iv->start;
+		p->b = c->end < iv->end ? c->end : iv->end;
+		p->c = c;
+		if (p->a <= p->b && res_hit(s, p->a, p->b, &p->at)) {
+			it->k++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* A CPU in user mode or a system call: one state per thread it ran. */
 static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *iv,
 		      sht_quark ct)
 {
 	const struct srv_xform *xf = &s->t->xf;
-	size_t lo, hi, n = 0;
+	struct pieces it;
+	struct piece p;
+	size_t n = 0;
 
-	tg_group_range(&s->g1, ct, &lo, &hi);
-	for (size_t k = tg_group_first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
-		const sht_interval *c = &s->g1.items[k];
-
-		if (c->start > iv->end)
-			break;
-		sht_time a = c->start > iv->start ? c->start : iv->start;
-		sht_time b = c->end < iv->end ? c->end : iv->end, at;
+	pieces_begin(s, iv, ct, &it);
+	while (pieces_next(s, &it, &p)) {
 		struct tid_q *tq;
 		const char *label = NULL;
 		size_t len = 0;
 
-		if (a > b || !res_hit(s, a, b, &at))
-			continue;
-		if (c->value.type == SHT_TYPE_INT32 &&
-		    (tq = res_find_tid(s, c->value.u.i32)) != NULL)
-			label = iv->value.u.i32 == 2 ? res_exec_at(s, tq, at, &len)
-						      : res_sys_at(s, tq, at, &len);
-		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
+		if (p.c->value.type == SHT_TYPE_INT32 &&
+		    (tq = res_find_tid(s, p.c->value.u.i32)) != NULL)
+			label = iv->value.u.i32 == 2 ? res_exec_at(s, tq, p.at, &len)
+						      : res_sys_at(s, tq, p.at, &len);
+		tg_state(o, srv_to_exp(xf, p.a), srv_to_exp(xf, p.b) + 1,
 			 cpu_key(iv->value.u.i32), label, len);
 		n++;
 	}
 	if (n == 0)
 		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
 			 cpu_key(iv->value.u.i32), NULL, 0);
+}
+
+/* Append the needs of CPU row i's system-call states (what cpu_split
+ * will label) to *need. */
+static int row_needs(const struct rstates *s, size_t i, struct res_need **need,
+		     size_t *n, size_t *cap)
+{
+	size_t lo, hi;
+
+	tg_group_range(&s->g1, (sht_quark)s->rows[i].k.b, &lo, &hi);
+	for (size_t k = lo; k < hi; k++) {
+		const sht_interval *iv = &s->g1.items[k];
+		struct pieces it;
+		struct piece p;
+		struct tid_q *tq;
+
+		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4 ||
+		    !res_hit(s, iv->start, iv->end, NULL))
+			continue;
+		for (pieces_begin(s, iv, s->ct[i], &it); pieces_next(s, &it, &p);) {
+			if (p.c->value.type != SHT_TYPE_INT32 ||
+			    !(tq = res_find_tid(s, p.c->value.u.i32)))
+				continue;
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 1024;
+				struct res_need *v = realloc(*need, c * sizeof *v);
+
+				if (!v)
+					return -1;
+				*need = v;
+				*cap = c;
+			}
+			(*need)[(*n)++] = (struct res_need){ (size_t)(tq - s->tids), p.at };
+		}
+	}
+	return 0;
+}
+
+/* The system calls the CPU rows will show, looked up beforehand
+ * (res-sysplan.c); on failure the rows look them up themselves. */
+static void plan_sys(struct rstates *s, size_t nrows)
+{
+	struct res_need *need = NULL;
+	size_t n = 0, cap = 0;
+	int bad = 0;
+
+	for (size_t i = 0; i < nrows && !bad; i++)
+		if (s->rows[i].known && s->rows[i].k.a == s->ti && s->rows[i].k.b >= 0 &&
+		    (s->rows[i].k.c & 0xff) == K_CPU && s->ct[i] != NONE)
+			bad = row_needs(s, i, &need, &n, &cap) != 0;
+	if (!bad && n > 0)
+		res_sys_plan(s, need, n, s->q.h->query_threads);
+	free(need);
 }
 
 /* 25 hues of saturation and brightness 0.8 (Trace Compass's palette):
@@ -553,6 +644,7 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
 	    tg_group(&s.g1, s.r1) == 0 && res_thread_names(&s) == 0) {
+		plan_sys(&s, n);
 		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 110);
 		write_all(&s, o, n);
 		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
@@ -568,6 +660,7 @@ out:
 	sht_result_destroy(s.r2);
 	sht_result_destroy(s.one);
 	srv_buf_free(&s.sysnames);
+	res_sys_plan_free(&s);
 	free(s.tids);
 	free(s.tidv);
 	free(s.ct);
@@ -610,9 +703,10 @@ static void tip(json_t *m, struct srv_hq *q, sht_quark quark, const char *key,
 		json_object_set_new(m, key, srv_jstrn(s, len));
 }
 
-/* The thread running on CPU quark cpu at t: TID, Process, System_call. */
+/* The thread running on CPU quark cpu at t: TID, and Process and
+ * System_call (a CPU's row), or Exec_Name (a CPU's Threads row). */
 static void tip_thread(json_t *m, struct srv_hq *q, sht_quark ct, sht_time t,
-		       sht_result *res)
+		       sht_result *res, int threads_row)
 {
 	const struct srv_attrs *a = &q->h->attrs;
 	sht_value v = sht_value_null();
@@ -631,8 +725,108 @@ static void tip_thread(json_t *m, struct srv_hq *q, sht_quark ct, sht_time t,
 		sys = srv_attrs_child(a, th, "System_call");
 	}
 	pthread_rwlock_unlock(&q->h->attrs.lock);
-	tip(m, q, exec, "Process", t, res, NULL);
-	tip(m, q, sys, "System_call", t, res, NULL);
+	tip(m, q, exec, threads_row ? "Exec_Name" : "Process", t, res, NULL);
+	if (!threads_row)
+		tip(m, q, sys, "System_call", t, res, NULL);
+}
+
+/* Attribute q's name as a JSON string. */
+static json_t *name_json(struct srv_hq *q, sht_quark quark)
+{
+	json_t *j;
+
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	j = json_string(q->h->attrs.name[quark]);
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	return j;
+}
+
+/* The name of the first child of CPU cpu's list sub ("IRQs",
+ * "Soft_IRQs") whose value at t is want (any non-null if want < 0) into
+ * m[key]. */
+static void tip_active(json_t *m, struct srv_hq *q, sht_quark cpu, const char *sub,
+		       int32_t want, const char *key, sht_time t, sht_result *res)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_quark list, k[64];
+	size_t n = 0;
+
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	list = srv_attrs_child(a, cpu, sub);
+	for (sht_quark x = list == NONE ? NONE : srv_attrs_first(a, list);
+	     x != NONE && n < 64; x = srv_attrs_next(a, x))
+		k[n++] = x;
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	for (size_t i = 0; i < n; i++) {
+		sht_value v = sht_value_null();
+
+		tip(m, q, k[i], NULL, t, res, &v);
+		if (v.type == SHT_TYPE_INT32 && (want < 0 || v.u.i32 == want)) {
+			json_object_set_new(m, key, name_json(q, k[i]));
+			return;
+		}
+	}
+}
+
+/* An IRQ or soft IRQ row (per CPU or aggregate, quark q: .../<sub>/<x>):
+ * the CPUs whose own <sub>/<x> has q's value at t ("0, 3"). */
+static void tip_cpus(json_t *m, struct srv_hq *q, sht_quark quark, const char *sub,
+		     sht_time t, sht_result *res)
+{
+	const struct srv_attrs *a = &q->h->attrs;
+	sht_value v = sht_value_null(), w;
+	struct cpu *cpus;
+	size_t ncpu = 0, len = 0;
+	sht_quark *copy;
+	char text[256];
+
+	tip(m, q, quark, NULL, t, res, &v);
+	if (v.type != SHT_TYPE_INT32)
+		return;
+	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	cpus = list_cpus(a, &ncpu);
+	copy = malloc((ncpu + 1) * sizeof *copy);
+	for (size_t i = 0; cpus && copy && i < ncpu; i++) {
+		sht_quark s = srv_attrs_child(a, cpus[i].q, sub);
+
+		copy[i] = s == NONE ? NONE : srv_attrs_child(a, s, a->name[quark]);
+	}
+	pthread_rwlock_unlock(&q->h->attrs.lock);
+	text[0] = '\0';
+	for (size_t i = 0; cpus && copy && i < ncpu && len < sizeof text - 32; i++) {
+		w = sht_value_null();
+		tip(m, q, copy[i], NULL, t, res, &w);
+		if (w.type == SHT_TYPE_INT32 && w.u.i32 == v.u.i32)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%ld",
+						len ? ", " : "", cpus[i].n);
+	}
+	if (len)
+		json_object_set_new(m, "CPU", json_string(text));
+	free(copy);
+	free(cpus);
+}
+
+/* A CPU row: its status, and what it runs (thread, soft IRQ, IRQ). */
+static void tip_cpu(json_t *m, struct srv_hq *q, sht_quark quark, sht_time t,
+		    sht_result *res)
+{
+	sht_value v = sht_value_null();
+	sht_quark ct;
+
+	tip(m, q, quark, NULL, t, res, &v);
+	if (v.type != SHT_TYPE_INT32)
+		return;
+	json_object_set_new(m, "Status", json_string(cpu_key(v.u.i32)));
+	if (v.u.i32 == 2 || v.u.i32 == 4) {
+		pthread_rwlock_rdlock(&q->h->attrs.lock);
+		ct = srv_attrs_child(&q->h->attrs, quark, "Current_thread");
+		pthread_rwlock_unlock(&q->h->attrs.lock);
+		tip_thread(m, q, ct, t, res, 0);
+	} else if (v.u.i32 == 8) {
+		tip_active(m, q, quark, "Soft_IRQs", 8, "SOFT IRQ", t, res);
+	} else if (v.u.i32 == 16) {
+		tip_active(m, q, quark, "IRQs", -1, "IRQ", t, res);
+	}
 }
 
 static int res_tooltip(struct srv_out_ctx *c)
@@ -659,23 +853,23 @@ static int res_tooltip(struct srv_out_ctx *c)
 	res = sht_result_create();
 	srv_hist_acquire(h, &q);
 	if (res && q.valid && (uint64_t)r.k.b < srv_attrs_count(&h->attrs)) {
-		sht_quark quark = (sht_quark)r.k.b, ct;
+		sht_quark quark = (sht_quark)r.k.b;
 		sht_value v = sht_value_null();
+		const char *sub = kind == K_IRQ ? "IRQs" : "Soft_IRQs";
 
 		if (kind == K_CPU) {
+			tip_cpu(m, &q, quark, at, res);
+		} else if (kind == K_THREAD) {
+			tip_thread(m, &q, quark, at, res, 1);
+		} else if (kind == K_FREQ) {
+			tip(m, &q, quark, "Frequency", at, res, NULL);
+		} else if ((r.k.c & VARIANT) && (kind == K_IRQ || kind == K_SOFT)) {
 			tip(m, &q, quark, NULL, at, res, &v);
 			if (v.type == SHT_TYPE_INT32)
-				json_object_set_new(m, "Status", json_string(cpu_key(v.u.i32)));
-			pthread_rwlock_rdlock(&h->attrs.lock);
-			ct = srv_attrs_child(&h->attrs, quark, "Current_thread");
-			pthread_rwlock_unlock(&h->attrs.lock);
-			if (v.type == SHT_TYPE_INT32 && (v.u.i32 == 2 || v.u.i32 == 4))
-				tip_thread(m, &q, ct, at, res);
-		} else if (kind == K_THREAD) {
-			tip_thread(m, &q, quark, at, res);
-		} else {
-			tip(m, &q, quark, kind == K_FREQ ? "Frequency" : "CPU", at,
-			    res, NULL);
+				json_object_set_new(m, kind == K_IRQ ? "IRQ" : "SOFT IRQ",
+						    name_json(&q, quark));
+		} else if (kind == K_IRQ || kind == K_SOFT) {
+			tip_cpus(m, &q, quark, sub, at, res);
 		}
 	}
 	srv_hist_release(&q);

@@ -86,7 +86,15 @@ static void hist_rows(struct sx *x, struct srv_hist *h, int64_t trace_row)
 	srv_hist_acquire(h, &q);
 	x->start = srv_to_exp(&t->xf, q.valid ? q.start : t->first_ts);
 	x->end = srv_to_exp(&t->xf, q.valid ? q.end : t->first_ts);
-	mod = row(x, (int64_t)x->hi, -1, trace_row, h->label, "", 1);
+	if (atomic_load(&h->status) == SRV_FAILED) {  /* said on its branch */
+		char label[1024];
+
+		snprintf(label, sizeof label, "%s (failed: %s)", h->label,
+			 h->message && h->message[0] ? h->message : "no message");
+		mod = row(x, (int64_t)x->hi, -1, trace_row, label, "", 1);
+	} else {
+		mod = row(x, (int64_t)x->hi, -1, trace_row, h->label, "", 1);
+	}
 	ss = row(x, (int64_t)x->hi, -2, mod, h->provider[0] ? h->provider : h->label,
 		 "", 1);
 	if (q.valid) {

@@ -172,10 +172,15 @@ int srv_reply_tree(struct srv_reply *rep, json_t *model,
 {
 	int st = srv_hist_tree_status(h, n);
 	const char *msg = NULL;
+	char some[1200];
 
-	for (size_t i = 0; st == SRV_FAILED && i < n && !msg; i++)
+	for (size_t i = 0; st != SRV_RUNNING && i < n && !msg; i++)
 		if (atomic_load(&h[i]->status) == SRV_FAILED)
 			msg = h[i]->message;
+	if (msg && st == SRV_COMPLETED) {     /* the others answer: say it */
+		snprintf(some, sizeof some, "Completed, but an analysis failed: %s", msg);
+		msg = some;
+	}
 	srv_reply_model(rep, model, st, msg);
 	return st;
 }

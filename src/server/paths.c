@@ -56,7 +56,7 @@ static int prefix_allowed(const struct srv *s, const char *path)
 	return ok;
 }
 
-char *srv_path_check(const struct srv *s, const char *path,
+char *srv_path_check(const struct srv *s, const char *path, const char *param,
 		     struct srv_reply *rep)
 {
 	char *real;
@@ -65,7 +65,7 @@ char *srv_path_check(const struct srv *s, const char *path,
 		path += 7;
 	if (!*path || strlen(path) >= PATH_MAX) {
 		srv_reply_error(rep, 400, "Invalid query parameters",
-				"uri: empty or too long");
+				"%s: empty or too long", param);
 		return NULL;
 	}
 	real = realpath(path, NULL);

@@ -18,6 +18,7 @@
 #include <malloc.h>
 #endif
 
+#include "evline.h"
 #include "http.h"
 #include "srv.h"
 
@@ -70,10 +71,32 @@ static char *default_cache(void)
 	return strdup(buf);
 }
 
+/* A --analysis file must compile: a user who gave a broken one learns it
+ * at start-up, as with sht build, not from an empty State System
+ * Explorer branch later (each trace's analysis compiles it again). */
+static int check_rules(const char *path)
+{
+	sht_rules *r = NULL;
+
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (sht_rules_load(path, NULL, &r) != SHT_OK) {
+		fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n", path,
+			sht_errmsg());
+		return -1;
+	}
+	sht_rules_destroy(r);
+	return 0;
+}
+
 int srv_setup(struct srv *s, const struct srv_config *cfg)
 {
 	const char *dot = ".";
 	char *cache;
+	size_t stale;
 
 	s->cfg = *cfg;
 	if (!s->cfg.bind)
@@ -85,6 +108,7 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 
 		s->cfg.workers = 2 * n > 8 ? (int)(2 * n) : 8;
 	}
+	ev_search_limit(s->cfg.workers);     /* half of them may search */
 	if (!s->cfg.max_connections)
 		s->cfg.max_connections = 64;
 	if (!s->cfg.timeout_s)
@@ -118,13 +142,14 @@ int srv_setup(struct srv *s, const struct srv_config *cfg)
 		return -1;
 	}
 	free(cache);
+	stale = srv_clean_stale(s->cache);
+	if (stale && !cfg->quiet)
+		fprintf(stderr, "sht serve: removed %zu partial file%s left in %s by a "
+			"server that did not stop\n", stale, stale == 1 ? "" : "s", s->cache);
 	srv_web_find(s);
 	for (size_t i = 0; i < cfg->nanalyses; i++)
-		if (access(cfg->analyses[i], R_OK) != 0) {
-			fprintf(stderr, "sht: cannot serve: --analysis %s: %s\n",
-				cfg->analyses[i], strerror(errno));
+		if (check_rules(cfg->analyses[i]) != 0)
 			return -1;
-		}
 	return 0;
 }
 

@@ -118,7 +118,8 @@ struct srv_reply {
 	size_t len2;
 	int gzip_ok;              /* the client accepts gzip */
 	const char *ctype;        /* Content-Type; NULL: application/json
-	                             (an API answer, with CORS headers) */
+	                             (an API answer; CORS headers
+	                             for --allow-origin only) */
 };
 
 /* Set the reply to the JSON j (reference stolen) with status. */
@@ -519,11 +520,16 @@ void srv_teardown(struct srv *s);
 void srv_log(struct srv *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Remove the partial files of dead servers from the cache directory and
+ * its subdirectories (stale.c); the number removed. */
+size_t srv_clean_stale(const char *cache);
+
 /* Whether path (a real path) lies under one of the roots. */
 int srv_path_allowed(const struct srv *s, const char *real);
-/* Check a client's path: realpath, then the roots.  Returns the real path
- * (malloc'd) or NULL after filling rep (404 absent, 403 outside). */
-char *srv_path_check(const struct srv *s, const char *path,
+/* Check a client's path (given as parameter param): realpath, then the
+ * roots.  Returns the real path (malloc'd) or NULL after filling rep
+ * (400 empty, 404 absent, 403 outside). */
+char *srv_path_check(const struct srv *s, const char *path, const char *param,
 		     struct srv_reply *rep);
 
 /* Handle one request (route.c): the HTTP layer's single entry. */

@@ -275,6 +275,16 @@ sht_err sht__ctf_span_dir(const char *dir, const bt_trace_class *tc,
  * LTTng index says; else SHT_OK. */
 sht_err sht__ctf_check_truncation(const char *dir);
 
+/* ctf-pkt.c: the packet layouts of the trace in dir, from its metadata
+ * (plain or packetized): 1, or 0 (none known). */
+int sht__ctf_layouts(const char *dir, struct tsdl_packets *tp);
+
+/* ctf-check.c: SHT_ERR_CORRUPT (with a message naming the file, the
+ * packet's byte offset and what is wrong) if a packet of a stream file
+ * of dir has a size babeltrace2 cannot survive or a packet's sizes
+ * disagree; else SHT_OK (also when the layouts are unknown). */
+sht_err sht__ctf_check_packets(const char *dir);
+
 /* Put every reference the graph holds (batch, event, packets), then the
  * graph.  A zeroed or destroyed graph is a no-op. */
 void sht__ctf_graph_destroy(struct sht_ctf *c);

@@ -225,8 +225,7 @@ static size_t meta_text(unsigned char *buf, size_t n)
 	return out;
 }
 
-/* The packet layouts of the trace in dir: 1, or 0. */
-static int scan_layouts(const char *dir, struct tsdl_packets *tp)
+int sht__ctf_layouts(const char *dir, struct tsdl_packets *tp)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -355,7 +354,7 @@ static void ptab_scan(struct ctf_ptab *t, const char *dir, const bt_trace_class 
 	t->from_index = 0;
 	if (!t->layouts) {
 		t->tp = calloc(1, sizeof *t->tp);
-		t->layouts = t->tp && scan_layouts(dir, t->tp) ? 2 : 1;
+		t->layouts = t->tp && sht__ctf_layouts(dir, t->tp) ? 2 : 1;
 	}
 	if (t->layouts != 2 || !scan_file(dir, tc, t->tp, f))
 		t->usable = 0;

@@ -244,6 +244,8 @@ sht_err sht_ctf_open(const char *path, const sht_ctf_opts *opts,
 				 c->dirs[0]);
 	for (size_t i = 0; err == SHT_OK && i < c->n_dirs; i++)
 		err = sht__ctf_check_truncation(c->dirs[i]);
+	for (size_t i = 0; err == SHT_OK && i < c->n_dirs; i++)
+		err = sht__ctf_check_packets(c->dirs[i]);
 	if (err != SHT_OK) {
 		ctf_free(c);
 		return err;

@@ -1,7 +1,9 @@
 # test-view.sh: `sht view` and the viewer's files served by sht serve:
 # the page's URL on a line of its own, the experiment it names open on the
 # server, a browser started through xdg-open only when a display is set,
-# the page and its policy headers, no file outside the web directory,
+# the page and its policy headers, no file outside the web directory, a
+# broken --analysis rules file refused at start-up, a dead server's partial
+# files removed from the cache,
 # sht's /sht/api extension confined to --root, and a clean stop on SIGINT.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
@@ -16,6 +18,27 @@ expect_rc 2 "sht view without a trace is a usage error" "$SHT" view --no-browser
 expect_rc 1 "sht view of a missing trace fails" "$SHT" view "$SHT_TMP/none" --no-browser --port 0
 case $err in *"cannot view"*) r=0 ;; *) r=1 ;; esac
 ok $r "... saying it cannot view it"
+# A rules file that does not compile stops the server at start-up, with
+# the compiler's message (as sht build), not an empty analysis later.
+printf 'garbage\n' >"$SHT_TMP/bad.rules"
+expect_rc 1 "sht serve --analysis with a broken rules file fails at start-up" \
+	timeout 30 "$SHT" serve --analysis "$SHT_TMP/bad.rules" --port 0 \
+	--cache "$SHT_TMP/cache"
+case $err in *"bad.rules:1: expected provider"*) r=0 ;; *) r=1 ;; esac
+ok $r "... with the compiler's message"
+
+# The partial files a killed server left in its cache (NAME.tmp-PID-N):
+# those of dead processes are removed at start-up, a live one's are kept.
+dead=$(sh -c 'echo $$')
+mkdir -p "$SHT_TMP/stale/t"
+: >"$SHT_TMP/stale/t/kernel.sht.tmp-$dead-3"
+: >"$SHT_TMP/stale/t/kernel.sht.tmp-$$-1"
+: >"$SHT_TMP/stale/t/kernel.sht"
+timeout -s INT 3 "$SHT" serve --port 0 --cache "$SHT_TMP/stale" 2>"$SHT_TMP/stale.err"
+is "$(cd "$SHT_TMP/stale/t" && ls | tr '\n' ' ')" "kernel.sht kernel.sht.tmp-$$-1 " \
+	"sht serve removes a dead server's partial files from its cache, no other"
+grep -q "removed 1 partial file" "$SHT_TMP/stale.err"
+ok $? "... and says so"
 
 # A fake xdg-open records the URL it is given.
 mkdir -p "$SHT_TMP/bin"

@@ -125,8 +125,14 @@ async function timeGraph(e, id, check) {
         ok(a.isOk() && a.getModel(), 'annotations');
         const arrows = await c.fetchTimeGraphArrows(e.UUID, id, query({ requested_timerange: range }));
         ok(arrows.isOk() && arrows.getModel(), 'arrows');
+        const tipOf = async (rowId, t) => {
+            const r = await c.fetchTimeGraphTooltip(e.UUID, id, query({
+                requested_times: [t], requested_items: [rowId],
+                requested_element: { elementType: 'state', time: t, duration: 1 } }));
+            return r.isOk() && r.getModel() ? r.getModel().model : undefined;
+        };
         if (check)
-            await check(m, s.getModel().model.rows, grid(start, end, 1920));
+            await check(m, s.getModel().model.rows, grid(start, end, 1920), tipOf);
         const row = s.getModel().model.rows.find((r) => r.states.some((x) => x.style));
         if (row) {
             const state = row.states.find((x) => x.style);
@@ -207,7 +213,7 @@ function checkThreads(kernel) {
 // Resources: at every sample time, a CPU row's state has the key of the
 // CPU's status then.
 function checkResources(kernel) {
-    return async (m, rows, times) => {
+    return async (m, rows, times, tipOf) => {
         const byId = new Map(m.entries.map((x) => [x.id, x]));
         let n = 0, bad = 0;
         for (const r of rows) {
@@ -234,7 +240,51 @@ function checkResources(kernel) {
         ok(n > 0 && bad === 0, `${n} CPU rows: the status at every sample time equals sht history`);
         checkSyscallLabels(kernel, m, rows, times);
         checkThreadLabels(kernel, m, rows, times);
+        await checkResourcesTips(kernel, m, rows, tipOf);
     };
+}
+
+// Tooltips of Resources rows at the start of their first styled states
+// (up to 4 per kind of row), against sht history: a CPU's row gives its
+// status and, running a thread, that thread's TID; a CPU's IRQ or soft
+// IRQ row gives the CPUs running it, which include that CPU (the rows of
+// the 8 CPUs of the first trace have both kinds).
+async function checkResourcesTips(kernel, m, rows, tipOf) {
+    const byId = new Map(m.entries.map((x) => [x.id, x]));
+    const at = (ivs, t) => ivs.find((iv) => iv.start <= t && t <= iv.end);
+    const seen = { cpu: 0, irq: 0, soft: 0 };
+    let bad = 0;
+    for (const r of rows) {
+        const en = byId.get(r.entryId);
+        const parent = byId.get(en.parentId);
+        const cpu = /^CPU (\d+) States$/.exec(en.labels[0]);
+        const pcpu = parent && /^CPU (\d+) States$/.exec(parent.labels[0]);
+        const kind = cpu && en.parentId === m.entries[0].id ? 'cpu' :
+            !pcpu ? null : en.labels[0].startsWith('SOFT_IRQ') ? 'soft' : 'irq';
+        const state = r.states.find((x) => x.style);
+        if (!kind || !state || seen[kind] >= 4)
+            continue;
+        seen[kind]++;
+        const tip = await tipOf(r.entryId, state.start) || {};
+        let want;
+        if (kind === 'cpu') {
+            const st = at(intervals(kernel, 'CPUs/' + cpu[1]), state.start);
+            want = { Status: st ? cpuKey(st.value) : undefined };
+            if (st && (st.value === 2 || st.value === 4)) {
+                const ct = at(intervals(kernel, `CPUs/${cpu[1]}/Current_thread`), state.start);
+                want.TID = ct ? String(ct.value) : undefined;
+            }
+            const got = { Status: tip.Status };
+            if ('TID' in want)
+                got.TID = tip.TID;
+            if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3)
+                diag(`${en.labels[0]} at ${state.start}: ${JSON.stringify(tip)}, want ${JSON.stringify(want)}`);
+        } else if (!(typeof tip.CPU === 'string' && tip.CPU.split(', ').includes(pcpu[1])) && bad++ < 3) {
+            diag(`${en.labels[0]} of CPU ${pcpu[1]} at ${state.start}: ${JSON.stringify(tip)}, want CPU ${pcpu[1]} among its CPUs`);
+        }
+    }
+    ok(seen.cpu > 0 && seen.irq + seen.soft > 0 && bad === 0, `tooltips of ${seen.cpu} CPU rows, ` +
+       `${seen.irq} IRQ and ${seen.soft} soft IRQ rows equal sht history`);
 }
 
 // Trace Compass's colour of a thread: hue ((tid + 14) mod 25) / 25 of the
@@ -249,9 +299,9 @@ function threadColor(tid) {
 
 // A "CPU n Threads" row: each state of a running thread (its first sample
 // time's Current_thread, tid > 0) is labelled "<name> (<tid>)", the name
-// being the last of the thread's run of names holding that time (sht
-// history of Threads/<tid>/Exec_name: a rename keeps the run, a null ends
-// it), and styled with the thread's colour and tid; for up to 40 threads.
+// being the thread's name at that time (sht history of
+// Threads/<tid>/Exec_name), and styled with the thread's colour and tid;
+// for up to 40 threads.
 function checkThreadLabels(kernel, m, rows, times) {
     const byId = new Map(m.entries.map((x) => [x.id, x]));
     const names = new Map();
@@ -280,11 +330,7 @@ function checkThreadLabels(kernel, m, rows, times) {
                 names.set(tid, intervalsOrNone(kernel, `Threads/${tid}/Exec_name`));
             }
             const ivs = names.get(tid);
-            let j = ivs.findIndex((iv) => iv.start <= times[i] && times[i] <= iv.end);
-            if (j >= 0 && typeof ivs[j].value === 'string')
-                while (j + 1 < ivs.length && BigInt(ivs[j + 1].start) === BigInt(ivs[j].end) + 1n &&
-                       typeof ivs[j + 1].value === 'string')
-                    j++;
+            const j = ivs.findIndex((iv) => iv.start <= times[i] && times[i] <= iv.end);
             const name = j >= 0 && typeof ivs[j].value === 'string' ? ivs[j].value : '';
             const want = { label: `${name} (${tid})`, color: threadColor(tid), tid: String(tid) };
             const got = { label: s.label, color: s.style && s.style.values['background-color'],
@@ -396,6 +442,24 @@ async function checkStatistics(e, ref) {
 
 // The events table equals the reference, line by line (same time: same
 // events in any order).
+// The Contents cell of events alone at their time (so that the line and
+// the reference event are the same one), every 7th: each integer and
+// string field babeltrace2 reads is there as "name=value", between
+// ", " separators.
+function checkContents(ref, lines, contents) {
+    let n = 0, bad = 0;
+    for (let i = 0; i < ref.length && i < lines.length; i += 7) {
+        if ((i > 0 && ref[i - 1][0] === ref[i][0]) || (i + 1 < ref.length && ref[i + 1][0] === ref[i][0]))
+            continue;
+        const cell = ', ' + contents[i] + ', ';
+        const miss = ref[i][3].filter(([k, v]) => !cell.includes(`, ${k}=${v}, `));
+        n++;
+        if (miss.length && bad++ < 3)
+            diag(`line ${i} (${ref[i][1]}): Contents "${contents[i]}" lacks ${JSON.stringify(miss)}`);
+    }
+    ok(n > 0 && bad === 0, `table: the Contents of ${n} events hold babeltrace2's fields`);
+}
+
 async function checkTable(e, ref) {
     const cols = await c.fetchTableColumns(e.UUID, ID.events, query({}));
     ok(cols.isOk() && cols.getModel(), 'table columns');
@@ -404,16 +468,20 @@ async function checkTable(e, ref) {
        'columns: Timestamp ns, Trace only with several traces', names);
     const colId = (n) => cols.getModel().model.find((x) => x.name === n).id;
     const ids = [colId('Timestamp ns'), colId('Event type'), colId('CPU')];
-    const lines = [];
+    const lines = [], contents = [];
     for (let i = 0; i < ref.length; i += 10000) {
         const r = await c.fetchTableLines(e.UUID, ID.events, query({
-            requested_table_index: i, requested_table_count: 10000, requested_table_column_ids: ids }));
+            requested_table_index: i, requested_table_count: 10000,
+            requested_table_column_ids: [...ids, colId('Contents')] }));
         if (!ok(r.isOk() && r.getModel(), `lines from ${i}`))
             return;
         is(r.getModel().model.size, ref.length, 'table size = events');
-        for (const l of r.getModel().model.lines)
+        for (const l of r.getModel().model.lines) {
             lines.push([BigInt(l.cells[0].content), l.cells[1].content, Number(l.cells[2].content || -1), Number(l.index)]);
+            contents.push(l.cells[3].content);
+        }
     }
+    checkContents(ref, lines, contents);
     const key = (x) => `${x[0]}\t${x[1]}\t${x[2]}`;
     let bad = lines.length === ref.length ? 0 : 1, i = 0;
     while (!bad && i < ref.length) {

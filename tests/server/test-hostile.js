@@ -6,8 +6,9 @@
 // statuses libmicrohttpd answers itself), what a web page of another
 // site can send (a cross-origin POST that needs no preflight, a Host
 // of another name after DNS rebinding, preflights) with and without
-// --allow-origin, more connections than the server takes, and a trace
-// that fails to decode.
+// --allow-origin, more connections than the server takes, traces that
+// fail to decode, and table searches: cut by their time bound, more at
+// once than allowed.
 'use strict';
 
 const fs = require('fs');
@@ -15,7 +16,8 @@ const http = require('http');
 const net = require('net');
 const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
-const { ok, is, done, client, query, sleep, startServer, stopServer } = require('./lib');
+const lib = require('./lib');
+const { ok, is, done, client, query, sleep, startServer, stopServer } = lib;
 
 const url = new URL(process.env.SHT_SERVER_URL);
 const tmproot = path.join(process.env.SHT_TMP, 'root');
@@ -332,9 +334,129 @@ async function flood(servers) {
     is(await stopServer(s), 0, 'the flooded server stops cleanly');
 }
 
-// A CTF trace with a damaged stream: opened or refused, never a crash;
-// analyses that cannot read it answer FAILED with a message.
-async function brokenTrace() {
+// Unindexed CTF traces with a packet of size 0 (babeltrace2 2.0.4 loops
+// for ever in the source's creation) and of 2^63 bits (it aborts): sht's
+// walk of the packets refuses them before babeltrace2 sees them, with 406
+// and a message naming the file and the packet, and the server serves on.
+async function badPackets() {
+    const one = path.join(tmproot, 'pk-one');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--events', '2000', '--cpus', '1',
+        '--threads', '5', '--no-progress', '-o', one]);
+    fs.rmSync(path.join(one, 'index'), { recursive: true, force: true });
+    const cases = [
+        ['pk-zero', 48, Buffer.alloc(16), 'its packet size is 0'],
+        ['pk-huge', 56, Buffer.from('0000000000000080', 'hex'),
+         'its packet size, 9223372036854775808 bits, is 2^63 bits or more'],
+    ];
+    for (const [name, off, bytes, why] of cases) {
+        const dir = path.join(tmproot, name);
+        fs.cpSync(one, dir, { recursive: true });
+        const f = path.join(dir, 'channel0_0');
+        const b = fs.readFileSync(f);
+        bytes.copy(b, off);
+        fs.writeFileSync(f, b);
+        const t0 = Date.now();
+        const r = await fetch(`${url.origin}${url.pathname}/traces`, {
+            method: 'POST', headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ parameters: { uri: dir, name } }),
+            signal: AbortSignal.timeout(15000) });
+        const j = await r.json();
+        const want = `${f}: the packet at byte 0 is corrupt: ${why}`;
+        is(r.status, 406, `${name}: refused with 406`);
+        ok(typeof j.title === 'string' && typeof j.detail === 'string' &&
+           j.detail.includes(want), `${name}: the message says where and what`,
+           `want ${want}; got ${JSON.stringify(j)}`);
+        ok(Date.now() - t0 < 10000, `${name}: refused at once (${Date.now() - t0} ms)`);
+        await healthy(name);
+    }
+}
+
+// Every output of experiment id answers FAILED with the reader's message
+// (its tree, or the table's columns and lines, whose size is the events
+// read before the bad spot and whose lines stop there).
+const TABLE = 'org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider';
+
+async function post(what, params) {
+    const r = await fetch(url.origin + url.pathname + what, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ parameters: params }) });
+    const text = await r.text();
+    let j = null;
+    try { j = JSON.parse(text); } catch (e) { /* checked by the caller */ }
+    return { status: r.status, j, text };
+}
+
+function failedWithMessage(r, what) {
+    ok(r.status === 200 && r.j && r.j.status === 'FAILED' &&
+       /cannot read the trace .* after \d+ events: ./.test(r.j.statusMessage),
+       `${what}: FAILED with the reader's message`, r.text.slice(0, 300));
+}
+
+async function everyOutputFails(id, name) {
+    const x = (await c.fetchExperiment(id)).getModel();
+    const outs = (await c.experimentOutputs(id)).getModel();
+    const kinds = { TIME_GRAPH: 'timeGraph', TREE_TIME_XY: 'XY', DATA_TREE: 'data', TABLE: 'table' };
+    ok(outs.length >= 5, `${name}: ${outs.length} outputs listed`);
+    for (const o of outs) {
+        const base = `/experiments/${id}/outputs/${kinds[o.type]}/${o.id}`;
+        if (o.type !== 'TABLE') {
+            failedWithMessage(await post(`${base}/tree`, {}), `${name}: ${o.name} tree`);
+            continue;
+        }
+        failedWithMessage(await post(`${base}/columns`, {}), `${name}: table columns`);
+        let r = await post(`${base}/lines`, { requested_table_index: 0, requested_table_count: 5 });
+        failedWithMessage(r, `${name}: table lines`);
+        const size = r.j && r.j.model ? r.j.model.size : -1;
+        ok(size > 0 && size === Number(x.nbEvents) && r.j.model.lines.length === 5,
+           `${name}: the table has the ${x.nbEvents} events read before the bad spot (size ${size})`);
+        r = await post(`${base}/lines`, { requested_table_index: size - 2, requested_table_count: 10 });
+        failedWithMessage(r, `${name}: the table's last lines`);
+        ok(r.j && r.j.model && r.j.model.lines.length === 2 &&
+           r.j.model.lines[1].index === size - 1, `${name}: no line past the bad spot`);
+        r = await post(`${base}/lines`, { requested_table_index: 0, requested_table_count: 5,
+                                          table_search_expressions: { 4: 'no-such-text-zq' },
+                                          table_search_direction: 'NEXT' });
+        failedWithMessage(r, `${name}: a search`);
+    }
+}
+
+// A trace that cannot be decoded to its end (a CTF trace with a damaged
+// stream, a VSTF file with a damaged byte past its first blocks): opened
+// or refused (406), never a crash; if opened, its pass ends and every
+// output answers FAILED with the reader's message, the table too, and
+// the table of an experiment of it and a good trace.
+async function brokenTrace(name, uri, other) {
+    const r = await c.openTrace(query({ uri, name }));
+    ok(r.isOk() || r.getStatusCode() === 406, `${name}: ${r.getStatusCode()}`);
+    if (r.isOk()) {
+        const e = (await c.createExperiment(query({ name, traces: [r.getModel().UUID] }))).getModel();
+        let x;
+        for (let i = 0; i < 600; i++) {
+            x = (await c.fetchExperiment(e.UUID)).getModel();
+            if (x.indexingStatus === 'COMPLETED')
+                break;
+            await sleep(100);
+        }
+        is(x.indexingStatus, 'COMPLETED', `${name}: the pass ends`);
+        await everyOutputFails(e.UUID, name);
+        if (other) {            // beside a good trace: the table is not whole
+            const e2 = (await c.createExperiment(query({ name: name + ' and another',
+                traces: [other, r.getModel().UUID] }))).getModel();
+            for (let i = 0; i < 600 && (await c.fetchExperiment(e2.UUID)).getModel().indexingStatus !== 'COMPLETED'; i++)
+                await sleep(100);
+            const base = `/experiments/${e2.UUID}/outputs/table/${TABLE}`;
+            failedWithMessage(await post(`${base}/columns`, {}), `${name} and another: table columns`);
+            failedWithMessage(await post(`${base}/lines`, { requested_table_index: 0, requested_table_count: 5 }),
+                              `${name} and another: table lines`);
+            await c.deleteExperiment(e2.UUID);
+        }
+        await c.deleteExperiment(e.UUID);
+        await c.deleteTrace(r.getModel().UUID);
+    }
+    await healthy(name);
+}
+
+async function brokenTraces(other) {
     const dir = path.join(tmproot, 'broken');
     fs.cpSync(path.join(traces, 'many-threads'), dir, { recursive: true });
     const f = path.join(dir, 'channel0_3');
@@ -342,29 +464,102 @@ async function brokenTrace() {
     for (let i = b.length >> 2; i < b.length; i += 97)
         b[i] ^= 0x5a;
     fs.writeFileSync(f, b);
-    const r = await c.openTrace(query({ uri: dir, name: 'broken' }));
-    ok(r.isOk() || r.getStatusCode() === 406, `damaged trace: ${r.getStatusCode()}`);
-    if (r.isOk()) {
-        const e = (await c.createExperiment(query({ name: 'broken', traces: [r.getModel().UUID] }))).getModel();
-        let x;
-        for (let i = 0; i < 300; i++) {
-            x = (await c.fetchExperiment(e.UUID)).getModel();
-            if (x.indexingStatus === 'COMPLETED')
-                break;
-            await sleep(100);
-        }
-        is(x.indexingStatus, 'COMPLETED', 'the damaged trace\'s pass ends');
-        const t = await c.fetchTimeGraphTree(e.UUID,
-            'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider', query({}));
-        ok(t.isOk() && t.getModel() && ['FAILED', 'COMPLETED'].includes(t.getModel().status),
-           `its Thread Status answers ${t.getModel() && t.getModel().status}: ${t.getModel() && t.getModel().statusMessage}`);
-        await c.deleteExperiment(e.UUID);
-        await c.deleteTrace(r.getModel().UUID);
-    }
-    await healthy('a damaged trace');
+    await brokenTrace('damaged CTF trace', dir, other);
+    const v = path.join(tmproot, 'damaged.vstf');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--format', 'vstf', '--events', '300000', '-o', v]);
+    const d = fs.readFileSync(v);
+    d[Math.floor(d.length * 0.6)] ^= 0x5a;
+    fs.writeFileSync(v, d);
+    await brokenTrace('damaged VSTF file', v);
 }
 
+// ---- table searches on servers of their own -------------------------------------
+
+// Start a server with SHT_SERVE_SEARCH_SECONDS=seconds on traces of
+// tmproot; open trace there: {s, e (experiment UUID)}.
 const servers = [];
+async function searchServer(name, seconds, args, trace) {
+    process.env.SHT_SERVE_SEARCH_SECONDS = String(seconds);
+    const s = await lib.startServer(tmproot, name, args, servers);
+    delete process.env.SHT_SERVE_SEARCH_SECONDS;
+    const x = await lib.openAnalysed(s, trace, name);
+    return { s, e: x.UUID, size: Number(x.nbEvents) };
+}
+
+const searchOf = (t, index, dir, text) => lib.postTo(t.s, `/experiments/${t.e}/outputs/table/${TABLE}/lines`,
+    { requested_table_index: index, requested_table_count: 5,
+      table_search_expressions: { 4: text }, table_search_direction: dir });
+
+// A search stopped by its time bound (here 1 µs: it stops at its first
+// look at the clock, after 256 events) says so: CANCELLED and the lines
+// it read without a match, not a COMPLETED "no match".  One that ends
+// in time says no match with COMPLETED, one that finds answers its line.
+async function cutSearch(trace) {
+    const t = await searchServer('cut', 0.000001, [], trace);
+    let r = await searchOf(t, 10, 'NEXT', 'no-such-text-zq');
+    let j = JSON.parse(r.text);
+    ok(r.status === 200 && j.status === 'CANCELLED' && j.model.lines.length === 0 &&
+       /search stopped after .* s: no match in lines 10 to 265 \(times \d+ to \d+ ns\).* from line 266/.test(j.statusMessage),
+       'a search cut by its bound says where it stopped', r.text.slice(0, 400));
+    r = await searchOf(t, 100000, 'PREVIOUS', 'no-such-text-zq');
+    j = JSON.parse(r.text);
+    ok(r.status === 200 && j.status === 'CANCELLED' && j.model.lines.length === 0 &&
+       /search stopped after/.test(j.statusMessage), 'a search back cut by its bound says so',
+       r.text.slice(0, 400));
+    r = await searchOf(t, t.size - 100, 'NEXT', 'no-such-text-zq');
+    j = JSON.parse(r.text);
+    ok(r.status === 200 && j.status === 'COMPLETED' && j.model.lines.length === 0,
+       'a search to the end without a match: COMPLETED, no line', r.text.slice(0, 400));
+    r = await searchOf(t, 10, 'NEXT', '.');
+    j = JSON.parse(r.text);
+    ok(r.status === 200 && j.status === 'COMPLETED' && j.model.lines.length === 5 &&
+       j.model.lines[0].index === 10 && j.model.lines[0].tags === 8, 'a search that finds answers its line',
+       r.text.slice(0, 400));
+    is(await lib.stopServer(t.s), 0, 'the cut-search server stops cleanly');
+}
+
+// Searches read for seconds on a worker each: with 4 workers at most 2
+// run at once, the others are refused at once (429, JSON), and the
+// server answers other requests meanwhile.
+async function busySearches(trace) {
+    const t = await searchServer('busy', 3, ['--workers', '4'], trace);
+    const pending = [];
+    for (let i = 0; i < 4; i++) {
+        const t0 = Date.now();
+        pending.push(searchOf(t, 10, 'NEXT', 'no-such-text-zq').then((r) => ({ ...r, ms: Date.now() - t0 })));
+        await sleep(50);
+    }
+    const t0 = Date.now();
+    const h = await fetch(`http://127.0.0.1:${t.s.port}/tsp/api/health`);
+    const hms = Date.now() - t0;
+    const busy = await fetch(`http://127.0.0.1:${t.s.port}/tsp/api/experiments`);
+    ok(h.status === 200 && busy.status === 200 && hms < 2000,
+       `/health and /experiments answer while searches run (/health ${hms} ms)`);
+    const rs = await Promise.all(pending);
+    const refused = rs.filter((r) => r.status === 429);
+    const ran = rs.filter((r) => r.status === 200);
+    ok(refused.length === 2 && ran.length === 2,
+       `2 searches ran, 2 were refused: ${rs.map((r) => `${r.status} ${r.ms} ms`).join(', ')}`);
+    for (const r of refused) {
+        const j = JSON.parse(r.text);
+        ok(j.title === 'Too many searches' && /2 table searches are running/.test(j.detail) && r.ms < 1000,
+           `a refused search says why at once (${r.ms} ms)`, r.text);
+    }
+    for (const r of ran) {
+        const j = JSON.parse(r.text);
+        ok(['COMPLETED', 'CANCELLED'].includes(j.status) && j.model.lines.length === 0,
+           `a search ran: ${j.status}`, r.text.slice(0, 300));
+    }
+    is(await lib.stopServer(t.s), 0, 'the busy-search server stops cleanly');
+}
+
+async function searches() {
+    const v = path.join(tmproot, 'search.vstf');
+    execFileSync(process.env.SHT, ['gen', 'kernel', '--format', 'vstf', '--events', '500000', '-o', v]);
+    await cutSearch(v);
+    await busySearches(v);
+}
+
 (async () => {
     makeRoot();
     const t = (await c.openTrace(query({ uri: path.join(traces, 'many-threads') }))).getModel();
@@ -375,10 +570,11 @@ const servers = [];
     await webPages();
     await allowOrigin(servers);
     await flood(servers);
-    await brokenTrace();
+    await brokenTraces(t.UUID);
+    await searches();
     done();
 })().catch((err) => {
     ok(false, 'no exception', err.stack);
-    servers.forEach((s) => s.p.kill('SIGKILL'));
+    servers.forEach((s) => s.p.kill('SIGTERM'));
     done();
 });
