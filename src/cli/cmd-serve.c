@@ -16,6 +16,7 @@ static const char serve_usage[] =
 "                 [--workers N] [--analysis RULES]... [--max-connections N]\n"
 "                 [--timeout S] [--quiet] [--port-file FILE] [--web DIR]\n"
 "                 [--compress WHEN] [--idle-release S] [--map-budget MIB]\n"
+"                 [--allow-origin ORIGIN]...\n"
 "\n"
 "Serve traces over the Trace Server Protocol (TSP, HTTP + JSON) under\n"
 "/tsp/api, for the Eclipse trace viewer (Theia, VS Code) and any TSP\n"
@@ -40,8 +41,10 @@ static const char serve_usage[] =
 "  --workers N          HTTP threads (default: two per CPU, at least 8)\n"
 "  --analysis RULES     also run this rules file (.xml or .rules) on every\n"
 "                       trace; repeatable\n"
-"  --max-connections N  connections at once (default 64)\n"
-"  --timeout S          close a connection idle for S seconds (default 60)\n"
+"  --max-connections N  connections at once (default 64); more are closed\n"
+"                       as they come\n"
+"  --timeout S          close a connection silent for S seconds (default\n"
+"                       60; before its first request, 10 at most)\n"
 "  --quiet              no request log\n"
 "  --port-file FILE     write the port listened on into FILE (scripts)\n"
 "  --web DIR            serve the viewer's files from DIR (default: those\n"
@@ -59,12 +62,20 @@ static const char serve_usage[] =
 "                       them, further leaves are copied, not mapped\n"
 "                       (default 0: no bound; 128 keeps a session on a\n"
 "                       2 GB trace under 200 MiB, at more CPU per screen)\n"
+"  --allow-origin ORIGIN\n"
+"                       let the web pages of ORIGIN (scheme://host[:port],\n"
+"                       e.g. http://localhost:3000) call the server from a\n"
+"                       browser (CORS); repeatable; * for any page, which\n"
+"                       lets every site you visit read your traces.\n"
+"                       Default: none (TSP clients in Node and sht's own\n"
+"                       viewer need none)\n"
 "  -h, --help           show this help\n";
 
 static const cli_opt serve_opts[] = {
 	SERVE_COMMON_OPTS,
 	{ "quiet", 0, 0, OPT_QUIET },
 	{ "port-file", 0, 1, OPT_PORT_FILE },
+	{ "allow-origin", 0, 1, OPT_ALLOW_ORIGIN },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -177,6 +188,7 @@ void cli_serve_init(struct serve_args *a)
 	a->cfg.roots = a->roots;
 	a->cfg.analyses = a->analyses;
 	a->cfg.open = a->open;
+	a->cfg.allow_origins = a->origins;
 }
 
 static int serve_opt(void *ctx, int id, const char *val)
@@ -193,6 +205,16 @@ static int serve_opt(void *ctx, int id, const char *val)
 	case OPT_PORT_FILE:
 		a->cfg.port_file = val;
 		return 0;
+	case OPT_ALLOW_ORIGIN:
+		if (!srv_origin_valid(val)) {
+			cli_usage_error("serve", "invalid value '%s' for "
+					"--allow-origin: an origin as browsers "
+					"send it, scheme://host[:port] (e.g. "
+					"http://localhost:3000), or *", val);
+			return -1;
+		}
+		return add_to(a->origins, &a->cfg.nallow_origins, "serve",
+			      "--allow-origin", val);
 	default:
 		return cli_serve_opt(a, "serve", id, val);
 	}

@@ -28,6 +28,7 @@ enum {
 	OPT_IDLE_RELEASE,
 	OPT_MAP_BUDGET,
 	OPT_TRACE,                /* a positional argument of sht view */
+	OPT_ALLOW_ORIGIN,         /* sht serve only */
 };
 
 #define SERVE_COMMON_OPTS \
@@ -53,6 +54,7 @@ struct serve_args {
 	const char *roots[SERVE_LIST_MAX];
 	const char *analyses[SERVE_LIST_MAX];
 	const char *open[SERVE_LIST_MAX];
+	const char *origins[SERVE_LIST_MAX];  /* --allow-origin */
 	char *root_bufs[SERVE_LIST_MAX];  /* roots made by sht view */
 };
 

@@ -2,13 +2,16 @@
  * http.c: the HTTP side, on libmicrohttpd: a thread pool answering on one
  * address, with the limits of docs/SERVER.md "Security": request headers
  * within MHD's connection memory (64 KiB), bodies up to SRV_BODY_MAX (413
- * beyond), a bounded number of connections, an idle timeout.  Each
- * request's body is gathered, handed to srv_handle (route.c), and its
- * JSON answer sent with exactly "Content-Type: application/json" (the
- * client compares that string), CORS headers for browser pages of other
- * origins, and gzip when the client offers it, the body is big and the
- * client is not on this machine (--compress: docs/SERVER.md).  One
- * log line per request: method, path, status, milliseconds.
+ * beyond), connections past --max-connections closed as they come,
+ * --timeout on a silent connection, shorter before its first request.  The checks of guard.c come first (Host on the
+ * loopback: 403; API bodies of another type than JSON: 415; preflights
+ * of origins not allowed: 403).  Each request's body is gathered, handed
+ * to srv_handle (route.c), and its JSON answer sent with exactly
+ * "Content-Type: application/json" (the client compares that string),
+ * CORS headers for the pages of the origins of --allow-origin only, and
+ * gzip when the client offers it, the body is big and the client is not
+ * on this machine (--compress: docs/SERVER.md).  One log line per
+ * request: method, path, status, milliseconds.
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -20,10 +23,30 @@
 #include "http.h"
 #include "srv.h"
 
+/* The longest a new connection may stay silent before its first request
+ * (--timeout if shorter): connections opened and left idle cannot hold
+ * every place for long.  Once it has sent one, a connection has
+ * --timeout, between requests too: a client that keeps connections for
+ * reuse (Node's agent, browsers) and is busy elsewhere for a while must
+ * not find its next request failing on a connection closed meanwhile. */
+#define SRV_CONN_WAIT_S 10
+
+/* Why a request is refused before it is handled (guard.c). */
+enum deny {
+	DENY_NONE,
+	DENY_HOST,                /* 403: not a loopback Host */
+	DENY_TYPE,                /* 415: an API body that is not JSON */
+	DENY_ORIGIN,              /* 403: a preflight of an origin not allowed */
+};
+
 /* One request in progress. */
 struct conn {
 	struct srv_buf body;
 	int too_big;
+	enum deny deny;
+	size_t dropped;           /* body bytes of a refused request */
+	const char *cors;         /* Access-Control-Allow-Origin, or NULL */
+	int preflight;            /* OPTIONS with Access-Control-Request-Method */
 	double t0;
 	int status;
 	char method[12];
@@ -34,6 +57,10 @@ struct srv_http {
 	struct srv *srv;
 	struct MHD_Daemon *d;
 	atomic_int active;        /* requests between first call and sent */
+	atomic_uint conns;        /* connections let in and not closed */
+	atomic_int refusing;      /* the last connection was refused */
+	int loopback;             /* listening on a loopback address */
+	unsigned wait_s;          /* the wait for a first request (above) */
 	unsigned port;
 };
 
@@ -71,18 +98,28 @@ static void add_page_headers(struct MHD_Response *r, const char *type)
 				"frame-ancestors 'none'");
 }
 
-static void add_headers(struct MHD_Response *r, const struct srv_reply *rep)
+/* An API answer: JSON; for a page of an allowed origin, the CORS headers
+ * that let it read the answer (and, on a preflight, send its request). */
+static void add_headers(struct MHD_Response *r, const struct srv_reply *rep,
+			const struct conn *st)
 {
 	if (rep->ctype) {
 		add_page_headers(r, rep->ctype);
 		return;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+	if (!st->cors)
+		return;
+	MHD_add_response_header(r, "Access-Control-Allow-Origin", st->cors);
+	if (strcmp(st->cors, "*") != 0)
+		MHD_add_response_header(r, "Vary", "Origin");
+	if (!st->preflight)
+		return;
 	MHD_add_response_header(r, "Access-Control-Allow-Headers",
-				"origin, content-type, accept, authorization");
+				"content-type, accept");
 	MHD_add_response_header(r, "Access-Control-Allow-Methods",
 				"GET, POST, PUT, DELETE, OPTIONS, HEAD");
+	MHD_add_response_header(r, "Access-Control-Max-Age", "600");
 }
 
 static void free_parts(void *cls)
@@ -125,12 +162,12 @@ static struct MHD_Response *make_response(struct srv_reply *rep)
 	return r;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
-				  struct srv_reply *rep)
+static enum MHD_Result send_reply(struct srv_http *h, struct MHD_Connection *c,
+				  struct conn *st, struct srv_reply *rep)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ok;
-	char timing[48];
+	char timing[48], keep[32];
 	int gz = 0;
 
 	if (rep->gzip_ok && rep->len + rep->len2 >= 4096 &&
@@ -141,7 +178,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct conn *st,
 		srv_reply_free(rep);
 		return MHD_NO;
 	}
-	add_headers(r, rep);
+	add_headers(r, rep, st);
+	/* How long a kept-alive connection waits for the next request:
+	 * clients that read it (Node's agent) stop reusing it before. */
+	snprintf(keep, sizeof keep, "timeout=%u", h->srv->cfg.timeout_s);
+	MHD_add_response_header(r, "Keep-Alive", keep);
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
 	/* The time to the answer (not its sending), for browsers' developer
@@ -161,15 +202,9 @@ static int accepts_gzip(struct MHD_Connection *c)
 	return ae && strstr(ae, "gzip") != NULL;
 }
 
-/* Is the client on the loopback (127.0.0.0/8, ::1, or ::ffff:127.x)? */
-static int from_loopback(struct MHD_Connection *c)
+/* sa is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x). */
+static int is_loopback(const struct sockaddr *sa)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	if (!sa)
-		return 0;
 	if (sa->sa_family == AF_INET)
 		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
 	if (sa->sa_family == AF_INET6) {
@@ -179,6 +214,15 @@ static int from_loopback(struct MHD_Connection *c)
 		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return 0;
+}
+
+/* Is the client on the loopback? */
+static int from_loopback(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	return ci && ci->client_addr && is_loopback(ci->client_addr);
 }
 
 /* Gzip this request's answer if big? (The client's offer, and --compress.) */
@@ -194,6 +238,75 @@ static int may_gzip(const struct srv_http *h, struct MHD_Connection *c)
 	}
 }
 
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* A path of the API (/tsp/api, sht's /sht/api), not a file of the viewer. */
+static int is_api(const char *url)
+{
+	return (strncmp(url, "/tsp/api", 8) == 0 &&
+		(url[8] == '/' || url[8] == '\0')) ||
+	       strncmp(url, "/sht/api/", 9) == 0;
+}
+
+/* The checks of guard.c on a request just received (headers read); sets
+ * st's CORS answer and, if it is refused, why. */
+static void check_request(const struct srv_http *h, struct MHD_Connection *c,
+			  struct conn *st, const char *url)
+{
+	const struct srv_config *cfg = &h->srv->cfg;
+	const char *host = header(c, "Host");
+	int body = strcmp(st->method, "POST") == 0 || strcmp(st->method, "PUT") == 0;
+
+	st->cors = srv_origin_allowed(cfg->allow_origins, cfg->nallow_origins,
+				      header(c, "Origin"));
+	st->preflight = strcmp(st->method, "OPTIONS") == 0 &&
+			header(c, "Origin") &&
+			header(c, "Access-Control-Request-Method");
+	/* No Host at all: a program, never a browser (they all send one),
+	 * so no rebinding to fear. */
+	if (h->loopback && host && !srv_host_is_loopback(host))
+		st->deny = DENY_HOST;
+	else if (!is_api(url))
+		st->deny = DENY_NONE;
+	else if (body && !srv_ctype_is_json(header(c, "Content-Type")))
+		st->deny = DENY_TYPE;
+	else if (st->preflight && !st->cors)
+		st->deny = DENY_ORIGIN;
+}
+
+static void deny_reply(struct MHD_Connection *c, const struct conn *st,
+		       struct srv_reply *rep)
+{
+	const char *v;
+
+	switch (st->deny) {
+	case DENY_HOST:
+		srv_reply_error(rep, 403, "Forbidden host",
+				"this server listens on the loopback and answers "
+				"requests for localhost, 127.0.0.1 or [::1] only, "
+				"not for '%.200s' (a web page could reach it under "
+				"another name by DNS rebinding)", header(c, "Host"));
+		break;
+	case DENY_TYPE:
+		v = header(c, "Content-Type");
+		srv_reply_error(rep, 415, "Unsupported media type",
+				"a %s body must be JSON sent with Content-Type: "
+				"application/json, not %s%.200s%s", st->method,
+				v ? "'" : "", v ? v : "without a Content-Type",
+				v ? "'" : "");
+		break;
+	default:
+		v = header(c, "Origin");
+		srv_reply_error(rep, 403, "Origin not allowed",
+				"pages of %.200s may not call this server (start it "
+				"with --allow-origin %.200s to let them)", v, v);
+		break;
+	}
+}
+
 static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 			      struct conn *st, const char *url)
 {
@@ -206,7 +319,15 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	if (st->too_big) {
 		srv_reply_error(&rep, 413, "Request too large",
 				"the body exceeds %u bytes", SRV_BODY_MAX);
-		return send_reply(c, st, &rep);
+		return send_reply(h, c, st, &rep);
+	}
+	if (st->deny) {
+		deny_reply(c, st, &rep);
+		return send_reply(h, c, st, &rep);
+	}
+	if (st->preflight && is_api(url)) {   /* of an allowed origin */
+		srv_reply_json(&rep, 200, json_object());
+		return send_reply(h, c, st, &rep);
 	}
 	memset(&req, 0, sizeof req);
 	req.srv = h->srv;
@@ -219,7 +340,7 @@ static enum MHD_Result answer(struct srv_http *h, struct MHD_Connection *c,
 	srv_busy_begin(h->srv);
 	srv_handle(&req, &rep);
 	json_decref(req.root);
-	ok = send_reply(c, st, &rep);
+	ok = send_reply(h, c, st, &rep);
 	srv_reply_free(&rep);
 	srv_busy_end(h->srv);
 	return ok;
@@ -242,17 +363,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		st->t0 = srv_now();
 		snprintf(st->method, sizeof st->method, "%s", method);
 		st->path = strndup(url, 2048);
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						 "Content-Length");
+		cl = header(c, "Content-Length");
 		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_MAX)
 			st->too_big = 1;
+		check_request(h, c, st, url);
 		atomic_fetch_add(&h->active, 1);
 		*con_cls = st;
+		/* From the first request on: --timeout (SRV_CONN_WAIT_S). */
+		if (h->wait_s != h->srv->cfg.timeout_s)
+			MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+						  h->srv->cfg.timeout_s);
 		/* Refused before its body is read (MHD then closes). */
 		return st->too_big ? answer(h, c, st, url) : MHD_YES;
 	}
 	if (st->status)               /* answered early: drop the rest */
 		return *upload_size = 0, MHD_YES;
+	if (*upload_size && st->deny) {
+		/* Refused: the body is read (a small one: the client then
+		 * reads the answer rather than a reset) but not kept. */
+		st->dropped += *upload_size;
+		*upload_size = 0;
+		if (st->dropped > SRV_BODY_MAX)
+			return answer(h, c, st, url);
+		return MHD_YES;
+	}
 	if (*upload_size) {
 		if (st->body.len + *upload_size > SRV_BODY_MAX)
 			st->too_big = 1;
@@ -283,6 +417,62 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	free(st);
 	*con_cls = NULL;
 	atomic_fetch_sub(&h->active, 1);
+}
+
+/*
+ * The limit of --max-connections.  MHD's own limit (kept above ours)
+ * stops it from accepting: further connections would wait in the
+ * kernel's listen queue, an idle flood holding every client off for the
+ * length of --timeout.  Instead each connection is counted here when MHD
+ * accepts it (on_accept, MHD's accept policy) and uncounted when it
+ * closes (on_connection); one past the limit is closed at once, before
+ * any byte is read, and the client sees its connection closed.
+ *
+ * MHD calls the policy, then the "started" notification, on the thread
+ * that accepted, one connection at a time.  A connection let in that
+ * never starts (MHD out of memory in between) is uncounted at that
+ * thread's next accept, by this thread's pending mark.  (One server per
+ * process: the mark is per thread, not per server.)
+ */
+static _Thread_local int pending;
+
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t len)
+{
+	struct srv_http *h = cls;
+	unsigned n;
+
+	(void)addr;
+	(void)len;
+	if (pending) {
+		atomic_fetch_sub(&h->conns, 1);
+		pending = 0;
+	}
+	n = atomic_load(&h->conns);
+	do {
+		if (n >= h->srv->cfg.max_connections) {
+			if (!atomic_exchange(&h->refusing, 1))
+				srv_log(h->srv, "refusing connections: %u open "
+					"(--max-connections)", n);
+			return MHD_NO;
+		}
+	} while (!atomic_compare_exchange_weak(&h->conns, &n, n + 1));
+	pending = 1;
+	atomic_store(&h->refusing, 0);
+	return MHD_YES;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct srv_http *h = cls;
+
+	(void)c;
+	(void)ctx;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		pending = 0;
+	else
+		atomic_fetch_sub(&h->conns, 1);
 }
 
 static void on_log(void *cls, const char *fmt, va_list ap)
@@ -335,15 +525,22 @@ struct srv_http *srv_http_start(struct srv *s)
 	}
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	h->d = MHD_start_daemon(flags, (uint16_t)s->cfg.port, NULL, NULL,
+	h->loopback = is_loopback((const struct sockaddr *)&sa);
+	h->wait_s = s->cfg.timeout_s < SRV_CONN_WAIT_S ? s->cfg.timeout_s
+						       : SRV_CONN_WAIT_S;
+	/* MHD shares its limit among the threads: each may take them all,
+	 * on_accept keeps the total. */
+	h->d = MHD_start_daemon(flags, (uint16_t)s->cfg.port, on_accept, h,
 		on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.workers,
-		MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
-		MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT,
+		(s->cfg.max_connections + 1) * (unsigned)s->cfg.workers,
+		MHD_OPTION_CONNECTION_TIMEOUT, h->wait_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_END);
 	if (!h->d && s->cfg.port_fallback && s->cfg.port != 0) {
 		srv_log(s, "port %d is taken: listening on any free port",

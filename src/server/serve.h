@@ -39,7 +39,14 @@ struct srv_config {
 	                             seconds; 0: never */
 	unsigned map_budget_mib;  /* MiB of each history's blocks kept mapped
 	                             (sht_reader_opts.map_budget); 0: all */
+	const char **allow_origins; /* web origins whose pages may call the
+	                             server (CORS); "*": any */
+	size_t nallow_origins;
 };
+
+/* origin is a valid --allow-origin: "*" or scheme://host[:port] (http or
+ * https, nothing after the host and port), as a browser sends Origin. */
+int srv_origin_valid(const char *origin);
 
 /* --map-budget's default, in MiB; 0: no bound (docs/SERVER.md, "Memory":
  * on a 2 GB trace 128 keeps a session under 200 MiB, and costs a fifth

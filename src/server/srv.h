@@ -118,7 +118,8 @@ struct srv_reply {
 	size_t len2;
 	int gzip_ok;              /* the client accepts gzip */
 	const char *ctype;        /* Content-Type; NULL: application/json
-	                             (an API answer, with CORS headers) */
+	                             (an API answer; CORS headers
+	                             for --allow-origin only) */
 };
 
 /* Set the reply to the JSON j (reference stolen) with status. */
