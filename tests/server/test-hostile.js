@@ -581,6 +581,7 @@ async function searches() {
     await flood(servers);
     await brokenTraces(t.UUID);
     await searches();
+    await badPackets();
     done();
 })().catch((err) => {
     ok(false, 'no exception', err.stack);
