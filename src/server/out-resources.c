@@ -268,129 +268,38 @@ static const char *cpu_key(int32_t v)
 	}
 }
 
-/* The pieces of a CPU's state in user mode or a system call: each
- * interval of the thread it runs (the CPU's Current_thread, ct) within
- * it, clipped to it, that holds a requested time (the first, at). */
-struct pieces {
-	const sht_interval *iv;
-	size_t k, hi;
-};
-
-struct piece {
-	sht_time a, b, at;
-	const sht_interval *c;
-};
-
-static void pieces_begin(const struct rstates *s, const sht_interval *iv,
-			 sht_quark ct, struct pieces *it)
-{
-	size_t lo;
-
-	it->iv = iv;
-	tg_group_range(&s->g1, ct, &lo, &it->hi);
-	it->k = tg_group_first_at(&s->g1, lo, it->hi, iv->start);
-}
-
-static int pieces_next(const struct rstates *s, struct pieces *it,
-		       struct piece *p)
-{
-	const sht_interval *iv = it->iv;
-
-	for (; it->k < it->hi; it->k++) {
-		const sht_interval *c = &s->g1.items[it->k];
-
-		if (c->start > iv->end)
-			break;
-		p->a = c->start > iv->start ? c->start : iv->start;
-		p->b = c->end < iv->end ? c->end : iv->end;
-		p->c = c;
-		if (p->a <= p->b && res_hit(s, p->a, p->b, &p->at)) {
-			it->k++;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* A CPU in user mode or a system call: one state per thread it ran. */
 static void cpu_split(struct rstates *s, struct tg_out *o, const sht_interval *iv,
 		      sht_quark ct)
 {
 	const struct srv_xform *xf = &s->t->xf;
-	struct pieces it;
-	struct piece p;
-	size_t n = 0;
+	size_t lo, hi, n = 0;
 
-	pieces_begin(s, iv, ct, &it);
-	while (pieces_next(s, &it, &p)) {
+	tg_group_range(&s->g1, ct, &lo, &hi);
+	for (size_t k = tg_group_first_at(&s->g1, lo, hi, iv->start); k < hi; k++) {
+		const sht_interval *c = &s->g1.items[k];
+
+		if (c->start > iv->end)
+			break;
+		sht_time a = c->start > iv->start ? c->start : iv->start;
+		sht_time b = c->end < iv->end ? c->end : iv->end, at;
 		struct tid_q *tq;
 		const char *label = NULL;
 		size_t len = 0;
 
-		if (p.c->value.type == SHT_TYPE_INT32 &&
-		    (tq = res_find_tid(s, p.c->value.u.i32)) != NULL)
-			label = iv->value.u.i32 == 2 ? res_exec_at(s, tq, p.at, &len)
-						      : res_sys_at(s, tq, p.at, &len);
-		tg_state(o, srv_to_exp(xf, p.a), srv_to_exp(xf, p.b) + 1,
+		if (a > b || !res_hit(s, a, b, &at))
+			continue;
+		if (c->value.type == SHT_TYPE_INT32 &&
+		    (tq = res_find_tid(s, c->value.u.i32)) != NULL)
+			label = iv->value.u.i32 == 2 ? res_exec_at(s, tq, at, &len)
+						      : res_sys_at(s, tq, at, &len);
+		tg_state(o, srv_to_exp(xf, a), srv_to_exp(xf, b) + 1,
 			 cpu_key(iv->value.u.i32), label, len);
 		n++;
 	}
 	if (n == 0)
 		tg_state(o, srv_to_exp(xf, iv->start), srv_to_exp(xf, iv->end) + 1,
 			 cpu_key(iv->value.u.i32), NULL, 0);
-}
-
-/* Append the needs of CPU row i's system-call states (what cpu_split
- * will label) to *need. */
-static int row_needs(const struct rstates *s, size_t i, struct res_need **need,
-		     size_t *n, size_t *cap)
-{
-	size_t lo, hi;
-
-	tg_group_range(&s->g1, (sht_quark)s->rows[i].k.b, &lo, &hi);
-	for (size_t k = lo; k < hi; k++) {
-		const sht_interval *iv = &s->g1.items[k];
-		struct pieces it;
-		struct piece p;
-		struct tid_q *tq;
-
-		if (iv->value.type != SHT_TYPE_INT32 || iv->value.u.i32 != 4 ||
-		    !res_hit(s, iv->start, iv->end, NULL))
-			continue;
-		for (pieces_begin(s, iv, s->ct[i], &it); pieces_next(s, &it, &p);) {
-			if (p.c->value.type != SHT_TYPE_INT32 ||
-			    !(tq = res_find_tid(s, p.c->value.u.i32)))
-				continue;
-			if (*n == *cap) {
-				size_t c = *cap ? 2 * *cap : 1024;
-				struct res_need *v = realloc(*need, c * sizeof *v);
-
-				if (!v)
-					return -1;
-				*need = v;
-				*cap = c;
-			}
-			(*need)[(*n)++] = (struct res_need){ (size_t)(tq - s->tids), p.at };
-		}
-	}
-	return 0;
-}
-
-/* The system calls the CPU rows will show, looked up beforehand
- * (res-sysplan.c); on failure the rows look them up themselves. */
-static void plan_sys(struct rstates *s, size_t nrows)
-{
-	struct res_need *need = NULL;
-	size_t n = 0, cap = 0;
-	int bad = 0;
-
-	for (size_t i = 0; i < nrows && !bad; i++)
-		if (s->rows[i].known && s->rows[i].k.a == s->ti && s->rows[i].k.b >= 0 &&
-		    (s->rows[i].k.c & 0xff) == K_CPU && s->ct[i] != NONE)
-			bad = row_needs(s, i, &need, &n, &cap) != 0;
-	if (!bad && n > 0)
-		res_sys_plan(s, need, n, s->q.h->query_threads);
-	free(need);
 }
 
 /* 25 hues of saturation and brightness 0.8 (Trace Compass's palette):
@@ -644,7 +553,6 @@ static int trace_states(struct srv_out_ctx *c, size_t ti, struct tg_row *rows,
 	nq = row_quarks(&s, rows, n, ti, qs);
 	if (srv_sample(&s.q, qs, nq, ts, &s.t->xf, s.r1) == SHT_OK &&
 	    tg_group(&s.g1, s.r1) == 0 && res_thread_names(&s) == 0) {
-		plan_sys(&s, n);
 		srv_buf_reserve(&o->b, sht_result_count(s.r1) * 110);
 		write_all(&s, o, n);
 		if (srv_query_status(&s.q, 1, srv_from_exp(&s.t->xf, ts->end)) ==
@@ -660,7 +568,6 @@ out:
 	sht_result_destroy(s.r2);
 	sht_result_destroy(s.one);
 	srv_buf_free(&s.sysnames);
-	res_sys_plan_free(&s);
 	free(s.tids);
 	free(s.tidv);
 	free(s.ct);

@@ -155,8 +155,6 @@ int res_thread_names(struct rstates *s)
 		tq->sys = s->lives ? LAZY : srv_attrs_child(a, x, "System_call");
 		tq->values[0] = '\0';
 		tq->life_lo = tq->life_hi = 0;
-		tq->plan_w = 0;
-		tq->plan_lo = tq->plan_n = 0;
 		tq->sys_lo = 1;
 		tq->sys_hi = 0;
 		s->ntids++;
@@ -183,40 +181,12 @@ int res_thread_names(struct rstates *s)
 	return k ? -1 : 0;
 }
 
-/* Thread tq's system call at t from the plan (res-sysplan.c), if an
- * interval looked up there holds t: 1, *name (NULL: none) and *len. */
-static int planned(const struct rstates *s, const struct tid_q *tq, sht_time t,
-		   const char **name, size_t *len)
-{
-	const struct res_sysplan *p = &s->plan[tq->plan_w];
-	size_t lo = tq->plan_lo, hi = tq->plan_lo + tq->plan_n;
-
-	while (lo < hi) {               /* the last interval starting <= t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->v[mid].lo <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == tq->plan_lo || p->v[lo - 1].hi < t)
-		return 0;
-	*name = NULL;
-	if (p->v[lo - 1].len >= 0) {
-		*name = p->names.p + p->v[lo - 1].off;
-		*len = (size_t)p->v[lo - 1].len;
-	}
-	return 1;
-}
-
-/* The system call of thread tq at t (a requested time), or NULL: from
- * the plan if an interval of it holds t, else a point query, unless t
- * is in the interval looked up last. */
+/* The system call of thread tq at t (a requested time), or NULL: a
+ * point query, unless t is in the interval looked up last. */
 const char *res_sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 		       size_t *len)
 {
 	const sht_interval *iv;
-	const char *name_p;
 	char name[24];
 
 	if (tq->sys == LAZY) {
@@ -228,8 +198,6 @@ const char *res_sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 		tq->sys = x == NONE ? NONE : srv_attrs_child(&s->q.h->attrs, x, "System_call");
 		pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	}
-	if (tq->plan_n > 0 && planned(s, tq, t, &name_p, len))
-		return name_p;
 	if (tq->sys == NONE)
 		return NULL;
 	if (t < tq->sys_lo || t > tq->sys_hi) {

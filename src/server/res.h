@@ -25,30 +25,6 @@ struct tid_q {
 	int64_t sys_len;
 	char values[64];          /* its states' style values ("": not yet) */
 	size_t life_lo, life_hi;  /* its lifetimes (life_ranges) */
-	unsigned plan_w;          /* its system calls looked up beforehand: */
-	size_t plan_lo, plan_n;   /* plan[plan_w].v[plan_lo, + plan_n) */
-};
-
-/* A System_call interval of a thread looked up before the rows are
- * written (res_sys_plan), its name at off in the plan's names (len -1:
- * none). */
-struct res_sysiv {
-	sht_time lo, hi;
-	size_t off;
-	int64_t len;
-};
-
-struct res_sysplan {
-	struct res_sysiv *v;
-	size_t n, cap;
-	struct srv_buf names;
-};
-
-/* A thread (index in rstates.tids) whose system call at a requested
- * time a CPU's state shows. */
-struct res_need {
-	size_t tq;
-	sht_time at;
 };
 
 struct rstates {
@@ -67,7 +43,6 @@ struct rstates {
 	const struct tg_row *rows;
 	int64_t ti;               /* the trace's index */
 	sht_quark threads;        /* Threads */
-	struct res_sysplan plan[2]; /* res_sys_plan's, one per thread */
 	struct {                  /* the last frequency state's style */
 		int valid;
 		int64_t hz;
@@ -100,13 +75,6 @@ struct tid_q *res_find_tid(const struct rstates *s, int64_t tid);
 /* The system call of thread tq at t (a requested time), or NULL. */
 const char *res_sys_at(struct rstates *s, struct tid_q *tq, sht_time t,
 		       size_t *len);
-/* Look up the system calls the needs ask for (any order, repeats
- * allowed; sorted here) before the rows are written, on two threads if
- * threads >= 2 and they are many; res_sys_at then finds them without a
- * point query.  -1: out of memory (res_sys_at looks them up itself). */
-int res_sys_plan(struct rstates *s, struct res_need *need, size_t n,
-		 unsigned threads);
-void res_sys_plan_free(struct rstates *s);
 /* The name of thread tq at t, or NULL. */
 const char *res_exec_at(const struct rstates *s, const struct tid_q *tq,
 			sht_time t, size_t *len);
