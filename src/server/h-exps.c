@@ -179,7 +179,7 @@ int srv_h_exps(struct srv_req *req, struct srv_reply *rep, const char *id)
 		return srv_reply_error(rep, 405, "Method not allowed", NULL);
 	e = srv_registry_exp(&req->srv->reg, id);
 	if (!e)
-		return srv_reply_error(rep, 404, "No such experiment",
+		return srv_reply_error(rep, 404, "No such trace",   /* TC's title */
 				       "no experiment %s", id);
 	if (req->method == SRV_GET) {
 		srv_reply_json(rep, 200, srv_exp_json(e));

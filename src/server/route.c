@@ -54,7 +54,7 @@ static int experiment(struct srv_req *req, struct srv_reply *rep, char **seg,
 		return not_found(rep, req->path);
 	e = srv_registry_exp(&req->srv->reg, seg[1]);
 	if (!e)
-		return srv_reply_error(rep, 404, "No such experiment",
+		return srv_reply_error(rep, 404, "No such trace",   /* TC's title */
 				       "no experiment %s", seg[1]);
 	rc = srv_h_outputs(req, rep, e, seg + 3, n - 3);
 	srv_exp_unref(e);
