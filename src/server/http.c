@@ -183,6 +183,10 @@ static enum MHD_Result send_reply(struct srv_http *h, struct MHD_Connection *c,
 	 * clients that read it (Node's agent) stop reusing it before. */
 	snprintf(keep, sizeof keep, "timeout=%u", h->srv->cfg.timeout_s);
 	MHD_add_response_header(r, "Keep-Alive", keep);
+	if (rep->retry_after) {        /* when to ask again (RFC 9110 10.2.3) */
+		snprintf(keep, sizeof keep, "%u", rep->retry_after);
+		MHD_add_response_header(r, "Retry-After", keep);
+	}
 	if (gz)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
 	/* The time to the answer (not its sending), for browsers' developer

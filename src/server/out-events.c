@@ -425,10 +425,13 @@ static int search(struct srv_out_ctx *c, const struct ev_query *q, uint64_t size
 	struct ev_found f;
 	int cap;
 
-	if (ev_search_enter(&cap) != 0)
-		return srv_reply_error(c->rep, 429, "Too many searches",
-				       "%d table searches are running, the most "
-				       "at once; search again in a few seconds", cap);
+	if (ev_search_enter(&cap) != 0) {
+		srv_reply_error(c->rep, 429, "Too many searches",
+				"%d table searches are running, the most at "
+				"once; search again in a few seconds", cap);
+		c->rep->retry_after = 2;
+		return -1;
+	}
 	ev_search(c->e, q, *index, q->direction, size, &f);
 	ev_search_leave();
 	if (f.index >= 0) {

@@ -120,6 +120,7 @@ struct srv_reply {
 	const char *ctype;        /* Content-Type; NULL: application/json
 	                             (an API answer; CORS headers
 	                             for --allow-origin only) */
+	unsigned retry_after;     /* a 429's or 503's Retry-After (s); 0: none */
 };
 
 /* Set the reply to the JSON j (reference stolen) with status. */

@@ -240,7 +240,7 @@ async function postTo(s, what, params) {
     const r = await fetch(`http://127.0.0.1:${s.port}/tsp/api${what}`, {
         method: 'POST', headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ parameters: params }) });
-    return { status: r.status, text: await r.text() };
+    return { status: r.status, text: await r.text(), retryAfter: r.headers.get('Retry-After') };
 }
 
 // Open trace as name on a server of startServer, make an experiment of

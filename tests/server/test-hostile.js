@@ -546,8 +546,9 @@ async function busySearches(trace) {
        `2 searches ran, 2 were refused: ${rs.map((r) => `${r.status} ${r.ms} ms`).join(', ')}`);
     for (const r of refused) {
         const j = JSON.parse(r.text);
-        ok(j.title === 'Too many searches' && /2 table searches are running/.test(j.detail) && r.ms < 1000,
-           `a refused search says why at once (${r.ms} ms)`, r.text);
+        ok(j.title === 'Too many searches' && /2 table searches are running/.test(j.detail) && r.ms < 1000 &&
+           r.retryAfter === '2', `a refused search says why at once (${r.ms} ms), and when to ask again`,
+           `${r.text} Retry-After: ${r.retryAfter}`);
     }
     for (const r of ran) {
         const j = JSON.parse(r.text);
