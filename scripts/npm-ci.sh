@@ -11,6 +11,12 @@ dir=${1:-$src/build/node}
 pkg=${2:-$src/tests/server}
 mkdir -p "$dir"
 lock=$pkg/package-lock.json
+# One install at a time per DIR: CTest runs tests in parallel, and an
+# `npm ci` empties node_modules first, under a test already running from
+# it ("Cannot find module").  The next caller waits, then finds the
+# packages in place.
+exec 9>"$dir/.npm-ci.lock"
+flock 9
 if [ -f "$dir/node_modules/.sht-lock" ] && cmp -s "$lock" "$dir/node_modules/.sht-lock"; then
 	exit 0
 fi
