@@ -137,7 +137,7 @@ int res_thread_names(struct rstates *s)
 
 	s->lives = srv_hist_lives(&s->q);
 	pthread_rwlock_rdlock(&s->q.h->attrs.lock);
-	tids = running_tids(s, &n);
+	tids = s->tidv = running_tids(s, &n);   /* kept ones moved to the front */
 	s->tids = malloc((n ? n : 1) * sizeof *s->tids);
 	threads = s->threads = srv_attrs_child(a, NONE, "Threads");
 	for (size_t i = 0; tids && s->tids && threads != NONE && i < n; i++) {
@@ -157,18 +157,14 @@ int res_thread_names(struct rstates *s)
 		tq->life_lo = tq->life_hi = 0;
 		tq->sys_lo = 1;
 		tq->sys_hi = 0;
-		s->ntids++;
+		tids[s->ntids++] = tids[i];
 	}
 	pthread_rwlock_unlock(&s->q.h->attrs.lock);
 	qs = malloc((s->ntids + 1) * sizeof *qs);
-	s->tidv = malloc((s->ntids + 1) * sizeof *s->tidv);
-	if (!tids || !s->tids || !qs || !s->tidv) {
-		free(tids);
+	if (!tids || !s->tids || !qs) {
 		free(qs);
 		return -1;
 	}
-	for (size_t i = 0; i < s->ntids; i++)
-		s->tidv[i] = s->tids[i].tid;
 	if (s->lives)
 		life_ranges(s->lives, s->tids, s->ntids);
 	for (size_t i = 0; i < s->ntids; i++)
@@ -176,7 +172,6 @@ int res_thread_names(struct rstates *s)
 			qs[k++] = s->tids[i].exec;
 	k = srv_sample(&s->q, qs, k, s->ts, &s->t->xf, s->r2) == SHT_OK &&
 	    tg_group(&s->g2, s->r2) == 0 ? 0 : 1;
-	free(tids);
 	free(qs);
 	return k ? -1 : 0;
 }
