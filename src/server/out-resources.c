@@ -655,14 +655,22 @@ static void tip_active(json_t *m, struct srv_hq *q, sht_quark cpu, const char *s
 		       int32_t want, const char *key, sht_time t, sht_result *res)
 {
 	const struct srv_attrs *a = &q->h->attrs;
-	sht_quark list, k[64];
-	size_t n = 0;
+	sht_quark list, *k = NULL;
+	size_t n = 0, cap = 0;
 
-	pthread_rwlock_rdlock(&q->h->attrs.lock);
+	pthread_rwlock_rdlock(&q->h->attrs.lock);   /* not held by the queries */
 	list = srv_attrs_child(a, cpu, sub);
 	for (sht_quark x = list == NONE ? NONE : srv_attrs_first(a, list);
-	     x != NONE && n < 64; x = srv_attrs_next(a, x))
+	     x != NONE; x = srv_attrs_next(a, x)) {
+		if (n == cap) {
+			sht_quark *p = realloc(k, (cap = cap ? 2 * cap : 64) * sizeof *k);
+
+			if (!p)
+				break;
+			k = p;
+		}
 		k[n++] = x;
+	}
 	pthread_rwlock_unlock(&q->h->attrs.lock);
 	for (size_t i = 0; i < n; i++) {
 		sht_value v = sht_value_null();
@@ -670,9 +678,10 @@ static void tip_active(json_t *m, struct srv_hq *q, sht_quark cpu, const char *s
 		tip(m, q, k[i], NULL, t, res, &v);
 		if (v.type == SHT_TYPE_INT32 && (want < 0 || v.u.i32 == want)) {
 			json_object_set_new(m, key, name_json(q, k[i]));
-			return;
+			break;
 		}
 	}
+	free(k);
 }
 
 /* An IRQ or soft IRQ row (per CPU or aggregate, quark q: .../<sub>/<x>):
